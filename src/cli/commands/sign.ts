@@ -1,0 +1,50 @@
+import { usageError } from '../../errors.js';
+import { webhookClaims, signClaims } from '../../webhook/sign.js';
+import { writeJson, writeLine, type CliContext } from '../context.js';
+import type { SignCommandOptions } from '../definitions/sign.js';
+import { readBodyArgument } from '../read-input.js';
+import { requireWebhookSecrets, resolveHeaderName } from '../resolve-settings.js';
+import { shellQuote } from '../shell-quote.js';
+
+async function readBody(options: SignCommandOptions, ctx: CliContext): Promise<Buffer> {
+  if (options.file !== undefined && options.data !== undefined) throw usageError('give the body either as FILE or with --data, not both');
+  if (options.data !== undefined) {
+    try {
+      JSON.parse(options.data);
+    } catch (error) {
+      throw usageError(`--data is not valid JSON (${(error as Error).message}); to sign arbitrary bytes, put them in a file`);
+    }
+    return Buffer.from(options.data, 'utf8');
+  }
+  if (options.file === undefined) throw usageError('no body to sign: give a FILE, - to read stdin, or --data JSON');
+  return readBodyArgument(options.file, ctx.stdin);
+}
+
+export async function run(options: SignCommandOptions, ctx: CliContext): Promise<void> {
+  const body = await readBody(options, ctx);
+  const [secret] = await requireWebhookSecrets(options, ctx);
+  const claims = webhookClaims(body, options.iat !== undefined ? { iat: options.iat } : {});
+  const token = await signClaims(claims, secret!.secret);
+  const needsHeader = options.format === 'header' || options.format === 'json' || options.format === 'curl';
+  const headerName = needsHeader ? await resolveHeaderName(options, ctx) : '';
+  switch (options.format) {
+    case 'token':
+      writeLine(ctx.stdout, token);
+      return;
+    case 'header':
+      writeLine(ctx.stdout, `${headerName}: ${token}`);
+      return;
+    case 'json':
+      writeJson(ctx, { token, headerName, claims, bodyBytes: body.length });
+      return;
+    case 'curl': {
+      const data = options.file !== undefined && options.file !== '-' ? `@${options.file}` : body.toString('utf8');
+      writeLine(ctx.stdout, [
+        'curl', '-sS', '-X', 'POST', shellQuote(options.url),
+        '-H', shellQuote('Content-Type: application/json'),
+        '-H', shellQuote(`${headerName}: ${token}`),
+        '--data-binary', shellQuote(data),
+      ].join(' '));
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+
+/**
+ * Everything a command may use from the outside world. Commands receive this instead of
+ * touching `process` so that the same code can be driven by tests and by the entry point.
+ */
+export interface CliContext {
+  env: NodeJS.ProcessEnv;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  stdin: NodeJS.ReadStream;
+  /** Human output is plain lines (no spinners, no colour) when stdout is not a terminal. */
+  isTTY: boolean;
+  color: ChalkInstance;
+  /** Aborted on SIGINT/SIGTERM; long-running commands stop cleanly on it. */
+  signal: AbortSignal;
+  debug: boolean;
+}
+
+/** chalk already honours FORCE_COLOR and non-TTY; NO_COLOR (no-color.org) we add ourselves. */
+export function colorFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): ChalkInstance {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return new Chalk({ level: 0 });
+  if (env.FORCE_COLOR !== undefined) return new Chalk();
+  if (!stream.isTTY) return new Chalk({ level: 0 });
+  const depth = stream.getColorDepth?.() ?? 4;
+  return new Chalk({ level: depth >= 24 ? 3 : depth >= 8 ? 2 : 1 });
+}
+
+export function writeLine(stream: NodeJS.WritableStream, text = ''): void {
+  stream.write(`${text}\n`);
+}
+
+/** `--json` prints exactly one JSON document on stdout. */
+export function writeJson(ctx: CliContext, document: unknown): void {
+  ctx.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+}

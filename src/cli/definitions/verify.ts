@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import type { RunCommand } from '../runner.js';
+import { examples, integer } from '../parsers.js';
+import { addJsonOption, addSecretOptions } from './common-options.js';
+
+export interface VerifyCommandOptions {
+  file?: string;
+  token?: string;
+  header?: string;
+  data?: string;
+  tolerance: number;
+  now?: number;
+  ignoreExpiry?: boolean;
+  strict?: boolean;
+  json?: boolean;
+  secret?: string[];
+  secretFile?: string;
+  env?: string;
+}
+
+export function defineVerify(program: Command, run: RunCommand): void {
+  const command = program
+    .command('verify')
+    .summary('check that a webhook delivery is authentic, and explain why not')
+    .description('Verify a webhook delivery as spec 5.2 describes (HS256 signature, freshness, body hash) and explain each check. Exit 0 when authentic, 1 when not, 2 for unusable input.')
+    .argument('[file]', 'the raw body as received, or - for stdin')
+    .option('--data <body>', 'the raw body as a string instead of a file')
+    .option('--token <jwt>', 'the Service-Verification header value')
+    .option('--header <line>', "the whole header line, e.g. 'Service-Verification: eyJ...'")
+    .option('--tolerance <seconds>', 'maximum age in seconds (expired when now - iat >= tolerance)', integer('--tolerance', { min: 0 }), 300)
+    .option('--now <seconds>', 'verify as if now were this time (seconds since the epoch)', integer('--now', { min: 0 }))
+    .option('--ignore-expiry', 'skip the freshness check (for old captures)')
+    .option('--strict', 'fail when iat is further in the future than the tolerance (default: a warning)');
+  addSecretOptions(command, { repeatable: true });
+  addJsonOption(command);
+  command
+    .addHelpText('after', examples(
+      `ledgerhook verify body.json --token "$TOKEN" --secret-file ./sandbox.secret`,
+      `ledgerhook verify body.json --header 'Service-Verification: eyJhbGciOi...' --env production`,
+      `ledgerhook verify body.json --token "$TOKEN" --ignore-expiry --json`,
+    ))
+    .action((file: string | undefined, options: Omit<VerifyCommandOptions, 'file'>) =>
+      run(() => import('../commands/verify.js'), { ...options, ...(file !== undefined ? { file } : {}) }));
+}

@@ -1,0 +1,89 @@
+import { LedgerhookError, usageError } from '../errors.js';
+import { ENVIRONMENTS, isEnvironmentName, type EnvironmentName } from '../settings/environments.js';
+import type { SettingsStore } from '../settings/settings-store.js';
+import type { LabelledSecret } from '../webhook/secrets.js';
+import { DEFAULT_HEADER_NAME } from '../webhook/request.js';
+import type { CliContext } from './context.js';
+import { readInputFile } from './read-input.js';
+
+/** Flags shared by every command that needs a webhook secret. */
+export interface SecretFlags {
+  secret?: string[];
+  secretFile?: string;
+  env?: string;
+  headerName?: string;
+}
+
+const stores = new WeakMap<CliContext, SettingsStore>();
+
+/** conf is loaded only when a command actually needs stored settings (it costs ~80 ms to import). */
+export async function settingsStore(ctx: CliContext): Promise<SettingsStore> {
+  let store = stores.get(ctx);
+  if (!store) {
+    const { SettingsStore } = await import('../settings/settings-store.js');
+    const dir = ctx.env.LEDGERHOOK_CONFIG_DIR;
+    store = new SettingsStore(dir ? { dir } : {});
+    stores.set(ctx, store);
+  }
+  return store;
+}
+
+/** --env, then LEDGERHOOK_ENV, then sandbox. */
+export function resolveEnvironment(flag: string | undefined, ctx: CliContext): EnvironmentName {
+  const value = flag ?? ctx.env.LEDGERHOOK_ENV ?? 'sandbox';
+  if (!isEnvironmentName(value)) throw usageError(`unknown environment "${value}": use ${ENVIRONMENTS.join(' or ')}`);
+  return value;
+}
+
+/** A secret file usually ends with a newline that is not part of the secret; only that one is dropped. */
+async function readSecretFile(path: string): Promise<string> {
+  return (await readInputFile(path, 'secret file')).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/**
+ * The secrets to verify or sign with: --secret (repeatable) and --secret-file, else
+ * LEDGERHOOK_WEBHOOK_SECRET, else the stored webhookSecret of the environment.
+ */
+export async function resolveWebhookSecrets(flags: SecretFlags, ctx: CliContext): Promise<LabelledSecret[]> {
+  const fromFlags: LabelledSecret[] = (flags.secret ?? []).map((secret) => ({ secret }));
+  if (flags.secretFile) fromFlags.push({ secret: await readSecretFile(flags.secretFile), label: `--secret-file ${flags.secretFile}` });
+  if (fromFlags.length > 0) return fromFlags;
+  const fromEnv = ctx.env.LEDGERHOOK_WEBHOOK_SECRET;
+  if (fromEnv) return [{ secret: fromEnv, label: 'LEDGERHOOK_WEBHOOK_SECRET' }];
+  const env = resolveEnvironment(flags.env, ctx);
+  const stored = (await settingsStore(ctx)).get(env, 'webhookSecret');
+  if (stored) return [{ secret: stored, label: env }];
+  return [];
+}
+
+export async function requireWebhookSecrets(flags: SecretFlags, ctx: CliContext): Promise<LabelledSecret[]> {
+  const secrets = await resolveWebhookSecrets(flags, ctx);
+  if (secrets.length === 0) {
+    const env = resolveEnvironment(flags.env, ctx);
+    throw new LedgerhookError('ERR_USAGE', `no webhook secret for ${env}: pass --secret-file FILE, set LEDGERHOOK_WEBHOOK_SECRET, or run \`ledgerhook config set webhookSecret - --env ${env}\``);
+  }
+  return secrets;
+}
+
+/** The stored secrets of the other environments: used only to explain a bad signature. */
+export async function otherEnvironmentSecrets(flags: SecretFlags, ctx: CliContext): Promise<LabelledSecret[]> {
+  const env = resolveEnvironment(flags.env, ctx);
+  const store = await settingsStore(ctx);
+  return ENVIRONMENTS.filter((other) => other !== env).flatMap((other) => {
+    const secret = store.get(other, 'webhookSecret');
+    return secret ? [{ secret, label: other }] : [];
+  });
+}
+
+/** --header-name, then LEDGERHOOK_HEADER_NAME, then the stored headerName, then Service-Verification. */
+export async function resolveHeaderName(flags: SecretFlags, ctx: CliContext): Promise<string> {
+  const name = flags.headerName ?? ctx.env.LEDGERHOOK_HEADER_NAME;
+  if (name) return validateHeaderName(name);
+  const stored = (await settingsStore(ctx)).get(resolveEnvironment(flags.env, ctx), 'headerName');
+  return stored ? validateHeaderName(stored) : DEFAULT_HEADER_NAME;
+}
+
+function validateHeaderName(name: string): string {
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw usageError(`"${name}" is not a valid HTTP header name`);
+  return name;
+}

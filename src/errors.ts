@@ -1,0 +1,57 @@
+/**
+ * One error base class for everything ledgerhook throws on purpose.
+ * `code` is stable and meant for programs; `message` is one line meant for people.
+ * The CLI maps codes to exit codes in one place (src/cli/exit-codes.ts).
+ */
+export type LedgerhookErrorCode =
+  /** The caller passed something unusable (flag, file, JSON, target...). */
+  | 'ERR_USAGE'
+  /** A file could not be read or written. */
+  | 'ERR_IO'
+  /** A remote peer could not be reached (refused, DNS, timeout, reset). */
+  | 'ERR_NETWORK'
+  /** A remote peer answered with an HTTP status we treat as failure. */
+  | 'ERR_HTTP_STATUS'
+  /** A remote peer answered 2xx but the body is not what the interface promises. */
+  | 'ERR_BAD_RESPONSE'
+  /** A check the user asked for did not hold (webhook invalid, receiver wrong). */
+  | 'ERR_CHECK_FAILED'
+  /** The operation was aborted through an AbortSignal (Ctrl-C). */
+  | 'ERR_ABORTED';
+
+export class LedgerhookError extends Error {
+  readonly code: LedgerhookErrorCode;
+
+  constructor(code: LedgerhookErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LedgerhookError';
+    this.code = code;
+  }
+}
+
+/** An HTTP answer we cannot use; always names method, URL and status. */
+export class HttpStatusError extends LedgerhookError {
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+  readonly body: string;
+
+  constructor(method: string, url: string, status: number, body: string, hint?: string) {
+    const excerpt = body.length > 200 ? `${body.slice(0, 200)}…` : body;
+    const detail = hint ? `: ${hint}` : excerpt ? `: ${excerpt.replace(/\s+/g, ' ')}` : '';
+    super('ERR_HTTP_STATUS', `${method} ${url} answered ${status}${detail}`);
+    this.name = 'HttpStatusError';
+    this.method = method;
+    this.url = url;
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export function isLedgerhookError(value: unknown): value is LedgerhookError {
+  return value instanceof LedgerhookError;
+}
+
+export function usageError(message: string): LedgerhookError {
+  return new LedgerhookError('ERR_USAGE', message);
+}

@@ -1,0 +1,31 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/** What a webhook body may be given as. It is always hashed exactly as given. */
+export type WebhookBody = string | Uint8Array;
+
+export function bodyBytes(body: WebhookBody): Uint8Array {
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+}
+
+/** The request_body_sha256 claim: standard, padded Base64 of the SHA-256 digest of the raw bytes. */
+export function bodySha256Base64(body: WebhookBody): string {
+  return createHash('sha256').update(bodyBytes(body)).digest('base64');
+}
+
+export function bodySha256Hex(body: WebhookBody): string {
+  return createHash('sha256').update(bodyBytes(body)).digest('hex');
+}
+
+/**
+ * Constant-time string comparison (spec 5.2 step 4). Lengths are not secret (a digest
+ * has a fixed length), but we still compare equal-length buffers so timing reveals nothing else.
+ */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  if (left.length !== right.length) {
+    timingSafeEqual(left, left);
+    return false;
+  }
+  return timingSafeEqual(left, right);
+}

@@ -1,0 +1,97 @@
+import { compactVerify } from 'jose/jws/compact/verify';
+import { bodySha256Base64, bodySha256Hex, type WebhookBody, bodyBytes } from './body-hash.js';
+import { describeSecret, secretKey, type LabelledSecret } from './secrets.js';
+
+/**
+ * Why a body's hash may differ from request_body_sha256: the mistakes receivers make most.
+ * Every re-serialisation is combined with every trailing-newline change; the first candidate
+ * whose hash equals the claim is reported.
+ */
+const SERIALISATIONS: ReadonlyArray<{ describe: string; make: (text: string) => string | undefined }> = [
+  { describe: '', make: (text) => text },
+  { describe: 're-serialised compactly (JSON.stringify(JSON.parse(body)))', make: (text) => reserialise(text, undefined) },
+  { describe: 'pretty-printed with 2 spaces (JSON.stringify(value, null, 2))', make: (text) => reserialise(text, 2) },
+  { describe: 'pretty-printed with 4 spaces', make: (text) => reserialise(text, 4) },
+  { describe: 'pretty-printed with tabs', make: (text) => reserialise(text, '\t') },
+];
+
+const NEWLINE_CHANGES: ReadonlyArray<{ describe: string; make: (text: string) => string | undefined }> = [
+  { describe: '', make: (text) => text },
+  { describe: 'a trailing newline removed', make: (text) => (/\r?\n$/.test(text) ? text.replace(/\r?\n$/, '') : undefined) },
+  { describe: 'a trailing newline added', make: (text) => (text.endsWith('\n') ? undefined : `${text}\n`) },
+];
+
+function reserialise(text: string, indent: number | string | undefined): string | undefined {
+  try {
+    return JSON.stringify(JSON.parse(text), null, indent);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the signed body looked like, relative to the body we were given, if we can tell. */
+function findSignedVariant(text: string, claim: string): string | undefined {
+  for (const serialisation of SERIALISATIONS) {
+    const serialised = serialisation.make(text);
+    if (serialised === undefined) continue;
+    for (const newline of NEWLINE_CHANGES) {
+      if (!serialisation.describe && !newline.describe) continue;
+      const candidate = newline.make(serialised);
+      if (candidate === undefined || candidate === text) continue;
+      if (bodySha256Base64(candidate) === claim) {
+        return [serialisation.describe, newline.describe].filter(Boolean).join(' and with ');
+      }
+    }
+  }
+  if (text !== '' && bodySha256Base64('') === claim) return 'empty (was the body read before signing?)';
+  return undefined;
+}
+
+/** Plain-words reasons for a body_mismatch. */
+export function explainBodyMismatch(body: WebhookBody, claim: string): string[] {
+  const hints: string[] = [];
+  if (claim === bodySha256Hex(body)) {
+    hints.push('request_body_sha256 is the hex digest of this body; the spec says Base64 of the SHA-256 digest');
+  }
+  if (claim === Buffer.from(bodySha256Hex(body), 'hex').toString('base64url')) {
+    hints.push('request_body_sha256 is Base64Url without padding; the spec says standard Base64');
+  }
+  const variant = findSignedVariant(Buffer.from(bodyBytes(body)).toString('utf8'), claim);
+  if (variant) {
+    hints.push(`request_body_sha256 matches this body ${variant}: the bytes you verify are not the bytes that were signed (a framework that parses and re-serialises JSON, or a file saved with a different final newline); verify the raw request bytes`);
+  }
+  if (hints.length === 0 && !/^[A-Za-z0-9+/]{43}=$/.test(claim)) {
+    hints.push(`request_body_sha256 does not look like Base64 of a SHA-256 digest (44 characters ending in =); it is ${claim.length} characters`);
+  }
+  return hints;
+}
+
+async function verifiesWith(token: string, secret: string): Promise<boolean> {
+  if (secret.length === 0) return false;
+  try {
+    await compactVerify(token, secretKey(secret), { algorithms: ['HS256'] });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Plain-words reasons for a bad_signature: whitespace around a secret, or the other environment's secret. */
+export async function explainBadSignature(token: string, secrets: readonly LabelledSecret[], otherSecrets: readonly LabelledSecret[]): Promise<string[]> {
+  const hints: string[] = [];
+  for (const [index, entry] of secrets.entries()) {
+    const trimmed = entry.secret.trim();
+    if (trimmed !== entry.secret && (await verifiesWith(token, trimmed))) {
+      hints.push(`${describeSecret(entry, index)} has surrounding whitespace (a newline from a file or a copy-paste?); the token verifies with it trimmed`);
+    }
+  }
+  for (const [index, entry] of otherSecrets.entries()) {
+    if ((await verifiesWith(token, entry.secret)) || (await verifiesWith(token, entry.secret.trim()))) {
+      hints.push(`the token verifies with ${describeSecret(entry, index)}: the delivery comes from the other environment, or the secrets are swapped`);
+    }
+  }
+  if (hints.length === 0) {
+    hints.push('the token was signed with a different secret; sandbox and production have separate webhook secrets');
+  }
+  return hints;
+}

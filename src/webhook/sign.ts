@@ -1,0 +1,42 @@
+import { CompactSign } from 'jose/jws/compact/sign';
+import { usageError } from '../errors.js';
+import { bodySha256Base64, type WebhookBody } from './body-hash.js';
+import { secretKey } from './secrets.js';
+
+export interface SignWebhookOptions {
+  /** Time of issue in seconds since the epoch; defaults to now. */
+  iat?: number;
+  /** Clock in milliseconds since the epoch, used when iat is not given. */
+  now?: () => number;
+}
+
+export interface WebhookClaims {
+  iat: number;
+  request_body_sha256: string;
+  [claim: string]: unknown;
+}
+
+export function assertUsableSecret(secret: unknown): asserts secret is string {
+  if (typeof secret !== 'string' || secret.length === 0) {
+    throw usageError('the webhook secret is empty: pass --secret, --secret-file, LEDGERHOOK_WEBHOOK_SECRET, or set it with `ledgerhook config set webhookSecret`');
+  }
+}
+
+/** Signs arbitrary claims with HS256 and the secret's UTF-8 bytes. */
+export async function signClaims(claims: Record<string, unknown>, secret: string): Promise<string> {
+  assertUsableSecret(secret);
+  const payload = new TextEncoder().encode(JSON.stringify(claims));
+  return new CompactSign(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(secretKey(secret));
+}
+
+/** The claims the service puts in Service-Verification for a body (spec 2.3). */
+export function webhookClaims(body: WebhookBody, options: SignWebhookOptions = {}): WebhookClaims {
+  const iat = options.iat ?? Math.floor((options.now ?? Date.now)() / 1000);
+  if (!Number.isFinite(iat)) throw usageError(`iat must be a number of seconds since the epoch, got ${String(iat)}`);
+  return { iat, request_body_sha256: bodySha256Base64(body) };
+}
+
+/** Returns the JWT the service would send for this body (spec 5.2): HS256, iat, request_body_sha256. */
+export async function signWebhook(body: WebhookBody, secret: string, options: SignWebhookOptions = {}): Promise<string> {
+  return signClaims(webhookClaims(body, options), secret);
+}

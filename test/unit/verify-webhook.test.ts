@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SignJWT, jwtVerify } from 'jose';
+import { decodeWebhookToken, signWebhook, verifyWebhook, verifyWebhookRequest, type VerifyFailureCode } from '../../src/index.js';
+import { bodyHash, independentVerify, makeToken } from '../helpers/independent-jwt.js';
+
+const SECRET = 'whsec_ledgerhook_test_vector_0001';
+const BODY = '{"userId":"user-1","type":"ENTITY_UPDATE","entities":["expense","invoice"]}';
+const IAT = 1_700_000_000;
+/** Computed once with Python's hmac/hashlib, committed so that a change in encoding is caught. */
+const VECTOR_TOKEN = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpYXQiOjE3MDAwMDAwMDAsInJlcXVlc3RfYm9keV9zaGEyNTYiOiJKVnhoTUtsWmx3dlJ5UjVPREVCeEFaYkQ2VHBzTVMxYi9hVGNVdmM2NHc4PSJ9.oQRwcylcD9Qssfq8JfMB6HSHXY3hLR5-RTrleBi1N0s';
+const VECTOR_HASH = 'JVxhMKlZlwvRyR5ODEBxAZbD6TpsMS1b/aTcUvc64w8=';
+const at = (seconds: number) => () => seconds * 1000;
+
+describe('signWebhook', () => {
+  it('reproduces the committed vector byte for byte', async () => {
+    assert.equal(await signWebhook(BODY, SECRET, { iat: IAT }), VECTOR_TOKEN);
+  });
+
+  it('hashes strings, Buffers and Uint8Arrays as the same bytes', async () => {
+    const fromString = await signWebhook(BODY, SECRET, { iat: IAT });
+    assert.equal(await signWebhook(Buffer.from(BODY), SECRET, { iat: IAT }), fromString);
+    assert.equal(await signWebhook(new TextEncoder().encode(BODY), SECRET, { iat: IAT }), fromString);
+  });
+
+  it('uses standard padded Base64 for request_body_sha256 and the clock for iat', async () => {
+    const token = await signWebhook(BODY, SECRET, { now: () => 1_234_567_890_999 });
+    const { claims, header } = decodeWebhookToken(token);
+    assert.deepEqual(header, { alg: 'HS256', typ: 'JWT' });
+    assert.equal(claims.iat, 1_234_567_890);
+    assert.equal(claims.request_body_sha256, VECTOR_HASH);
+  });
+
+  it('produces tokens an independent implementation and jose accept', async () => {
+    const token = await signWebhook(BODY, SECRET, { iat: IAT });
+    assert.deepEqual(independentVerify(token, SECRET), { iat: IAT, request_body_sha256: bodyHash(BODY) });
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(SECRET), { algorithms: ['HS256'], currentDate: new Date(IAT * 1000) });
+    assert.equal(payload.request_body_sha256, VECTOR_HASH);
+  });
+
+  it('refuses an empty secret with a usage error', async () => {
+    await assert.rejects(signWebhook(BODY, ''), { code: 'ERR_USAGE' });
+  });
+
+  it('signs a binary and an empty body', async () => {
+    const binary = Buffer.from([0, 255, 1, 254, 10]);
+    const token = await signWebhook(binary, SECRET, { iat: IAT });
+    assert.equal((await verifyWebhook({ body: binary, token, secrets: SECRET, now: at(IAT) })).ok, true);
+    const empty = await signWebhook('', SECRET, { iat: IAT });
+    assert.equal(decodeWebhookToken(empty).claims.request_body_sha256, '47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=');
+  });
+});
+
+describe('verifyWebhook accepts', () => {
+  it('the committed vector', async () => {
+    const result = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT + 10) });
+    assert.equal(result.ok, true);
+    assert.ok(result.ok && result.ageSeconds === 10 && result.secretIndex === 0);
+  });
+
+  it('a token made by jose directly', async () => {
+    const token = await new SignJWT({ request_body_sha256: bodyHash(BODY) }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(IAT).sign(new TextEncoder().encode(SECRET));
+    assert.equal((await verifyWebhook({ body: BODY, token, secrets: [SECRET], now: at(IAT) })).ok, true);
+  });
+
+  it('a token made by an independent implementation, with extra claims', async () => {
+    const token = makeToken({ claims: { iat: IAT, request_body_sha256: bodyHash(BODY), jti: 'x' }, secret: SECRET });
+    assert.equal((await verifyWebhook({ body: BODY, token, secrets: SECRET, now: at(IAT) })).ok, true);
+  });
+
+  it('with the second of several secrets, and says which one', async () => {
+    const token = await signWebhook(BODY, 'production-secret', { iat: IAT });
+    const result = await verifyWebhook({ body: BODY, token, secrets: [{ secret: 'sandbox-secret', label: 'sandbox' }, { secret: 'production-secret', label: 'production' }], now: at(IAT) });
+    assert.ok(result.ok);
+    assert.equal(result.secretIndex, 1);
+    assert.equal(result.secretLabel, 'production');
+  });
+
+  it('one second inside the tolerance (the boundary)', async () => {
+    const result = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT + 299), toleranceSeconds: 300 });
+    assert.equal(result.ok, true);
+  });
+
+  it('an iat in the future within the tolerance, and beyond it with a warning unless strict', async () => {
+    assert.equal((await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT - 300) })).ok, true);
+    const lenient = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT - 301) });
+    assert.ok(lenient.ok && lenient.warnings.length === 1 && /future/.test(lenient.warnings[0]!));
+    const strict = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT - 301), strict: true });
+    assert.ok(!strict.ok && strict.code === 'issued_in_future');
+  });
+
+  it('an old token when expiry is ignored', async () => {
+    const result = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT + 10_000), ignoreExpiry: true });
+    assert.equal(result.ok, true);
+  });
+});
+
+const valid = { iat: IAT, request_body_sha256: bodyHash(BODY) };
+const failures: Array<{ name: string; token: () => string | undefined; code: VerifyFailureCode; body?: string; now?: number; tolerance?: number }> = [
+  { name: 'no token', token: () => undefined, code: 'missing_token' },
+  { name: 'an empty token', token: () => '   ', code: 'missing_token' },
+  { name: 'a token with 2 segments', token: () => 'eyJhbGciOiJIUzI1NiJ9.eyJpYXQiOjF9', code: 'malformed_token' },
+  { name: 'a token with 4 segments', token: () => `${VECTOR_TOKEN}.extra`, code: 'malformed_token' },
+  { name: 'a header that is not JSON', token: () => `${Buffer.from('not json').toString('base64url')}.e30.sig`, code: 'malformed_token' },
+  { name: 'claims that are not JSON', token: () => `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from('nope').toString('base64url')}.sig`, code: 'malformed_token' },
+  { name: 'claims that are a JSON array', token: () => `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from('[1]').toString('base64url')}.sig`, code: 'malformed_token' },
+  { name: 'a 1 MB token', token: () => `${'a'.repeat(1024 * 1024)}.b.c`, code: 'malformed_token' },
+  { name: '"Bearer " in front of the token', token: () => `Bearer ${VECTOR_TOKEN}`, code: 'malformed_token' },
+  { name: 'alg none', token: () => makeToken({ alg: 'none', claims: valid }), code: 'algorithm_not_allowed' },
+  { name: 'HS384 with the right secret', token: () => makeToken({ alg: 'HS384', claims: valid, secret: SECRET }), code: 'algorithm_not_allowed' },
+  { name: 'HS512 with the right secret', token: () => makeToken({ alg: 'HS512', claims: valid, secret: SECRET }), code: 'algorithm_not_allowed' },
+  { name: 'RS256', token: () => makeToken({ alg: 'RS256', claims: valid }), code: 'algorithm_not_allowed' },
+  { name: 'ES256', token: () => makeToken({ alg: 'ES256', claims: valid }), code: 'algorithm_not_allowed' },
+  { name: 'an alg header that is not a string', token: () => makeToken({ header: { alg: ['HS256'] }, claims: valid, secret: SECRET, alg: 'HS256' }), code: 'algorithm_not_allowed' },
+  { name: 'HS256 with the wrong secret', token: () => makeToken({ claims: valid, secret: 'wrong' }), code: 'bad_signature' },
+  { name: 'HS256 with an empty signature', token: () => makeToken({ claims: valid, secret: SECRET }).replace(/\.[^.]*$/, '.'), code: 'bad_signature' },
+  { name: 'a signature of another token', token: () => `${makeToken({ claims: { ...valid, iat: IAT + 1 }, secret: SECRET }).split('.').slice(0, 2).join('.')}.${VECTOR_TOKEN.split('.')[2]}`, code: 'bad_signature' },
+  { name: 'iat as a string', token: () => makeToken({ claims: { ...valid, iat: String(IAT) }, secret: SECRET }), code: 'invalid_claims' },
+  { name: 'no iat', token: () => makeToken({ claims: { request_body_sha256: valid.request_body_sha256 }, secret: SECRET }), code: 'invalid_claims' },
+  { name: 'no hash claim', token: () => makeToken({ claims: { iat: IAT }, secret: SECRET }), code: 'invalid_claims' },
+  { name: 'a hash claim that is a number', token: () => makeToken({ claims: { iat: IAT, request_body_sha256: 5 }, secret: SECRET }), code: 'invalid_claims' },
+  { name: 'now - iat equal to the tolerance (the boundary)', token: () => VECTOR_TOKEN, now: IAT + 300, code: 'expired' },
+  { name: 'now - iat past a custom tolerance', token: () => VECTOR_TOKEN, now: IAT + 11, tolerance: 10, code: 'expired' },
+  { name: 'a body changed by one byte', token: () => VECTOR_TOKEN, body: BODY.replace('user-1', 'user-2'), code: 'body_mismatch' },
+  { name: 'an empty body', token: () => VECTOR_TOKEN, body: '', code: 'body_mismatch' },
+  { name: 'a hex hash claim', token: () => makeToken({ claims: { iat: IAT, request_body_sha256: bodyHash(BODY) && Buffer.from(bodyHash(BODY), 'base64').toString('hex') }, secret: SECRET }), code: 'body_mismatch' },
+];
+
+describe('verifyWebhook rejects', () => {
+  for (const failure of failures) {
+    it(`${failure.name} with ${failure.code}`, async () => {
+      const result = await verifyWebhook({
+        body: failure.body ?? BODY,
+        token: failure.token(),
+        secrets: SECRET,
+        now: at(failure.now ?? IAT + 1),
+        ...(failure.tolerance !== undefined ? { toleranceSeconds: failure.tolerance } : {}),
+      });
+      assert.equal(result.ok, false);
+      assert.ok(!result.ok);
+      assert.equal(result.code, failure.code, result.message);
+      assert.ok(result.message.length > 0 && !result.message.includes('\n'));
+      assert.ok(result.checks.some((check) => check.status === 'fail'));
+    });
+  }
+
+  it('reports the age of an expired token', async () => {
+    const result = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT + 4000) });
+    assert.ok(!result.ok && result.code === 'expired' && result.ageSeconds === 4000);
+    assert.match(result.message, /4000s/);
+  });
+
+  it('refuses to run without a secret or with a negative tolerance', async () => {
+    await assert.rejects(verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: [] }), { code: 'ERR_USAGE' });
+    await assert.rejects(verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, toleranceSeconds: -1 }), { code: 'ERR_USAGE' });
+  });
+});
+
+describe('diagnostics', () => {
+  const hintsFor = async (body: string, token: string, extra: Partial<Parameters<typeof verifyWebhook>[0]> = {}) => {
+    const result = await verifyWebhook({ body, token, secrets: SECRET, now: at(IAT), ...extra });
+    assert.ok(!result.ok);
+    return result.hints.join('\n');
+  };
+  const pretty = JSON.stringify(JSON.parse(BODY), null, 2);
+
+  it('spots a trailing newline added after signing', async () => {
+    assert.match(await hintsFor(`${BODY}\n`, VECTOR_TOKEN), /trailing newline removed/);
+  });
+  it('spots a trailing newline lost after signing', async () => {
+    const token = await signWebhook(`${BODY}\n`, SECRET, { iat: IAT });
+    assert.match(await hintsFor(BODY, token), /trailing newline added/);
+  });
+  it('spots a body pretty-printed after signing', async () => {
+    assert.match(await hintsFor(pretty, VECTOR_TOKEN), /re-serialised compactly/);
+  });
+  it('spots a body compacted after signing a pretty one', async () => {
+    const token = await signWebhook(pretty, SECRET, { iat: IAT });
+    assert.match(await hintsFor(BODY, token), /pretty-printed with 2 spaces/);
+  });
+  it('spots a hex digest instead of Base64', async () => {
+    const token = makeToken({ claims: { iat: IAT, request_body_sha256: Buffer.from(bodyHash(BODY), 'base64').toString('hex') }, secret: SECRET });
+    assert.match(await hintsFor(BODY, token), /hex digest/);
+  });
+  it('spots a secret with surrounding whitespace', async () => {
+    const result = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: `${SECRET}\n`, now: at(IAT) });
+    assert.ok(!result.ok && result.code === 'bad_signature');
+    assert.match(result.hints.join(), /surrounding whitespace/);
+  });
+  it('spots a token of the other environment, loaded lazily', async () => {
+    let loaded = 0;
+    const result = await verifyWebhook({
+      body: BODY, token: VECTOR_TOKEN, secrets: { secret: 'sandbox', label: 'sandbox' }, now: at(IAT),
+      otherSecrets: async () => { loaded += 1; return [{ secret: SECRET, label: 'production' }]; },
+    });
+    assert.ok(!result.ok && result.code === 'bad_signature');
+    assert.match(result.hints.join(), /production secret/);
+    assert.equal(loaded, 1);
+    const ok = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT), otherSecrets: async () => { loaded += 1; return []; } });
+    assert.ok(ok.ok);
+    assert.equal(loaded, 1, 'other secrets are not loaded when the signature verifies');
+  });
+});
+
+describe('decodeWebhookToken', () => {
+  it('decodes without verifying', () => {
+    assert.deepEqual(decodeWebhookToken(VECTOR_TOKEN).claims, { iat: IAT, request_body_sha256: VECTOR_HASH });
+  });
+  it('throws a usage error with the reason for a malformed token', () => {
+    assert.throws(() => decodeWebhookToken('abc'), { code: 'ERR_USAGE', message: /1 segment/ });
+  });
+});
+
+describe('verifyWebhookRequest', () => {
+  it('finds the header in any case in a Node headers object', async () => {
+    const result = await verifyWebhookRequest({ headers: { 'service-verification': VECTOR_TOKEN, 'content-type': 'application/json' }, body: Buffer.from(BODY), secrets: SECRET, now: at(IAT) });
+    assert.equal(result.ok, true);
+  });
+  it('uses a configured header name and a fetch Headers object', async () => {
+    const headers = new Headers({ 'Acme-Verification': VECTOR_TOKEN });
+    const result = await verifyWebhookRequest({ headers, body: BODY, secrets: SECRET, now: at(IAT), headerName: 'ACME-VERIFICATION' });
+    assert.equal(result.ok, true);
+  });
+  it('reports a missing header and refuses a duplicated one', async () => {
+    const missing = await verifyWebhookRequest({ headers: {}, body: BODY, secrets: SECRET });
+    assert.ok(!missing.ok && missing.code === 'missing_token');
+    const twice = await verifyWebhookRequest({ headers: { 'Service-Verification': [VECTOR_TOKEN, VECTOR_TOKEN] }, body: BODY, secrets: SECRET });
+    assert.ok(!twice.ok && twice.code === 'malformed_token');
+  });
+});
