@@ -23,7 +23,10 @@ function createContext(): CliContext {
     env: process.env,
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // process.stdin builds a stream on first access; only commands that read it pay for that.
+    get stdin() {
+      return process.stdin;
+    },
     isTTY: Boolean(process.stdout.isTTY),
     color: colorFor(process.stdout, process.env),
     debug,
@@ -76,7 +79,8 @@ function buildProgram(): Command {
     .configureOutput({
       writeOut: (text) => process.stdout.write(text),
       writeErr: (text) => process.stderr.write(text),
-      outputError: (text, write) => write(stderrColor.red(text)),
+      // One line per error: commander puts its "(Did you mean …?)" suggestion on a second line.
+      outputError: (text, write) => write(stderrColor.red(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`)),
     })
     .addHelpText('after', `
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 network or remote-service error.

@@ -46,7 +46,7 @@ async function readSecretFile(path: string): Promise<string> {
  */
 export async function resolveWebhookSecrets(flags: SecretFlags, ctx: CliContext): Promise<LabelledSecret[]> {
   const fromFlags: LabelledSecret[] = (flags.secret ?? []).map((secret) => ({ secret }));
-  if (flags.secretFile) fromFlags.push({ secret: await readSecretFile(flags.secretFile), label: `--secret-file ${flags.secretFile}` });
+  if (flags.secretFile) fromFlags.push({ secret: await readSecretFile(flags.secretFile), label: flags.secretFile });
   if (fromFlags.length > 0) return fromFlags;
   const fromEnv = ctx.env.LEDGERHOOK_WEBHOOK_SECRET;
   if (fromEnv) return [{ secret: fromEnv, label: 'LEDGERHOOK_WEBHOOK_SECRET' }];

@@ -1,6 +1,6 @@
-import { compactVerify } from 'jose/jws/compact/verify';
 import { bodySha256Base64, bodySha256Hex, type WebhookBody, bodyBytes } from './body-hash.js';
-import { describeSecret, secretKey, type LabelledSecret } from './secrets.js';
+import { verifiesWith } from './hs256.js';
+import { describeSecret, type LabelledSecret } from './secrets.js';
 
 /**
  * Why a body's hash may differ from request_body_sha256: the mistakes receivers make most.
@@ -64,16 +64,6 @@ export function explainBodyMismatch(body: WebhookBody, claim: string): string[] 
     hints.push(`request_body_sha256 does not look like Base64 of a SHA-256 digest (44 characters ending in =); it is ${claim.length} characters`);
   }
   return hints;
-}
-
-async function verifiesWith(token: string, secret: string): Promise<boolean> {
-  if (secret.length === 0) return false;
-  try {
-    await compactVerify(token, secretKey(secret), { algorithms: ['HS256'] });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Plain-words reasons for a bad_signature: whitespace around a secret, or the other environment's secret. */

@@ -1,3 +1,7 @@
+import type { webcrypto } from 'node:crypto';
+
+type CryptoKey = webcrypto.CryptoKey;
+
 /** A webhook secret, optionally labelled (e.g. "sandbox", "production", "rotation #2"). */
 export interface LabelledSecret {
   secret: string;
@@ -12,9 +16,22 @@ export function normaliseSecrets(input: SecretInput | readonly SecretInput[] | u
   return list.map((entry) => (typeof entry === 'string' ? { secret: entry } : entry));
 }
 
-/** The secret is used as its UTF-8 bytes (spec 5.2: HS256 with the webhook_secret). */
-export function secretKey(secret: string): Uint8Array {
-  return new TextEncoder().encode(secret);
+const KEY_CACHE_SIZE = 16;
+const keyCache = new Map<string, Promise<CryptoKey>>();
+
+/**
+ * The secret as an HS256 key: its UTF-8 bytes (spec 5.2). Imported keys are cached because
+ * WebCrypto's importKey costs as much as the verification itself; a receiver verifies with
+ * the same one or two secrets all day.
+ */
+export function secretKey(secret: string): Promise<CryptoKey> {
+  let key = keyCache.get(secret);
+  if (!key) {
+    key = globalThis.crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value!);
+    keyCache.set(secret, key);
+  }
+  return key;
 }
 
 /**
@@ -27,5 +44,7 @@ export function maskSecret(secret: string): string {
 }
 
 export function describeSecret(entry: LabelledSecret, index: number): string {
-  return entry.label ? `the ${entry.label} secret` : `secret #${index + 1}`;
+  if (!entry.label) return `secret #${index + 1}`;
+  // "the sandbox secret", but "the secret from ./sandbox.secret"
+  return /^[a-z]+$/.test(entry.label) ? `the ${entry.label} secret` : `the secret from ${entry.label}`;
 }

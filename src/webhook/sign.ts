@@ -26,7 +26,7 @@ export function assertUsableSecret(secret: unknown): asserts secret is string {
 export async function signClaims(claims: Record<string, unknown>, secret: string): Promise<string> {
   assertUsableSecret(secret);
   const payload = new TextEncoder().encode(JSON.stringify(claims));
-  return new CompactSign(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(secretKey(secret));
+  return new CompactSign(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(await secretKey(secret));
 }
 
 /** The claims the service puts in Service-Verification for a body (spec 2.3). */

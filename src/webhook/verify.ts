@@ -1,8 +1,8 @@
-import { compactVerify } from 'jose/jws/compact/verify';
 import { usageError } from '../errors.js';
 import { bodySha256Base64, constantTimeEqual, type WebhookBody } from './body-hash.js';
 import { explainBadSignature, explainBodyMismatch } from './diagnostics.js';
-import { describeSecret, normaliseSecrets, secretKey, type LabelledSecret, type SecretInput } from './secrets.js';
+import { verifiesWith } from './hs256.js';
+import { describeSecret, normaliseSecrets, type LabelledSecret, type SecretInput } from './secrets.js';
 import { parseToken } from './token-parts.js';
 import type { WebhookClaims } from './sign.js';
 
@@ -84,13 +84,7 @@ function validateTolerance(value: number): number {
 
 async function findVerifyingSecret(token: string, secrets: readonly LabelledSecret[]): Promise<number> {
   for (const [index, entry] of secrets.entries()) {
-    if (entry.secret.length === 0) continue;
-    try {
-      await compactVerify(token, secretKey(entry.secret), { algorithms: ['HS256'] });
-      return index;
-    } catch {
-      // try the next secret
-    }
+    if (await verifiesWith(token, entry.secret)) return index;
   }
   return -1;
 }

@@ -1,0 +1,42 @@
+import { spawnSync } from 'node:child_process';
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Wall time of whole processes, interleaved so that machine noise hits every variant alike. */
+export function timeProcesses(variants: Record<string, string[]>, runs: number, env: NodeJS.ProcessEnv = process.env): Record<string, number> {
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  for (let run = 0; run < runs; run += 1) {
+    for (const [name, argv] of Object.entries(variants)) {
+      const start = process.hrtime.bigint();
+      const result = spawnSync(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+      if (result.status !== 0) throw new Error(`${name} exited ${result.status}: ${result.stderr}`);
+      samples[name]!.push(elapsed);
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
+}
+
+/** Operations per second of an async function over a fixed time window. */
+export async function opsPerSecond(fn: () => Promise<unknown> | unknown, milliseconds = 1000): Promise<number> {
+  for (let warm = 0; warm < 200; warm += 1) await fn();
+  let count = 0;
+  const start = performance.now();
+  while (performance.now() - start < milliseconds) {
+    for (let batch = 0; batch < 50; batch += 1) await fn();
+    count += 50;
+  }
+  return count / ((performance.now() - start) / 1000);
+}
+
+export function report(title: string, rows: Array<[string, string]>): void {
+  console.log(`\n${title}`);
+  const width = Math.max(...rows.map(([label]) => label.length));
+  for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
+}
+
+export const fmt = (value: number, digits = 1) => value.toFixed(digits);

@@ -1,0 +1,22 @@
+/**
+ * Bundles the CLI entry with the small libraries every command needs (commander, chalk, jose)
+ * into dist/cli-bundle, keeping each command in its own lazily loaded chunk. One file instead of
+ * ~80 cuts ~40 ms of module resolution from every start (`npm run bench` shows the figures).
+ * The heavy dependencies (undici, conf, ora) stay external: only the commands that use them load them.
+ */
+import { build } from 'esbuild';
+
+await build({
+  entryPoints: ['dist/cli/main.js'],
+  outdir: 'dist/cli-bundle',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: ['undici', 'conf', 'ora'],
+  // commander is CommonJS; inside an ES module bundle its require() calls need a real require.
+  banner: { js: "import { createRequire as __ledgerhookCreateRequire } from 'node:module'; const require = __ledgerhookCreateRequire(import.meta.url);" },
+  minify: true,
+  logLevel: 'warning',
+});
