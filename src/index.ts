@@ -22,3 +22,15 @@ export { maskSecret, type SecretInput, type LabelledSecret } from './webhook/sec
 
 export { SettingsStore, type SettingsStoreOptions } from './settings/settings-store.js';
 export { ENVIRONMENTS, SETTING_KEYS, type EnvironmentName, type EnvironmentSettings, type SettingKey } from './settings/environments.js';
+
+export { ENTITIES, SAMPLE_LIST_PATH, findEntity, type EntityDefinition } from './catalogue/entities.js';
+export { EVENTS, WEBHOOK_TYPES, findEvent, type EventDefinition, type WebhookType } from './catalogue/events.js';
+export { resolveEntityName, resolveEventName, resolveSampleType } from './catalogue/resolve.js';
+export { parseWebhookBody, type EntityUpdateBody, type LifecycleEventBody, type WebhookBodyObject, type ParsedWebhookBody } from './webhook/bodies.js';
+export { buildSampleBody, DEFAULT_USER_ID, DEFAULT_ENTITIES, type SampleBodyOptions } from './samples/sample-body.js';
+export { resolveTarget } from './delivery/target.js';
+export { buildDelivery, type BuildDeliveryOptions, type OutgoingDelivery } from './delivery/build-delivery.js';
+export { postWebhook, DEFAULT_DELIVERY_TIMEOUT_MS, type PostWebhookOptions, type DeliveryResponse } from './delivery/post-webhook.js';
+export { sendDeliveries, type SendDeliveriesOptions, type SendSummary, type DeliveryOutcome, type SendProgressEvent } from './delivery/send-deliveries.js';
+export { checkReceiver, type CheckReceiverOptions, type CheckReceiverReport, type ReceiverCaseResult } from './delivery/check-receiver.js';
+export { RECEIVER_CASE_TABLE } from './delivery/receiver-case-table.js';

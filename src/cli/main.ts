@@ -4,7 +4,10 @@ import { isLedgerhookError } from '../errors.js';
 import { colorFor, writeLine, type CliContext } from './context.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { RunCommand } from './runner.js';
+import { defineCatalogue } from './definitions/catalogue.js';
+import { defineCheckReceiver } from './definitions/check-receiver.js';
 import { defineConfig } from './definitions/config.js';
+import { defineSendSample } from './definitions/send-sample.js';
 import { defineSign } from './definitions/sign.js';
 import { defineVerify } from './definitions/verify.js';
 
@@ -87,6 +90,9 @@ Exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 network or remote-
 Run "ledgerhook <command> --help" for a command's options and examples.`);
   defineSign(program, run);
   defineVerify(program, run);
+  defineSendSample(program, run);
+  defineCheckReceiver(program, run);
+  defineCatalogue(program, run);
   defineConfig(program, run);
   return program;
 }
@@ -104,6 +110,12 @@ async function main(argv: string[]): Promise<number> {
     return reportError(error);
   }
 }
+
+// `ledgerhook events | head` closes the pipe early: that is not an error worth a stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+  throw error;
+});
 
 const code = await main(process.argv.slice(2));
 process.exitCode = code;

@@ -1,0 +1,62 @@
+/**
+ * Spec 4.2: every entity name a webhook may carry, with the list endpoint to call for it.
+ * This table drives validation, --help, listings, the mock service and the tests.
+ */
+export interface EntityDefinition {
+  /** The name as it appears in an ENTITY_UPDATE's `entities`. */
+  name: string;
+  /** Recommended list endpoint, relative to the API root (e.g. {base_url}/rest/v5). */
+  path: string;
+  /** Part of the earlier, 14-name form of the list (spec 4.2, last paragraph). */
+  inEarlierList: boolean;
+  /** Spec 4.3 rule 1: /userTaxSetup is named as not paginated. */
+  paginated: boolean;
+}
+
+const EARLIER = new Set([
+  'bankTransfer', 'business', 'client', 'expense', 'expenseCategory', 'expenseRule', 'glEntry',
+  'invoice', 'invoiceSetup', 'personalExpenseCategory', 'revenue', 'revenueRule', 'taxPayment', 'userTaxSetup',
+]);
+
+const ROWS: ReadonlyArray<[name: string, path: string]> = [
+  ['attachment', '/attachments'],
+  ['bankAccount', '/bankAccounts'],
+  ['bankTransfer', '/bankTransfers'],
+  ['business', '/businesses'],
+  ['client', '/clients'],
+  ['expense', '/expenses'],
+  ['expenseCategory', '/expenses/categories'],
+  ['expenseRule', '/expenses/rules'],
+  ['glAccount', '/glAccounts'],
+  ['glEntry', '/glEntries'],
+  ['integration', '/integrations'],
+  ['invoice', '/invoices'],
+  ['invoiceSetup', '/invoiceSetup'],
+  ['payment', '/payments'],
+  ['personalExpenseCategory', '/expenses/personalCategories'],
+  ['plaidItem', '/plaidItems'],
+  ['revenue', '/revenues'],
+  ['revenueRule', '/revenueRules'],
+  ['task', '/tasks'],
+  ['taxEstimates', '/taxEstimates'],
+  ['taxPayment', '/taxPayments'],
+  ['time', '/times'],
+  ['userTaxSetup', '/userTaxSetup'],
+  ['vendor', '/vendors'],
+];
+
+export const ENTITIES: readonly EntityDefinition[] = ROWS.map(([name, path]) => ({
+  name,
+  path,
+  inEarlierList: EARLIER.has(name),
+  paginated: path !== '/userTaxSetup',
+}));
+
+/** Spec 4.3: the sample list request uses this path, with the type filter. */
+export const SAMPLE_LIST_PATH = '/expenses/expenses';
+
+const BY_NAME = new Map(ENTITIES.map((entity) => [entity.name, entity]));
+
+export function findEntity(name: string): EntityDefinition | undefined {
+  return BY_NAME.get(name);
+}

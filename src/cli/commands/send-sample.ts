@@ -1,0 +1,107 @@
+import { resolveSampleType } from '../../catalogue/resolve.js';
+import { LedgerhookError, usageError } from '../../errors.js';
+import { buildDelivery } from '../../delivery/build-delivery.js';
+import { sendDeliveries } from '../../delivery/send-deliveries.js';
+import { postWebhook, type DeliveryResponse } from '../../delivery/post-webhook.js';
+import { resolveTarget } from '../../delivery/target.js';
+import { buildSampleBody } from '../../samples/sample-body.js';
+import { parseWebhookBody } from '../../webhook/bodies.js';
+import { writeJson, writeLine, type CliContext } from '../context.js';
+import type { SendSampleCommandOptions } from '../definitions/send-sample.js';
+import { createProgressView } from '../progress.js';
+import { readInputFile } from '../read-input.js';
+import { requireWebhookSecrets, resolveHeaderName } from '../resolve-settings.js';
+
+function parseEventData(raw: string | undefined): Record<string, unknown> | undefined {
+  if (raw === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    throw usageError(`--event-data is not valid JSON (${(error as Error).message})`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw usageError('--event-data must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+async function bodyFor(options: SendSampleCommandOptions): Promise<Buffer> {
+  if (options.body !== undefined) {
+    const conflicting = ['type', 'event', 'user', 'entities', 'eventData', 'set'].filter((key) => options[key as keyof SendSampleCommandOptions] !== undefined);
+    if (conflicting.length > 0) throw usageError(`--body sends a file exactly as it is; it cannot be combined with ${conflicting.map((k) => (k === 'type' ? 'TYPE' : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)).join(', ')}`);
+    return readInputFile(options.body, 'body file');
+  }
+  if (options.type === undefined) throw usageError('say what to send: ENTITY_UPDATE, LIFECYCLE_EVENT --event NAME, an event name, or --body FILE');
+  const { type, event } = resolveSampleType(options.type);
+  const eventData = parseEventData(options.eventData);
+  const body = buildSampleBody({
+    type,
+    ...(event || options.event ? { event: event?.name ?? options.event } : {}),
+    ...(options.user !== undefined ? { userId: options.user } : {}),
+    ...(options.entities !== undefined ? { entities: options.entities.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
+    ...(eventData ? { eventData } : {}),
+    ...(options.set ? { set: options.set } : {}),
+  });
+  return Buffer.from(JSON.stringify(body), 'utf8');
+}
+
+function describeBody(body: Buffer): string {
+  const parsed = parseWebhookBody(body);
+  if (!parsed.ok) return `${body.length} bytes (${parsed.reason})`;
+  const b = parsed.body;
+  return b.type === 'ENTITY_UPDATE' ? `ENTITY_UPDATE for ${b.userId}: ${b.entities.join(', ')}` : `LIFECYCLE_EVENT ${b.event} for ${b.userId}`;
+}
+
+function excerpt(response: DeliveryResponse): string {
+  const text = response.bodyExcerpt.replace(/\s+/g, ' ').trim();
+  const short = text.length > 160 ? `${text.slice(0, 160)}…` : text;
+  return short ? short + (response.bodyTruncated ? ' (answer cut off)' : '') : '(empty answer)';
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+export async function run(options: SendSampleCommandOptions, ctx: CliContext): Promise<void> {
+  const url = resolveTarget(options.to);
+  if (options.unsigned && (options.iat !== undefined || options.secret || options.secretFile)) throw usageError('--unsigned sends no token: it cannot be combined with --iat, --secret or --secret-file');
+  const body = await bodyFor(options);
+  const secret = options.unsigned ? undefined : (await requireWebhookSecrets(options, ctx))[0]!.secret;
+  const headerName = await resolveHeaderName(options, ctx);
+  const timeoutMs = Math.round(options.timeout * 1000);
+  const makeDelivery = () => buildDelivery({ body, headerName, ...(secret !== undefined ? { secret } : {}), ...(options.iat !== undefined ? { iat: options.iat } : {}) });
+
+  if (options.count === 1) {
+    const delivery = await makeDelivery();
+    if (!options.json) writeLine(ctx.stdout, `${ctx.color.bold('POST')} ${url.href}  ${ctx.color.dim(describeBody(body))}`);
+    const response = await postWebhook({ url, body: delivery.body, headers: delivery.headers, timeoutMs, signal: ctx.signal });
+    if (options.json) {
+      writeJson(ctx, { url: url.href, status: response.status, ok: isSuccess(response.status), latencyMs: Number(response.latencyMs.toFixed(2)), response: response.bodyExcerpt, responseTruncated: response.bodyTruncated, ...(response.location ? { location: response.location } : {}), body: JSON.parse(JSON.stringify(body.toString('utf8'))), signed: secret !== undefined });
+    } else {
+      const paint = isSuccess(response.status) ? ctx.color.green : ctx.color.red;
+      const redirect = response.location ? ` (redirect to ${response.location}; deliveries are not redirected)` : '';
+      writeLine(ctx.stdout, `${paint(String(response.status))} in ${response.latencyMs.toFixed(1)} ms${redirect}: ${excerpt(response)}`);
+    }
+    if (!isSuccess(response.status)) throw new LedgerhookError('ERR_CHECK_FAILED', `the receiver answered ${response.status}, not 2xx`);
+    return;
+  }
+
+  const progress = await createProgressView(ctx, { json: Boolean(options.json) });
+  if (!options.json) writeLine(ctx.stdout, `sending ${options.count} × ${describeBody(body)} to ${url.href}, ${options.concurrency} at a time`);
+  const { summary } = await sendDeliveries({
+    url, count: options.count, concurrency: options.concurrency, makeDelivery, timeoutMs, signal: ctx.signal,
+    onProgress: ({ done, total }) => progress.update(`${done}/${total} sent`),
+  });
+  progress.stop();
+  if (options.json) {
+    writeJson(ctx, { url: url.href, ...summary });
+  } else {
+    const rate = summary.sent / (summary.elapsedMs / 1000);
+    writeLine(ctx.stdout, `sent ${summary.sent} in ${(summary.elapsedMs / 1000).toFixed(2)} s (${rate.toFixed(0)}/s)`);
+    for (const [status, count] of Object.entries(summary.statusCounts)) {
+      const paint = status !== 'network' && isSuccess(Number(status)) ? ctx.color.green : ctx.color.red;
+      writeLine(ctx.stdout, `  ${paint(status.padEnd(8))}${count}`);
+    }
+    const l = summary.latencyMs;
+    writeLine(ctx.stdout, `  latency p50 ${l.p50.toFixed(1)} ms, p95 ${l.p95.toFixed(1)} ms, max ${l.max.toFixed(1)} ms`);
+  }
+  if (summary.networkErrors === summary.sent) throw new LedgerhookError('ERR_NETWORK', summary.firstNetworkError ?? 'no delivery got an answer');
+  if (summary.failed > 0) throw new LedgerhookError('ERR_CHECK_FAILED', `${summary.failed} of ${summary.sent} deliveries were not answered with 2xx${summary.firstNetworkError ? ` (${summary.firstNetworkError})` : ''}`);
+}

@@ -1,0 +1,43 @@
+import type { CliContext } from './context.js';
+import { writeLine } from './context.js';
+
+/** How a long task shows it is alive: an ora spinner on a terminal, plain lines otherwise, nothing with --json. */
+export interface ProgressView {
+  update(text: string): void;
+  /** A line that stays (printed above the spinner on a terminal). */
+  log(text: string): void;
+  stop(): void;
+}
+
+export async function createProgressView(ctx: CliContext, options: { json?: boolean; plainEveryMs?: number } = {}): Promise<ProgressView> {
+  if (options.json) return { update() {}, log() {}, stop() {} };
+  if (!ctx.isTTY) {
+    // Plain lines, but not one per event: at most one every plainEveryMs.
+    let last = 0;
+    const every = options.plainEveryMs ?? 1000;
+    return {
+      update(text) {
+        const now = Date.now();
+        if (now - last >= every) {
+          last = now;
+          writeLine(ctx.stdout, text);
+        }
+      },
+      log: (text) => writeLine(ctx.stdout, text),
+      stop() {},
+    };
+  }
+  const { default: ora } = await import('ora');
+  const spinner = ora({ stream: ctx.stdout, discardStdin: false }).start();
+  return {
+    update(text) {
+      spinner.text = text;
+    },
+    log(text) {
+      spinner.clear();
+      writeLine(ctx.stdout, text);
+      spinner.render();
+    },
+    stop: () => spinner.stop(),
+  };
+}

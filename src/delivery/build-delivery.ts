@@ -1,0 +1,30 @@
+import { signClaims, webhookClaims } from '../webhook/sign.js';
+import { DEFAULT_HEADER_NAME } from '../webhook/request.js';
+
+export interface OutgoingDelivery {
+  body: Uint8Array;
+  headers: Record<string, string>;
+}
+
+export interface BuildDeliveryOptions {
+  body: Uint8Array | string;
+  /** Omit to send the delivery unsigned. */
+  secret?: string;
+  headerName?: string;
+  /** Issue time in seconds; defaults to the clock. */
+  iat?: number;
+  now?: () => number;
+}
+
+export const USER_AGENT = 'ledgerhook';
+
+/** A delivery as the service sends it (spec 4.1): POST, JSON, signed in the verification header. */
+export async function buildDelivery(options: BuildDeliveryOptions): Promise<OutgoingDelivery> {
+  const body = typeof options.body === 'string' ? Buffer.from(options.body, 'utf8') : options.body;
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
+  if (options.secret !== undefined) {
+    const claims = webhookClaims(body, { ...(options.iat !== undefined ? { iat: options.iat } : {}), ...(options.now ? { now: options.now } : {}) });
+    headers[(options.headerName ?? DEFAULT_HEADER_NAME).toLowerCase()] = await signClaims(claims, options.secret);
+  }
+  return { body, headers };
+}

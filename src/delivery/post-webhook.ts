@@ -1,0 +1,73 @@
+import { request, type Dispatcher } from 'undici';
+import { networkError } from '../http/network-error.js';
+
+export interface PostWebhookOptions {
+  url: URL;
+  body: Uint8Array | string;
+  headers: Record<string, string>;
+  timeoutMs?: number;
+  dispatcher?: Dispatcher;
+  signal?: AbortSignal;
+  /** Clock for latency, in milliseconds (performance.now by default). */
+  now?: () => number;
+}
+
+export interface DeliveryResponse {
+  url: string;
+  status: number;
+  latencyMs: number;
+  /** The first bytes of the answer, as text, for people to read. */
+  bodyExcerpt: string;
+  bodyTruncated: boolean;
+  /** Where a 3xx points to: deliveries are never redirected automatically. */
+  location?: string;
+}
+
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
+const EXCERPT_BYTES = 2048;
+
+/**
+ * POSTs one delivery and reads at most a small excerpt of the answer; a huge answer is cut off
+ * instead of being buffered. Network failures become ERR_NETWORK with a plain sentence.
+ */
+export async function postWebhook(options: PostWebhookOptions): Promise<DeliveryResponse> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
+  const now = options.now ?? (() => performance.now());
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const started = now();
+  try {
+    const response = await request(options.url, {
+      method: 'POST',
+      headers: options.headers,
+      body: options.body,
+      signal,
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    });
+    const latencyMs = now() - started;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    for await (const chunk of response.body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= EXCERPT_BYTES) {
+        truncated = true;
+        break; // leaving the loop destroys the body: the rest is never read
+      }
+    }
+    const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+    const location = response.headers.location;
+    return {
+      url: options.url.href,
+      status: response.statusCode,
+      latencyMs,
+      bodyExcerpt: excerpt,
+      bodyTruncated: truncated,
+      ...(typeof location === 'string' ? { location } : {}),
+    };
+  } catch (error) {
+    if (timeout.aborted && !options.signal?.aborted) throw networkError(Object.assign(new Error('timeout'), { name: 'TimeoutError' }), 'POST', options.url, timeoutMs);
+    throw networkError(error, 'POST', options.url, timeoutMs);
+  }
+}

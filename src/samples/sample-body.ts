@@ -1,0 +1,42 @@
+import { resolveEntityName, resolveEventName } from '../catalogue/resolve.js';
+import type { WebhookType } from '../catalogue/events.js';
+import { usageError } from '../errors.js';
+import type { WebhookBodyObject } from '../webhook/bodies.js';
+import { setPath } from './set-path.js';
+
+/** A stable fake user id, so that repeated samples land on the same user. */
+export const DEFAULT_USER_ID = 'user_7f3c2a91';
+/** What a typical ENTITY_UPDATE carries after a bank sync: new transactions and their categories. */
+export const DEFAULT_ENTITIES: readonly string[] = ['expense', 'bankTransfer', 'revenue'];
+
+export interface SampleBodyOptions {
+  type: WebhookType;
+  /** For LIFECYCLE_EVENT: the event name (any case). */
+  event?: string;
+  userId?: string;
+  /** For ENTITY_UPDATE: names from the catalogue. */
+  entities?: readonly string[];
+  /** For LIFECYCLE_EVENT: replaces the catalogue's sample eventData. */
+  eventData?: Record<string, unknown>;
+  /** `path=value` assignments applied last, e.g. `eventData.amount=10`. */
+  set?: readonly string[];
+}
+
+/** Builds a realistic body of spec 2.1 or 2.2. */
+export function buildSampleBody(options: SampleBodyOptions): WebhookBodyObject {
+  const userId = options.userId ?? DEFAULT_USER_ID;
+  let body: Record<string, unknown>;
+  if (options.type === 'ENTITY_UPDATE') {
+    if (options.event) throw usageError('--event goes with LIFECYCLE_EVENT, not ENTITY_UPDATE');
+    const entities = (options.entities ?? DEFAULT_ENTITIES).map((name) => resolveEntityName(name).name);
+    if (entities.length === 0) throw usageError('an ENTITY_UPDATE names at least one entity');
+    body = { userId, type: 'ENTITY_UPDATE', entities };
+  } else {
+    if (!options.event) throw usageError('LIFECYCLE_EVENT needs --event NAME (or pass the event name as the type, e.g. INVOICE_VIEWED)');
+    if (options.entities) throw usageError('--entities goes with ENTITY_UPDATE, not LIFECYCLE_EVENT');
+    const event = resolveEventName(options.event);
+    body = { userId, type: 'LIFECYCLE_EVENT', event: event.name, eventData: structuredClone(options.eventData ?? event.sampleEventData) };
+  }
+  for (const assignment of options.set ?? []) setPath(body, assignment);
+  return body as unknown as WebhookBodyObject;
+}

@@ -1,0 +1,53 @@
+import { findEntity } from '../catalogue/entities.js';
+import { findEvent } from '../catalogue/events.js';
+
+/** Spec 2.1. */
+export interface EntityUpdateBody {
+  userId: string;
+  type: 'ENTITY_UPDATE';
+  entities: string[];
+}
+
+/** Spec 2.2. */
+export interface LifecycleEventBody {
+  userId: string;
+  type: 'LIFECYCLE_EVENT';
+  event: string;
+  eventData: Record<string, unknown>;
+}
+
+export type WebhookBodyObject = EntityUpdateBody | LifecycleEventBody;
+
+export type ParsedWebhookBody =
+  | { ok: true; body: WebhookBodyObject; unknownEntities: string[]; unknownEvent: boolean }
+  | { ok: false; reason: string };
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Checks a delivery body against spec 2.1/2.2. Names outside the catalogue are reported, not
+ * refused: the spec says the entity list grows and custom events can be arranged.
+ */
+export function parseWebhookBody(raw: Uint8Array | string): ParsedWebhookBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8'));
+  } catch {
+    return { ok: false, reason: 'the body is not JSON' };
+  }
+  if (!isObject(value)) return { ok: false, reason: 'the body is not a JSON object' };
+  if (typeof value.userId !== 'string') return { ok: false, reason: 'userId is missing or not a string' };
+  if (value.type === 'ENTITY_UPDATE') {
+    if (!Array.isArray(value.entities) || !value.entities.every((entity) => typeof entity === 'string')) {
+      return { ok: false, reason: 'entities is missing or not an array of strings' };
+    }
+    const entities = value.entities as string[];
+    return { ok: true, body: { userId: value.userId, type: 'ENTITY_UPDATE', entities }, unknownEntities: entities.filter((name) => !findEntity(name)), unknownEvent: false };
+  }
+  if (value.type === 'LIFECYCLE_EVENT') {
+    if (typeof value.event !== 'string') return { ok: false, reason: 'event is missing or not a string' };
+    if (!isObject(value.eventData)) return { ok: false, reason: 'eventData is missing or not an object' };
+    return { ok: true, body: { userId: value.userId, type: 'LIFECYCLE_EVENT', event: value.event, eventData: value.eventData }, unknownEntities: [], unknownEvent: !findEvent(value.event) };
+  }
+  return { ok: false, reason: `type is ${JSON.stringify(value.type)}; expected ENTITY_UPDATE or LIFECYCLE_EVENT` };
+}
