@@ -7,6 +7,8 @@ import type { RunCommand } from './runner.js';
 import { defineCatalogue } from './definitions/catalogue.js';
 import { defineCheckReceiver } from './definitions/check-receiver.js';
 import { defineConfig } from './definitions/config.js';
+import { defineListen } from './definitions/listen.js';
+import { defineReplay } from './definitions/replay.js';
 import { defineSendSample } from './definitions/send-sample.js';
 import { defineSign } from './definitions/sign.js';
 import { defineVerify } from './definitions/verify.js';
@@ -39,9 +41,16 @@ function createContext(): CliContext {
       if (!controller) {
         const ctl = new AbortController();
         controller = ctl;
+        let firstAt = 0;
         const stop = (signal: NodeJS.Signals) => {
-          if (ctl.signal.aborted) process.exit(EXIT.interrupted); // a second Ctrl-C forces it
-          ctl.abort(new Error(`received ${signal}`));
+          if (!ctl.signal.aborted) {
+            firstAt = Date.now();
+            ctl.abort(new Error(`received ${signal}`));
+            return;
+          }
+          // A second Ctrl-C forces the exit. One that comes at once is not a person's: conf's
+          // atomically (through when-exit) re-raises the signal it intercepts, so it is ignored.
+          if (Date.now() - firstAt > 500) process.exit(EXIT.interrupted);
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
@@ -92,6 +101,8 @@ Run "ledgerhook <command> --help" for a command's options and examples.`);
   defineVerify(program, run);
   defineSendSample(program, run);
   defineCheckReceiver(program, run);
+  defineListen(program, run);
+  defineReplay(program, run);
   defineCatalogue(program, run);
   defineConfig(program, run);
   return program;

@@ -46,3 +46,91 @@ export function assertOneLineError(result: CliResult): void {
     throw new Error(`expected one line on stderr, got:\n${result.stderr}`);
   }
 }
+
+export interface RunningCli {
+  child: import('node:child_process').ChildProcessWithoutNullStreams;
+  /** Every stdout line so far. */
+  lines: string[];
+  stderr(): string;
+  /** Resolves with the first stdout line (parsed as JSON when it is) that satisfies the predicate. */
+  waitFor<T = any>(predicate: (value: any) => boolean, timeoutMs?: number): Promise<T>;
+  /** Sends a signal and resolves when the process has exited. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const running = new Set<import('node:child_process').ChildProcess>();
+// A failed test must not leave servers behind.
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Starts a long-running command (listen, mock) as a user would, and follows its stdout line by line. */
+export function startCli(args: string[], options: { env?: Record<string, string | undefined> } = {}): RunningCli {
+  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', LEDGERHOOK_WEBHOOK_SECRET: undefined, ...options.env };
+  env.LEDGERHOOK_CONFIG_DIR ??= tempDir('ledgerhook-config-');
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
+  const lines: string[] = [];
+  let stderr = '';
+  let partial = '';
+  const waiters = new Set<() => void>();
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    partial += chunk;
+    const parts = partial.split('\n');
+    partial = parts.pop()!;
+    lines.push(...parts);
+    for (const wake of waiters) wake();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => {
+    for (const wake of waiters) wake();
+    resolve({ code, signal });
+  }));
+  const parse = (line: string) => {
+    try {
+      return JSON.parse(line);
+    } catch {
+      return line;
+    }
+  };
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    waitFor(predicate, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        let index = 0;
+        const check = () => {
+          for (; index < lines.length; index += 1) {
+            const value = parse(lines[index]!);
+            if (predicate(value)) {
+              cleanup();
+              resolve(value);
+              return;
+            }
+          }
+          if (child.exitCode !== null || child.signalCode !== null) {
+            cleanup();
+            reject(new Error(`process exited before the expected line; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`timed out waiting for a line; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    async stop(signal = 'SIGINT') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -47,10 +47,36 @@ function render(result: VerifyResult, ctx: CliContext): void {
   }
 }
 
+/** FILE, FILE:index (0-based) or FILE#id. */
+async function fromCapture(spec: string): Promise<{ body: Buffer; token: string | undefined; receivedAtMs: number; label: string }> {
+  const { readCaptures, selectCaptures } = await import('../../capture/read-captures.js');
+  const { captureBody } = await import('../../capture/capture-record.js');
+  const match = /^(.*?)(?:#([\w-]+)|:(\d+))?$/.exec(spec)!;
+  const [, file = spec, id, index] = match;
+  const { records } = await readCaptures(file);
+  if (records.length === 0) throw usageError(`${file} holds no captured delivery`);
+  const [record] = id !== undefined ? selectCaptures(records, { id }) : index !== undefined ? selectCaptures(records, { index: Number(index) }) : records.slice(-1);
+  const value = record!.headers[record!.headerName];
+  return { body: captureBody(record!), token: Array.isArray(value) ? value[0] : value, receivedAtMs: Date.parse(record!.receivedAt), label: record!.id };
+}
+
 export async function run(options: VerifyCommandOptions, ctx: CliContext): Promise<void> {
   if (options.now !== undefined && options.ignoreExpiry) throw usageError('--now and --ignore-expiry contradict each other: choose one');
-  const token = tokenFrom(options);
-  const body = await bodyFrom(options, ctx);
+  if (options.atReceipt && (options.delivery === undefined || options.now !== undefined || options.ignoreExpiry)) throw usageError('--at-receipt goes with --delivery, and not with --now or --ignore-expiry');
+  let token: string | undefined;
+  let body: Buffer;
+  if (options.delivery !== undefined) {
+    if (options.file !== undefined || options.data !== undefined || options.token !== undefined || options.header !== undefined) {
+      throw usageError('--delivery takes body and token from the capture: give no FILE, --data, --token or --header with it');
+    }
+    const captured = await fromCapture(options.delivery);
+    ({ token, body } = captured);
+    if (options.atReceipt) options.now = Math.floor(captured.receivedAtMs / 1000);
+    if (!options.json) writeLine(ctx.stdout, ctx.color.dim(`delivery ${captured.label} from ${options.delivery}`));
+  } else {
+    token = tokenFrom(options);
+    body = await bodyFrom(options, ctx);
+  }
   const secrets = await requireWebhookSecrets(options, ctx);
   const result = await verifyWebhook({
     body,

@@ -14,6 +14,6 @@ export function addHeaderNameOption(command: Command): Command {
   return command.option('--header-name <name>', 'verification header name (default: stored headerName, else Service-Verification)');
 }
 
-export function addJsonOption(command: Command): Command {
-  return command.option('--json', 'print one JSON document on stdout and nothing else there');
+export function addJsonOption(command: Command, description = 'print one JSON document on stdout and nothing else there'): Command {
+  return command.option('--json', description);
 }

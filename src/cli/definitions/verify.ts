@@ -12,6 +12,8 @@ export interface VerifyCommandOptions {
   now?: number;
   ignoreExpiry?: boolean;
   strict?: boolean;
+  delivery?: string;
+  atReceipt?: boolean;
   json?: boolean;
   secret?: string[];
   secretFile?: string;
@@ -30,7 +32,9 @@ export function defineVerify(program: Command, run: RunCommand): void {
     .option('--tolerance <seconds>', 'maximum age in seconds (expired when now - iat >= tolerance)', integer('--tolerance', { min: 0 }), 300)
     .option('--now <seconds>', 'verify as if now were this time (seconds since the epoch)', integer('--now', { min: 0 }))
     .option('--ignore-expiry', 'skip the freshness check (for old captures)')
-    .option('--strict', 'fail when iat is further in the future than the tolerance (default: a warning)');
+    .option('--strict', 'fail when iat is further in the future than the tolerance (default: a warning)')
+    .option('--delivery <file[:index|#id]>', 'verify a delivery captured by `listen --capture` (body and header from the capture; default: the last one)')
+    .option('--at-receipt', 'with --delivery: verify as of the moment it was received');
   addSecretOptions(command, { repeatable: true });
   addJsonOption(command);
   command
@@ -38,6 +42,7 @@ export function defineVerify(program: Command, run: RunCommand): void {
       `ledgerhook verify body.json --token "$TOKEN" --secret-file ./sandbox.secret`,
       `ledgerhook verify body.json --header 'Service-Verification: eyJhbGciOi...' --env production`,
       `ledgerhook verify body.json --token "$TOKEN" --ignore-expiry --json`,
+      `ledgerhook verify --delivery deliveries.jsonl#dlv_lx2k9a1b2c3d --at-receipt`,
     ))
     .action((file: string | undefined, options: Omit<VerifyCommandOptions, 'file'>) =>
       run(() => import('../commands/verify.js'), { ...options, ...(file !== undefined ? { file } : {}) }));

@@ -1,0 +1,223 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import { runCli, startCli, tempDir, assertOneLineError } from '../helpers/cli.js';
+import { startSpecReceiver } from '../helpers/spec-receiver.js';
+
+const SECRET = 'whsec_listen_replay_test';
+
+async function startListen(args: string[]) {
+  const listen = startCli(['listen', '--port', '0', '--json', ...args]);
+  const started = await listen.waitFor((line) => line?.kind === 'listening');
+  return { listen, url: started.url as string };
+}
+
+const readLines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+
+describe('listen, capture and replay (end to end)', () => {
+  it('captures send-sample deliveries; replay re-signs so they verify in a second listener and an independent receiver', async () => {
+    const dir = tempDir();
+    const capture = join(dir, 'deliveries.jsonl');
+    const first = await startListen(['--secret', SECRET, '--capture', capture]);
+    for (const type of ['ENTITY_UPDATE', 'INVOICE_VIEWED', 'EXPENSE_ADDED']) {
+      const sent = await runCli(['send-sample', type, '--to', first.url, '--secret', SECRET]);
+      assert.equal(sent.code, 0, sent.stderr);
+    }
+    const forged = await runCli(['send-sample', 'INVOICE_PAID', '--to', first.url, '--secret', 'wrong']);
+    assert.equal(forged.code, 1);
+    await first.listen.waitFor((line) => line?.kind === 'delivery' && line.event === 'INVOICE_PAID');
+    const stopped = await first.listen.stop('SIGINT');
+    assert.equal(stopped.code, 0);
+    const summary = JSON.parse(first.listen.lines.at(-1)!);
+    assert.deepEqual([summary.kind, summary.deliveries, summary.valid, summary.invalid, summary.captured], ['summary', 4, 3, 1, 4]);
+
+    const records = readLines(capture).map((line) => JSON.parse(line));
+    assert.equal(records.length, 4);
+    assert.equal(records[3].verdict.code, 'bad_signature');
+    assert.equal(records[3].verdict.status, 400);
+
+    // Replay the valid ones into a second listen (strict tolerance) and an independent receiver.
+    await sleep(1100);
+    const second = await startListen(['--secret', SECRET, '--tolerance', '1']);
+    const replayed = await runCli(['replay', capture, '--to', second.url, '--type', 'entity_update', '--secret', SECRET, '--json']);
+    assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
+    assert.equal(JSON.parse(replayed.stdout).succeeded, 1);
+    const all = await runCli(['replay', capture, '--to', second.url, '--last', '4', '--secret', SECRET, '--concurrency', '4']);
+    assert.equal(all.code, 0, all.stdout);
+    const independent = await startSpecReceiver({ secret: SECRET });
+    const intoIndependent = await runCli(['replay', capture, '--to', independent.url, '--secret', SECRET]);
+    assert.equal(intoIndependent.code, 0, intoIndependent.stdout);
+    assert.deepEqual(independent.received.map((d) => d.status), [200, 200, 200, 200]);
+    assert.deepEqual(independent.received.map((d) => d.body.toString('base64')), records.map((r) => r.body), 'bodies are byte-exact');
+    await independent.close();
+
+    // --as-captured sends the original tokens, now older than the tolerance of 1 s.
+    const asCaptured = await runCli(['replay', capture, '--to', second.url, '--index', '0', '--as-captured', '--json']);
+    assert.equal(asCaptured.code, 1);
+    const expired = await second.listen.waitFor((line) => line?.kind === 'delivery' && line.verdict.valid === false);
+    assert.equal(expired.verdict.code, 'expired');
+    await second.listen.stop();
+
+    // Verify a capture offline, as of its receipt.
+    const offline = await runCli(['verify', '--delivery', `${capture}#${records[1].id}`, '--secret', SECRET, '--at-receipt', '--json']);
+    assert.equal(offline.code, 0, offline.stdout);
+    const tooOld = await runCli(['verify', '--delivery', `${capture}:0`, '--secret', SECRET, '--tolerance', '1', '--json']);
+    assert.equal(JSON.parse(tooOld.stdout).code, 'expired');
+  });
+
+  it('forwards byte-exact to the app, answers with its status, and 502 when the app is down', async () => {
+    const seen: Array<{ body: string; headers: Record<string, unknown> }> = [];
+    const app = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c)).on('end', () => {
+        seen.push({ body, headers: req.headers });
+        res.writeHead(202).end('queued');
+      });
+    });
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/hooks`;
+    const { listen, url } = await startListen(['--secret', SECRET, '--forward-to', appUrl]);
+    const sent = await runCli(['send-sample', 'INVOICE_VIEWED', '--to', url, '--secret', SECRET, '--json']);
+    assert.equal(JSON.parse(sent.stdout).status, 202);
+    assert.equal(seen[0]!.body, JSON.parse(sent.stdout).body);
+    assert.match(String(seen[0]!.headers['service-verification']), /^ey/);
+    assert.equal(seen[0]!.headers['content-type'], 'application/json');
+    const line = await listen.waitFor((l) => l?.kind === 'delivery');
+    assert.equal(line.forward.status, 202);
+    await new Promise((resolve) => { app.closeAllConnections(); app.close(resolve); });
+    const down = await runCli(['send-sample', 'INVOICE_VIEWED', '--to', url, '--secret', SECRET]);
+    assert.equal(down.code, 1);
+    assert.match(down.stdout, /502/);
+    const failed = await listen.waitFor((l) => l?.kind === 'delivery' && l.forward?.error);
+    assert.match(failed.forward.error, /nothing is listening/);
+    await listen.stop();
+  });
+
+  it('verifies nothing without a secret and says so once; --accept-invalid answers 200 but records invalid', async () => {
+    const open = startCli(['listen', '--port', '0']);
+    const banner = await open.waitFor((line) => /listening on/.test(line));
+    const url = /listening on (\S+)/.exec(banner)![1]!.replace(/,$/, '');
+    await open.waitFor((line) => /NOT verified/.test(line));
+    const sent = await runCli(['send-sample', 'ENTITY_UPDATE', '--to', url, '--unsigned']);
+    assert.equal(sent.code, 0);
+    await open.waitFor((line) => /not verified/.test(line) && /ENTITY_UPDATE/.test(line));
+    await open.stop();
+    assert.equal(open.lines.filter((line) => /NOT verified/.test(line)).length, 1);
+
+    const lenient = await startListen(['--secret', SECRET, '--accept-invalid']);
+    const forged = await runCli(['send-sample', 'ENTITY_UPDATE', '--to', lenient.url, '--secret', 'nope']);
+    assert.equal(forged.code, 0);
+    const record = await lenient.listen.waitFor((l) => l?.kind === 'delivery');
+    assert.equal(record.verdict.valid, false);
+    assert.equal(record.verdict.status, 200);
+    await lenient.listen.stop();
+  });
+
+  it('keeps serving through hostile input: oversized body, garbage, 10,000 headers, slowloris, wrong method', async () => {
+    const { listen, url } = await startListen(['--secret', SECRET, '--max-body', '1000', '--request-timeout', '1']);
+    const { port } = new URL(url);
+    const big = await fetch(url, { method: 'POST', body: 'x'.repeat(5000) });
+    assert.equal(big.status, 413);
+    const get = await fetch(url);
+    assert.equal(get.status, 405);
+    const rawExchange = (payload: string | Buffer, waitMs = 4000) => new Promise<string>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (d) => (answer += d)).on('close', () => resolve(answer)).on('error', () => resolve(answer));
+      socket.write(payload);
+      setTimeout(() => { socket.destroy(); resolve(answer); }, waitMs);
+    });
+    assert.match(await rawExchange(Buffer.from([0x16, 0x03, 0x01, 0xff, 0x00, 0x0a, 0x0d, 0x0a, 0x0d, 0x0a])), /^HTTP\/1\.1 400/);
+    const manyHeaders = `POST / HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 10_000 }, (_, i) => `x-h${i}: ${i}`).join('\r\n')}\r\n\r\n`;
+    assert.match(await rawExchange(manyHeaders), /^HTTP\/1\.1 431|^$/);
+    const started = Date.now();
+    const slow = await new Promise<string>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      let answer = '';
+      socket.write('POST / HTTP/1.1\r\nHost: x\r\n');
+      const drip = setInterval(() => socket.write('x-slow: 1\r\n'), 200);
+      socket.on('data', (d) => (answer += d)).on('close', () => { clearInterval(drip); resolve(answer); }).on('error', () => {});
+    });
+    assert.ok(Date.now() - started < 8000, 'a slow sender is cut off');
+    assert.match(slow, /^HTTP\/1\.1 408|^$/);
+    const chunked = await fetch(url, { method: 'POST', body: new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode('not json')); c.close(); } }), duplex: 'half' } as RequestInit);
+    assert.equal(chunked.status, 400);
+    const ok = await runCli(['send-sample', 'ENTITY_UPDATE', '--to', url, '--secret', SECRET]);
+    assert.equal(ok.code, 0, 'still serving after all that');
+    const stopped = await listen.stop();
+    assert.equal(stopped.code, 0);
+  });
+
+  it('exits 2 with one line when the port is taken or the capture file cannot be opened', async () => {
+    const { listen, url } = await startListen([]);
+    const taken = await runCli(['listen', '--port', new URL(url).port]);
+    assert.equal(taken.code, 2);
+    assert.match(taken.stderr, /already in use/);
+    assertOneLineError(taken);
+    await listen.stop();
+    const badCapture = await runCli(['listen', '--port', '0', '--capture', join(tempDir(), 'no', 'such', 'dir.jsonl')]);
+    assert.equal(badCapture.code, 2);
+    assertOneLineError(badCapture);
+  });
+
+  it('replay skips a torn last line with a warning, and refuses bad selectors with one line', async () => {
+    const dir = tempDir();
+    const capture = join(dir, 'c.jsonl');
+    const { listen, url } = await startListen(['--secret', SECRET, '--capture', capture]);
+    await runCli(['send-sample', 'ENTITY_UPDATE', '--to', url, '--secret', SECRET]);
+    await listen.waitFor((l) => l?.kind === 'delivery');
+    await listen.stop();
+    appendFileSync(capture, '{"id":"dlv_torn","receivedAt":"2026-');
+    const receiver = await startSpecReceiver({ secret: SECRET });
+    const result = await runCli(['replay', capture, '--to', receiver.url, '--secret', SECRET]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /line 2 is incomplete/);
+    await receiver.close();
+    for (const args of [['--index', '7'], ['--id', 'dlv_nope']]) {
+      const bad = await runCli(['replay', capture, '--to', '1', '--secret', SECRET, ...args]);
+      assert.equal(bad.code, 2);
+      assert.equal(bad.stderr.trim().split('\n').filter((l) => l.startsWith('error:')).length, 1);
+    }
+    const missing = await runCli(['replay', join(dir, 'missing.jsonl'), '--to', '1', '--secret', SECRET]);
+    assert.equal(missing.code, 2);
+    assertOneLineError(missing);
+    writeFileSync(join(dir, 'empty.jsonl'), '');
+    const empty = await runCli(['replay', join(dir, 'empty.jsonl'), '--to', '1', '--secret', SECRET]);
+    assert.equal(empty.code, 2);
+  });
+});
+
+describe('listen under load', () => {
+  it('captures 5,000 deliveries from send-sample --count 5000 --concurrency 50: all there, each line valid JSON, none lost or duplicated', async () => {
+    const capture = join(tempDir(), 'load.jsonl');
+    const { listen, url } = await startListen(['--secret', SECRET, '--capture', capture]);
+    const sent = await runCli(['send-sample', 'ENTITY_UPDATE', '--count', '5000', '--concurrency', '50', '--to', url, '--secret', SECRET, '--json'], { timeoutMs: 120_000 });
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.deepEqual(JSON.parse(sent.stdout).statusCounts, { 200: 5000 });
+    await listen.stop();
+    const lines = readLines(capture);
+    assert.equal(lines.length, 5000);
+    const ids = new Set(lines.map((line) => JSON.parse(line).id));
+    assert.equal(ids.size, 5000);
+  });
+
+  it('leaves a capture whose every complete line parses when killed with SIGKILL mid-load', async () => {
+    const capture = join(tempDir(), 'killed.jsonl');
+    const { listen, url } = await startListen(['--secret', SECRET, '--capture', capture]);
+    const load = runCli(['send-sample', 'ENTITY_UPDATE', '--count', '100000', '--concurrency', '50', '--to', url, '--secret', SECRET, '--timeout', '2'], { timeoutMs: 60_000 });
+    await listen.waitFor((l) => l?.kind === 'delivery', 10_000);
+    await sleep(700);
+    await listen.stop('SIGKILL');
+    const result = await load;
+    assert.notEqual(result.code, 0);
+    const text = readFileSync(capture, 'utf8');
+    const complete = text.endsWith('\n') ? text.split('\n').slice(0, -1) : text.split('\n').slice(0, -1);
+    assert.ok(complete.length > 0);
+    for (const line of complete) JSON.parse(line);
+  });
+});
