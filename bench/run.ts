@@ -1,11 +1,13 @@
 /** `npm run bench [name...]`: every benchmark prints ratios against a baseline measured in the same run. */
 import { benchCliStartup } from './cli-startup.js';
 import { benchVerifyThroughput } from './verify-throughput.js';
+import { benchListenThroughput } from './listen-throughput.js';
 
 const only = process.argv.slice(2);
 const benches: Record<string, () => Promise<void>> = {
   'cli-startup': () => benchCliStartup(),
   'verify-throughput': () => benchVerifyThroughput(),
+  'listen-throughput': () => benchListenThroughput(),
 };
 for (const [name, bench] of Object.entries(benches)) {
   if (only.length > 0 && !only.includes(name)) continue;

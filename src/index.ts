@@ -34,3 +34,8 @@ export { postWebhook, DEFAULT_DELIVERY_TIMEOUT_MS, type PostWebhookOptions, type
 export { sendDeliveries, type SendDeliveriesOptions, type SendSummary, type DeliveryOutcome, type SendProgressEvent } from './delivery/send-deliveries.js';
 export { checkReceiver, type CheckReceiverOptions, type CheckReceiverReport, type ReceiverCaseResult } from './delivery/check-receiver.js';
 export { RECEIVER_CASE_TABLE } from './delivery/receiver-case-table.js';
+export { startListener, DEFAULT_LISTEN_PORT, DEFAULT_MAX_BODY_BYTES, type ListenerOptions, type ListenerEvent, type ListenerStats, type RunningListener } from './listen/listener.js';
+export { CaptureWriter } from './capture/capture-writer.js';
+export { readCaptures, selectCaptures, type CaptureFile, type CaptureSelector } from './capture/read-captures.js';
+export { captureBody, type CaptureRecord, type CaptureVerdict } from './capture/capture-record.js';
+export { replayDeliveries, type ReplayOptions } from './replay/replay.js';

@@ -3,14 +3,17 @@ import { LedgerhookError } from '../errors.js';
 import type { CaptureRecord } from './capture-record.js';
 
 /**
- * Appends records to a JSON Lines file. Each record is serialised first and written with one
- * `write` on a file opened with O_APPEND, so a crash can leave at most a torn last line, never
- * a half line between two whole ones; writes are queued so lines never interleave.
+ * Appends records to a JSON Lines file opened with O_APPEND. Every `write` carries whole lines
+ * only: lines that arrive while a write is in flight are gathered and written together next
+ * (a group commit, which keeps up with a receiver under load). A crash can therefore leave at
+ * most a torn last line, never a half line between two whole ones.
  */
 export class CaptureWriter {
   readonly path: string;
   #handle: FileHandle;
-  #queue: Promise<void> = Promise.resolve();
+  #pending: Buffer[] = [];
+  #waiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+  #flushing: Promise<void> | undefined;
   #written = 0;
   #failure: Error | undefined;
 
@@ -31,30 +34,45 @@ export class CaptureWriter {
     return this.#written;
   }
 
+  /** Resolves once the record's line is in the file. */
   append(record: CaptureRecord): Promise<void> {
-    const line = Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
-    this.#queue = this.#queue.then(async () => {
-      if (this.#failure) return;
+    if (this.#failure) return Promise.reject(this.#error());
+    this.#pending.push(Buffer.from(`${JSON.stringify(record)}\n`, 'utf8'));
+    const done = new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject }));
+    this.#flushing ??= this.#flush();
+    return done;
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#pending.length > 0) {
+      const lines = this.#pending;
+      const waiters = this.#waiters;
+      this.#pending = [];
+      this.#waiters = [];
+      const batch = Buffer.concat(lines);
       try {
         let offset = 0;
         // A regular file takes the whole buffer in one write; the loop only guards a short write.
-        while (offset < line.length) {
-          const { bytesWritten } = await this.#handle.write(line, offset, line.length - offset);
-          offset += bytesWritten;
-        }
-        this.#written += 1;
+        while (offset < batch.length) offset += (await this.#handle.write(batch, offset, batch.length - offset)).bytesWritten;
+        this.#written += lines.length;
+        for (const waiter of waiters) waiter.resolve();
       } catch (error) {
         this.#failure = error as Error;
+        for (const waiter of [...waiters, ...this.#waiters]) waiter.reject(this.#error());
+        this.#pending = [];
+        this.#waiters = [];
       }
-    });
-    return this.#queue.then(() => {
-      if (this.#failure) throw new LedgerhookError('ERR_IO', `cannot write to capture file ${this.path}: ${this.#failure.message}`, { cause: this.#failure });
-    });
+    }
+    this.#flushing = undefined;
+  }
+
+  #error(): LedgerhookError {
+    return new LedgerhookError('ERR_IO', `cannot write to capture file ${this.path}: ${this.#failure?.message}`, { cause: this.#failure });
   }
 
   /** Waits for queued lines, flushes them to disk and closes the file. */
   async close(): Promise<void> {
-    await this.#queue;
+    while (this.#flushing) await this.#flushing;
     try {
       await this.#handle.sync();
     } finally {

@@ -86,9 +86,11 @@ function answer(res: ServerResponse, status: number, body: unknown, extra: Recor
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...extra }).end(text);
 }
 
-/** A short unique id: time-ordered prefix, random suffix. */
-function newId(now: number): string {
-  return `dlv_${now.toString(36)}${randomBytes(4).toString('hex')}`;
+/** Unique ids without a random draw per delivery: a random prefix per listener, then a counter. */
+function idGenerator(): (now: number) => string {
+  const prefix = randomBytes(3).toString('hex');
+  let counter = 0;
+  return (now) => `dlv_${now.toString(36)}${prefix}${(counter++).toString(36).padStart(3, '0')}`;
 }
 
 /**
@@ -104,6 +106,7 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
   const stats: ListenerStats = { deliveries: 0, valid: 0, invalid: 0, unverified: 0, refused: 0, forwardFailures: 0 };
   const inFlight = new Set<Promise<void>>();
   const emit = (event: ListenerEvent) => options.onEvent?.(event);
+  const newId = idGenerator();
 
   const refuse = (req: IncomingMessage, res: ServerResponse, status: number, reason: string, extra: Record<string, string> = {}) => {
     stats.refused += 1;

@@ -71,12 +71,12 @@ export async function explainBadSignature(token: string, secrets: readonly Label
   const hints: string[] = [];
   for (const [index, entry] of secrets.entries()) {
     const trimmed = entry.secret.trim();
-    if (trimmed !== entry.secret && (await verifiesWith(token, trimmed))) {
+    if (trimmed !== entry.secret && verifiesWith(token, trimmed)) {
       hints.push(`${describeSecret(entry, index)} has surrounding whitespace (a newline from a file or a copy-paste?); the token verifies with it trimmed`);
     }
   }
   for (const [index, entry] of otherSecrets.entries()) {
-    if ((await verifiesWith(token, entry.secret)) || (await verifiesWith(token, entry.secret.trim()))) {
+    if (verifiesWith(token, entry.secret) || verifiesWith(token, entry.secret.trim())) {
       hints.push(`the token verifies with ${describeSecret(entry, index)}: the delivery comes from the other environment, or the secrets are swapped`);
     }
   }

@@ -82,11 +82,8 @@ function validateTolerance(value: number): number {
   return value;
 }
 
-async function findVerifyingSecret(token: string, secrets: readonly LabelledSecret[]): Promise<number> {
-  for (const [index, entry] of secrets.entries()) {
-    if (await verifiesWith(token, entry.secret)) return index;
-  }
-  return -1;
+function findVerifyingSecret(token: string, secrets: readonly LabelledSecret[]): number {
+  return secrets.findIndex((entry) => verifiesWith(token, entry.secret));
 }
 
 /**
@@ -121,6 +118,11 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Veri
   const { header, claims } = parsed.parts;
   checks.push({ name: 'token', status: 'pass', detail: 'a JWT with a JSON header and JSON claims' });
 
+  if (header.crit !== undefined) {
+    // RFC 7515: a recipient must refuse critical extensions it does not understand, and we understand none.
+    checks.push({ name: 'token', status: 'fail', detail: 'the header declares critical extensions (crit)' });
+    return fail('malformed_token', 'malformed token: the header declares critical extensions (crit), which the service never sends');
+  }
   if (header.alg !== 'HS256') {
     const alg = typeof header.alg === 'string' ? header.alg : String(header.alg);
     const why = alg === 'none' ? 'an unsigned token (alg none)' : `alg ${alg}`;
@@ -129,7 +131,7 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Veri
   }
   checks.push({ name: 'algorithm', status: 'pass', detail: 'HS256' });
 
-  const secretIndex = await findVerifyingSecret(token, secrets);
+  const secretIndex = findVerifyingSecret(token, secrets);
   const signatureOk = secretIndex >= 0;
   let firstFailure: VerifyFailure | undefined;
   if (signatureOk) {

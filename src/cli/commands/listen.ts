@@ -1,6 +1,7 @@
 import { CaptureWriter } from '../../capture/capture-writer.js';
 import { resolveTarget } from '../../delivery/target.js';
 import { startListener, type ListenerEvent } from '../../listen/listener.js';
+import { batchedLineWriter } from '../batched-lines.js';
 import { writeLine, type CliContext } from '../context.js';
 import type { ListenCommandOptions } from '../definitions/listen.js';
 import { deliveryLine } from '../delivery-line.js';
@@ -11,7 +12,8 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   const headerName = await resolveHeaderName(options, ctx);
   const forwardTo = options.forwardTo !== undefined ? resolveTarget(options.forwardTo) : undefined;
   const capture = options.capture ? await CaptureWriter.open(options.capture) : undefined;
-  const json = (value: unknown) => writeLine(ctx.stdout, JSON.stringify(value));
+  const out = batchedLineWriter(ctx.stdout);
+  const json = (value: unknown) => out.write(JSON.stringify(value));
   const onEvent = (event: ListenerEvent) => {
     if (options.json) {
       // `kind` tells the lines apart; a delivery's own `type` is its webhook type.
@@ -19,8 +21,8 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
       else json({ kind: event.type, ...event, type: undefined });
       return;
     }
-    if (event.type === 'delivery') writeLine(ctx.stdout, deliveryLine(event.record, ctx));
-    else if (event.type === 'refused') writeLine(ctx.stdout, ctx.color.dim(`refused ${event.method} ${event.path}: ${event.status || 'aborted'} ${event.reason}`));
+    if (event.type === 'delivery') out.write(deliveryLine(event.record, ctx));
+    else if (event.type === 'refused') out.write(ctx.color.dim(`refused ${event.method} ${event.path}: ${event.status || 'aborted'} ${event.reason}`));
     else writeLine(ctx.stderr, `${ctx.color.red('capture error:')} ${event.message}`);
   };
   const signal = ctx.signal;
@@ -50,6 +52,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await listener.close();
+  out.flush();
   const s = listener.stats;
   if (options.json) json({ kind: 'summary', ...s, captured: capture?.written ?? 0 });
   else writeLine(ctx.stdout, `\nreceived ${s.deliveries} deliveries: ${s.valid} valid, ${s.invalid} invalid, ${s.unverified} not verified; ${s.refused} requests refused${capture ? `; ${capture.written} captured to ${capture.path}` : ''}`);
