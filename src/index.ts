@@ -39,3 +39,10 @@ export { CaptureWriter } from './capture/capture-writer.js';
 export { readCaptures, selectCaptures, type CaptureFile, type CaptureSelector } from './capture/read-captures.js';
 export { captureBody, type CaptureRecord, type CaptureVerdict } from './capture/capture-record.js';
 export { replayDeliveries, type ReplayOptions } from './replay/replay.js';
+export { startMockServer, DEFAULT_MOCK_PORT, type MockServerOptions, type RunningMockServer } from './mock/mock-server.js';
+export {
+  MockService, MOCK_BASE_PATH, DEFAULT_MOCK_TOKEN, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE,
+  type MockServiceOptions, type MockRequest, type MockResponse, type MockFaults, type MutationSpec, type MutationResult, type ListEnvelope,
+} from './mock/mock-service.js';
+export { webhooksForMutation, type MockWebhookEvent } from './mock/mock-webhooks.js';
+export type { MockItem } from './mock/entity-generators.js';

@@ -1,0 +1,67 @@
+import type { Dispatcher } from 'undici';
+import { EVENTS } from '../catalogue/events.js';
+import { buildDelivery } from '../delivery/build-delivery.js';
+import { postWebhook } from '../delivery/post-webhook.js';
+import { LedgerhookError } from '../errors.js';
+import type { WebhookBodyObject } from '../webhook/bodies.js';
+import { serviceDate } from './entity-generators.js';
+import type { MutationResult } from './mock-service.js';
+
+export type MockWebhookEvent =
+  | { type: 'webhook-sent'; body: WebhookBodyObject; status: number }
+  | { type: 'webhook-failed'; body: WebhookBodyObject; error: string };
+
+export interface MockWebhookOptions {
+  url: URL;
+  secret: string;
+  headerName?: string;
+  dispatcher?: Dispatcher;
+  onEvent?: (event: MockWebhookEvent) => void;
+}
+
+/** Which catalogue event fits a change of an entity: data, not code paths (events.ts names the entity). */
+function eventFor(entity: string, kind: 'created' | 'updated' | 'retyped'): string | undefined {
+  const suffixes = kind === 'created' ? ['_ADDED', '_CREATED'] : kind === 'updated' ? ['_UPDATED'] : ['_AUTO_TAGGED'];
+  return EVENTS.find((event) => event.entity === entity && suffixes.some((suffix) => event.name.endsWith(suffix)))?.name;
+}
+
+/** The deliveries the service would send for one mutation: an ENTITY_UPDATE, then lifecycle events where one fits. */
+export function webhooksForMutation(result: MutationResult): WebhookBodyObject[] {
+  const bodies: WebhookBodyObject[] = [{ userId: result.userId, type: 'ENTITY_UPDATE', entities: [result.entity] }];
+  const byId = new Map(result.items.map((item) => [item.id, item]));
+  for (const kind of ['created', 'updated', 'retyped'] as const) {
+    const ids = result[kind];
+    const event = ids.length > 0 ? eventFor(result.entity, kind) : undefined;
+    if (!event) continue;
+    const first = byId.get(ids[0]!);
+    const eventData: Record<string, unknown> = event === 'EXPENSE_ADDED' && first
+      // Spec 2.2: what routes the user to the exact transaction.
+      ? { expenseId: first.id, bankAccountId: first.bankAccountId, amount: first.amount, date: first.date ?? serviceDate(Date.parse(result.at)), count: ids.length }
+      : { entityType: result.entity, entityId: ids[0], entityIds: ids, count: ids.length };
+    bodies.push({ userId: result.userId, type: 'LIFECYCLE_EVENT', event, eventData });
+  }
+  return bodies;
+}
+
+/**
+ * Sends the webhooks of each mutation, signed through the same code as `ledgerhook sign`, one
+ * at a time and in order (a real sender's ordering is not specified; in-order is the kind case).
+ */
+export function createMockWebhookSender(options: MockWebhookOptions): { send(result: MutationResult): void; idle(): Promise<void> } {
+  let queue = Promise.resolve();
+  const deliver = async (body: WebhookBodyObject) => {
+    try {
+      const delivery = await buildDelivery({ body: JSON.stringify(body), secret: options.secret, ...(options.headerName ? { headerName: options.headerName } : {}) });
+      const response = await postWebhook({ url: options.url, body: delivery.body, headers: delivery.headers, ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) });
+      options.onEvent?.({ type: 'webhook-sent', body, status: response.status });
+    } catch (error) {
+      options.onEvent?.({ type: 'webhook-failed', body, error: error instanceof LedgerhookError ? error.message : String(error) });
+    }
+  };
+  return {
+    send(result) {
+      for (const body of webhooksForMutation(result)) queue = queue.then(() => deliver(body));
+    },
+    idle: () => queue,
+  };
+}
