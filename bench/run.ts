@@ -2,12 +2,14 @@
 import { benchCliStartup } from './cli-startup.js';
 import { benchVerifyThroughput } from './verify-throughput.js';
 import { benchListenThroughput } from './listen-throughput.js';
+import { benchMockPaging } from './mock-paging.js';
 
 const only = process.argv.slice(2);
 const benches: Record<string, () => Promise<void>> = {
   'cli-startup': () => benchCliStartup(),
   'verify-throughput': () => benchVerifyThroughput(),
   'listen-throughput': () => benchListenThroughput(),
+  'mock-paging': () => benchMockPaging(),
 };
 for (const [name, bench] of Object.entries(benches)) {
   if (only.length > 0 && !only.includes(name)) continue;
