@@ -46,3 +46,13 @@ export {
 } from './mock/mock-service.js';
 export { webhooksForMutation, type MockWebhookEvent } from './mock/mock-webhooks.js';
 export type { MockItem } from './mock/entity-generators.js';
+export { paginate, listUrl, DEFAULT_LIMIT, type PaginateOptions, type PaginatedItem } from './sync/paginate.js';
+export { syncDataset, type SyncDatasetOptions, type SyncSummary, type SyncProgressEvent } from './sync/sync-dataset.js';
+export { syncDatasets, type SyncOutcome } from './sync/sync-many.js';
+export { MemoryStateStore, datasetKey, type SyncStateStore, type SyncStateRecord } from './sync/state-store.js';
+export { ConfStateStore } from './sync/conf-state-store.js';
+export { readItems, type Item } from './sync/data-file.js';
+export { datasetFileName } from './sync/dataset-file-name.js';
+export { fetchJson, type FetchJsonOptions } from './sync/fetch-page.js';
+export { DEFAULT_RETRY_POLICY, SharedBackoff, parseRetryAfter, type RetryPolicy } from './sync/retry-policy.js';
+export type { ListPage } from './sync/envelope.js';

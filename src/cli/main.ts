@@ -11,6 +11,7 @@ import { defineListen } from './definitions/listen.js';
 import { defineMock } from './definitions/mock.js';
 import { defineReplay } from './definitions/replay.js';
 import { defineSendSample } from './definitions/send-sample.js';
+import { defineState, defineSync } from './definitions/sync.js';
 import { defineSign } from './definitions/sign.js';
 import { defineVerify } from './definitions/verify.js';
 
@@ -105,6 +106,8 @@ Run "ledgerhook <command> --help" for a command's options and examples.`);
   defineListen(program, run);
   defineReplay(program, run);
   defineMock(program, run);
+  defineSync(program, run);
+  defineState(program, run);
   defineCatalogue(program, run);
   defineConfig(program, run);
   return program;

@@ -1,0 +1,65 @@
+import { resolveEntityName } from '../catalogue/resolve.js';
+import { usageError } from '../errors.js';
+import type { SyncStateStore } from '../sync/state-store.js';
+import type { CliContext } from './context.js';
+import type { DatasetFlags } from './definitions/sync.js';
+import { resolveEnvironment, settingsStore } from './resolve-settings.js';
+
+/** An entity name (any case, singular or plural) or a path starting with /. */
+export function resolveDatasetPath(target: string): string {
+  const trimmed = target.trim();
+  if (trimmed.startsWith('/')) {
+    if (!/^\/[A-Za-z0-9_\-/.]*$/.test(trimmed) || trimmed.includes('..')) throw usageError(`"${target}" is not a usable path`);
+    return trimmed.replace(/\/+$/, '') || '/';
+  }
+  return resolveEntityName(trimmed).path;
+}
+
+/** --type T and --filter k=v, as one query-parameter map. */
+export function resolveFilter(flags: DatasetFlags): Record<string, string> {
+  const filter: Record<string, string> = {};
+  for (const entry of flags.filter ?? []) {
+    const equals = entry.indexOf('=');
+    if (equals <= 0) throw usageError(`--filter takes key=value, got "${entry}"`);
+    filter[entry.slice(0, equals)] = entry.slice(equals + 1);
+  }
+  if (flags.type !== undefined) {
+    if (flags.type.trim() === '') throw usageError('--type is empty');
+    if (filter.type !== undefined && filter.type !== flags.type) throw usageError('--type and --filter type=... disagree');
+    filter.type = flags.type;
+  }
+  return filter;
+}
+
+function validateBaseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw usageError(`base URL "${value}" is not a URL, e.g. https://sandbox.example.com/rest/v5`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`base URL must be http or https, got ${url.protocol}`);
+  return value.replace(/\/+$/, '');
+}
+
+/** --base-url, then LEDGERHOOK_BASE_URL, then the stored baseUrl of the environment. */
+export async function resolveBaseUrl(flags: DatasetFlags, ctx: CliContext, required = true): Promise<string | undefined> {
+  const value = flags.baseUrl ?? ctx.env.LEDGERHOOK_BASE_URL ?? (await settingsStore(ctx)).get(resolveEnvironment(flags.env, ctx), 'baseUrl');
+  if (value) return validateBaseUrl(value);
+  if (!required) return undefined;
+  throw usageError('no base URL: pass --base-url, set LEDGERHOOK_BASE_URL or `ledgerhook config set baseUrl URL`; to try it locally, run `ledgerhook mock` and use --base-url http://127.0.0.1:4010/rest/v5');
+}
+
+/** --token, then LEDGERHOOK_TOKEN, then the stored token of the environment. */
+export async function resolveToken(flags: DatasetFlags & { token?: string }, ctx: CliContext): Promise<string> {
+  const value = flags.token ?? ctx.env.LEDGERHOOK_TOKEN ?? (await settingsStore(ctx)).get(resolveEnvironment(flags.env, ctx), 'token');
+  if (value) return value;
+  throw usageError('no access token: pass --token, set LEDGERHOOK_TOKEN or `ledgerhook config set token -` (the mock accepts ledgerhook-mock-token)');
+}
+
+/** The conf-backed sync state, in LEDGERHOOK_CONFIG_DIR when set. */
+export async function stateStore(ctx: CliContext): Promise<SyncStateStore & { path: string }> {
+  const { ConfStateStore } = await import('../sync/conf-state-store.js');
+  const dir = ctx.env.LEDGERHOOK_CONFIG_DIR;
+  return new ConfStateStore(dir ? { dir } : {});
+}

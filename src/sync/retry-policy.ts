@@ -1,0 +1,38 @@
+/** How hard the client tries before giving up: at most 5 attempts, exponential backoff with full jitter. */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  /** No single wait is longer than this (a Retry-After further away fails the request instead). */
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 30_000 };
+
+/** Full jitter (AWS architecture blog): a random wait in [0, base * 2^attempt], capped. */
+export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt));
+}
+
+/** Retry-After is either delay-seconds or an HTTP-date (RFC 9110 10.2.3). */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+/**
+ * One pause shared by every dataset of a run: when the server rate-limits one request, every
+ * request waits until the Retry-After has passed (the limit is per token, not per dataset).
+ */
+export class SharedBackoff {
+  #until = 0;
+
+  pauseUntil(time: number): void {
+    this.#until = Math.max(this.#until, time);
+  }
+
+  waitMs(now: number): number {
+    return Math.max(0, this.#until - now);
+  }
+}

@@ -1,0 +1,247 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { MemoryStateStore, startMockServer, syncDataset, paginate } from '../../src/index.js';
+import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { startSpecListServer, type Fault } from '../helpers/spec-list-server.js';
+
+const noSleep = async () => {};
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+
+describe('sync against the mock service (CLI)', () => {
+  for (const limit of [1, 7, 100, 1000]) {
+    it(`full, then incremental rounds equal the mock's dataset (limit ${limit}, with and without type=PENDING)`, async () => {
+      const mock = await startMockServer({ port: 0, items: limit === 1 ? 60 : 230, seed: limit });
+      const out = tempDir();
+      const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
+      const base = ['--base-url', mock.url, '--token', mock.token, '--out', out, '--limit', String(limit), '--json'];
+      try {
+        for (const [target, extra, filter] of [['expenses', [], {}], ['/expenses/expenses', ['--type', 'PENDING'], { type: 'PENDING' }]] as const) {
+          const first = await runCli(['sync', target, ...extra, ...base], { env });
+          assert.equal(first.code, 0, first.stderr);
+          const summary = JSON.parse(first.stdout);
+          assert.equal(summary.mode, 'full');
+          assert.deepEqual(readJson(summary.file), mock.service.dataset(target === 'expenses' ? '/expenses' : target, filter).data);
+          for (let round = 0; round < 3; round += 1) {
+            mock.service.mutate({ path: '/expenses', create: 2 + round, update: 3, delete: 2, retype: 2 });
+            const next = await runCli(['sync', target, ...extra, ...base], { env });
+            assert.equal(next.code, 0, next.stderr);
+            const incremental = JSON.parse(next.stdout);
+            assert.equal(incremental.mode, 'incremental');
+            assert.deepEqual(readJson(incremental.file), mock.service.dataset(target === 'expenses' ? '/expenses' : target, filter).data, `round ${round}`);
+            for (const key of ['dataset', 'mode', 'pages', 'upserted', 'deleted', 'total', 'lastUpdatedDate', 'file']) assert.ok(key in incremental, key);
+          }
+        }
+      } finally {
+        await mock.close();
+      }
+    });
+  }
+
+  it('writes one item per line, sorted by id, as valid JSON; stores the server\'s lastUpdatedDate; state list/show/reset', async () => {
+    const mock = await startMockServer({ port: 0, items: 30 });
+    const out = tempDir();
+    const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
+    const result = await runCli(['sync', 'expense', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'], { env });
+    const summary = JSON.parse(result.stdout);
+    const lines = readFileSync(summary.file, 'utf8').split('\n');
+    assert.equal(lines[0], '[');
+    assert.equal(lines.at(-2), ']');
+    assert.equal(lines.length, 30 + 3);
+    assert.equal(summary.file, join(out, 'expenses.json'));
+    const list = JSON.parse((await runCli(['state', 'list', '--json'], { env })).stdout);
+    const record = list.datasets[`${mock.url}/expenses`];
+    assert.equal(record.lastUpdatedDate, summary.lastUpdatedDate);
+    assert.equal(record.items, 30);
+    const show = await runCli(['state', 'show', 'expenses', '--json'], { env });
+    assert.equal(show.code, 0);
+    const reset = await runCli(['state', 'reset', 'expenses'], { env });
+    assert.equal(reset.code, 0);
+    const again = JSON.parse((await runCli(['sync', 'expenses', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'], { env })).stdout);
+    assert.equal(again.mode, 'full');
+    const missing = await runCli(['state', 'show', 'invoices'], { env });
+    assert.equal(missing.code, 2);
+    await mock.close();
+  });
+
+  it('--all syncs every entity; /userTaxSetup is saved as a document with no state; --dry-run writes nothing', async () => {
+    const mock = await startMockServer({ port: 0, items: 20 });
+    const out = tempDir();
+    const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
+    const dry = await runCli(['sync', '--all', '--base-url', mock.url, '--token', mock.token, '--out', join(out, 'dry'), '--dry-run', '--json'], { env });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.equal(existsSync(join(out, 'dry')), false);
+    const all = await runCli(['sync', '--all', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'], { env });
+    assert.equal(all.code, 0, all.stderr);
+    const datasets = JSON.parse(all.stdout).datasets;
+    assert.equal(datasets.length, 24);
+    const taxSetup = datasets.find((d: { dataset: string }) => d.dataset === '/userTaxSetup');
+    assert.equal(taxSetup.mode, 'document');
+    assert.equal(typeof readJson(taxSetup.file).filingStatus, 'string');
+    const state = JSON.parse((await runCli(['state', 'list', '--json'], { env })).stdout);
+    assert.equal(Object.keys(state.datasets).length, 23);
+    await mock.close();
+  });
+
+  it('settles values from the environment and settings, and refuses bad input with one line', async () => {
+    const mock = await startMockServer({ port: 0, items: 5 });
+    const configDir = tempDir();
+    const out = tempDir();
+    const viaEnv = await runCli(['sync', 'expenses', '--out', out, '--json'], { env: { LEDGERHOOK_CONFIG_DIR: configDir, LEDGERHOOK_BASE_URL: mock.url, LEDGERHOOK_TOKEN: mock.token } });
+    assert.equal(viaEnv.code, 0, viaEnv.stderr);
+    await runCli(['config', 'set', 'baseUrl', mock.url], { env: { LEDGERHOOK_CONFIG_DIR: configDir } });
+    await runCli(['config', 'set', 'token', mock.token], { env: { LEDGERHOOK_CONFIG_DIR: configDir } });
+    const viaSettings = await runCli(['sync', 'invoices', '--out', out], { env: { LEDGERHOOK_CONFIG_DIR: configDir } });
+    assert.equal(viaSettings.code, 0, viaSettings.stderr);
+    for (const [args, code, pattern] of [
+      [['sync', 'expnses', '--base-url', mock.url, '--token', 't'], 2, /did you mean expense/],
+      [['sync', 'expenses', '--token', 't'], 2, /no base URL/],
+      [['sync', 'expenses', '--base-url', mock.url], 2, /no access token/],
+      [['sync', 'expenses', '--base-url', mock.url, '--token', 'wrong'], 3, /401.*token was rejected/],
+      [['sync', 'expenses', '--base-url', 'http://127.0.0.1:1/rest/v5', '--token', 't'], 3, /nothing is listening/],
+      [['sync', 'unicorns'.replace('unicorns', '/unicorns'), '--base-url', mock.url, '--token', mock.token], 3, /404/],
+      [['sync', 'expenses', '--limit', '0', '--base-url', mock.url, '--token', 't'], 2, /limit/],
+      [['sync'], 2, /say what to sync/],
+    ] as const) {
+      const result = await runCli([...args, '--out', tempDir()], { env: { LEDGERHOOK_CONFIG_DIR: tempDir() } });
+      assert.equal(result.code, code, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, pattern);
+      assertOneLineError(result);
+    }
+    await mock.close();
+  });
+});
+
+describe('sync against an independent server (library)', () => {
+  for (const deletedIdsOn of ['first', 'last', 'every'] as const) {
+    for (const limit of [1, 7, 100]) {
+      it(`converges with deletedIds on the ${deletedIdsOn} page, limit ${limit}, items in scrambled order`, async () => {
+        const server = await startSpecListServer({ items: 40, deletedIdsOn, scrambled: true });
+        const store = new MemoryStateStore();
+        const outDir = tempDir();
+        try {
+          for (const filter of [{}, { type: 'PENDING' }] as Array<Record<string, string>>) {
+            const sync = () => syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, filter, limit, outDir, store });
+            let summary = await sync();
+            assert.deepEqual(readJson(summary.file), server.truth(filter.type));
+            for (let round = 0; round < 3; round += 1) {
+              server.mutate({ create: 3, update: 4, delete: 2, retype: 2 });
+              summary = await sync();
+              assert.equal(summary.mode, 'incremental');
+              assert.deepEqual(readJson(summary.file), server.truth(filter.type), `${JSON.stringify(filter)} round ${round}`);
+            }
+          }
+        } finally {
+          await server.close();
+        }
+      });
+    }
+  }
+
+  it('retries through 500, 503, 429 with Retry-After, reset connections and truncated JSON', async () => {
+    const faults: Fault[] = ['500', '503', '429', 'reset', 'truncated'];
+    const server = await startSpecListServer({ items: 60, faultFor: (n) => (n % 3 === 0 ? faults[(n / 3) % faults.length] : undefined) });
+    const store = new MemoryStateStore();
+    const outDir = tempDir();
+    const retries: string[] = [];
+    const sync = () => syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, limit: 7, outDir, store, onProgress: (e) => e.type === 'retry' && retries.push(e.reason) });
+    await sync();
+    assert.deepEqual(readJson(readdirSync(outDir).map((f) => join(outDir, f))[0]!), server.truth());
+    server.mutate({ create: 5, update: 5, delete: 3 });
+    const summary = await sync();
+    assert.deepEqual(readJson(summary.file), server.truth());
+    assert.ok(retries.some((r) => /429/.test(r)) && retries.some((r) => /50[03]/.test(r)) && retries.some((r) => /not JSON|closed/.test(r)), retries.join('\n'));
+    await server.close();
+  });
+
+  it('fails without touching file or state on a body that is not an envelope, and on a cursor loop', async () => {
+    for (const fault of ['not-envelope', 'cursor-loop'] as const) {
+      let armed = false;
+      const server = await startSpecListServer({ items: 30, faultFor: () => (armed ? fault : undefined) });
+      const store = new MemoryStateStore();
+      const outDir = tempDir();
+      const sync = () => syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, limit: 5, outDir, store });
+      const first = await sync();
+      const before = readFileSync(first.file, 'utf8');
+      const state = JSON.stringify(store.entries());
+      server.mutate({ create: 20, update: 3 });
+      armed = true;
+      await assert.rejects(syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, limit: 5, outDir, store, full: true }), { code: 'ERR_BAD_RESPONSE' });
+      assert.equal(readFileSync(first.file, 'utf8'), before);
+      assert.equal(JSON.stringify(store.entries()), state);
+      assert.deepEqual(readdirSync(outDir), ['things.json'], 'no temporary file left');
+      await server.close();
+    }
+  });
+
+  it('gives up after 5 attempts with a clear message', async () => {
+    const server = await startSpecListServer({ items: 5, faultFor: () => '503' });
+    await assert.rejects(
+      syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, outDir: tempDir(), store: new MemoryStateStore(), sleep: noSleep }),
+      (error: Error & { code: string }) => error.code === 'ERR_HTTP_STATUS' && /503.*gave up after 5 attempts/.test(error.message),
+    );
+    assert.equal(server.requests(), 5);
+    await server.close();
+  });
+
+  it('keeps an id that is in data even when deletedIds names it too', async () => {
+    let incremental = false;
+    const server = createServer((req, res) => {
+      const since = req.headers.lastupdateddate;
+      const body = !since
+        ? { data: [{ id: 1, v: 'a' }, { id: 2, v: 'a' }, { id: 3, v: 'a' }], lastUpdatedDate: '2026-01-01T00:00:00.000Z' }
+        : { data: [{ id: 2, v: 'b' }], deletedIds: [2, 3], lastUpdatedDate: '2026-01-01T00:00:01.000Z' };
+      incremental ||= Boolean(since);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const store = new MemoryStateStore();
+    const outDir = tempDir();
+    await syncDataset({ baseUrl, token: 't', path: '/x', outDir, store });
+    const summary = await syncDataset({ baseUrl, token: 't', path: '/x', outDir, store });
+    assert.ok(incremental);
+    assert.deepEqual(readJson(summary.file), [{ id: 1, v: 'a' }, { id: 2, v: 'b' }]);
+    assert.equal(summary.deleted, 1);
+    assert.equal(store.entries()[0]![1].lastUpdatedDate, '2026-01-01T00:00:01.000Z');
+    server.close();
+  });
+
+  it('paginate yields the pages of spec 4.3 with the sample request headers', async () => {
+    const seen: Array<Record<string, unknown>> = [];
+    const server = createServer((req, res) => {
+      seen.push(req.headers);
+      const page = req.headers.cursor ? { data: [{ id: 2 }], lastUpdatedDate: '2026-01-01T00:00:00.000Z' } : { data: [{ id: 1 }], lastUpdatedDate: '2026-01-01T00:00:00.000Z', cursor: 'c1' };
+      res.writeHead(200).end(JSON.stringify(page));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rest/v5`;
+    const pages = [];
+    for await (const page of paginate({ baseUrl, token: 'tok', path: '/expenses/expenses', filter: { type: 'PENDING' }, limit: 1, lastUpdatedDate: '2025-12-31T00:00:00.000Z' })) pages.push(page);
+    assert.equal(pages.length, 2);
+    assert.equal(seen[0]!.authorization, 'Bearer tok');
+    assert.equal(seen[0]!['content-type'], 'application/json');
+    assert.equal(seen[0]!.limit, '1');
+    assert.equal(seen[0]!.cursor, undefined, 'no cursor on the first request');
+    assert.equal(seen[1]!.cursor, 'c1');
+    assert.equal(seen[0]!.lastupdateddate, '2025-12-31T00:00:00.000Z');
+    server.close();
+  });
+
+  it('rebuilds with a full read when the state exists but the file was deleted', async () => {
+    const server = await startSpecListServer({ items: 10 });
+    const store = new MemoryStateStore();
+    const outDir = tempDir();
+    const first = await syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, outDir, store });
+    writeFileSync(first.file, '');
+    const { rmSync } = await import('node:fs');
+    rmSync(first.file);
+    const second = await syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, outDir, store });
+    assert.equal(second.mode, 'full');
+    assert.deepEqual(readJson(second.file), server.truth());
+    await server.close();
+  });
+});
