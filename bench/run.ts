@@ -3,6 +3,7 @@ import { benchCliStartup } from './cli-startup.js';
 import { benchVerifyThroughput } from './verify-throughput.js';
 import { benchListenThroughput } from './listen-throughput.js';
 import { benchMockPaging } from './mock-paging.js';
+import { benchSyncThroughput } from './sync-throughput.js';
 
 const only = process.argv.slice(2);
 const benches: Record<string, () => Promise<void>> = {
@@ -10,6 +11,7 @@ const benches: Record<string, () => Promise<void>> = {
   'verify-throughput': () => benchVerifyThroughput(),
   'listen-throughput': () => benchListenThroughput(),
   'mock-paging': () => benchMockPaging(),
+  'sync-throughput': () => benchSyncThroughput(),
 };
 for (const [name, bench] of Object.entries(benches)) {
   if (only.length > 0 && !only.includes(name)) continue;

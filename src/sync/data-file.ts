@@ -79,6 +79,19 @@ export class AtomicItemWriter {
     return this.#size >= WRITE_BUFFER ? this.#flush() : undefined;
   }
 
+  /** The temporary file, readable after `seal`. */
+  get tempPath(): string {
+    return this.#temp;
+  }
+
+  /** Finishes and closes the temporary file without putting it in place (to be read back). */
+  async seal(): Promise<void> {
+    this.#push(this.#count === 0 ? ']\n' : '\n]\n');
+    await this.#flush();
+    await this.#handle.close();
+    this.#done = true;
+  }
+
   async commit(): Promise<void> {
     this.#push(this.#count === 0 ? ']\n' : '\n]\n');
     try {

@@ -8,7 +8,8 @@ import { datasetFileName } from './dataset-file-name.js';
 import { compareIds, idKey } from './item-id.js';
 import { DEFAULT_LIMIT, paginate, type PaginateOptions } from './paginate.js';
 import type { RetryPolicy, SharedBackoff } from './retry-policy.js';
-import { ItemSpool } from './spool.js';
+import { FullReadWriter } from './full-read-writer.js';
+import { removeStaleTempFiles } from './stale-temp-files.js';
 import { datasetKey, type SyncStateRecord, type SyncStateStore } from './state-store.js';
 
 export type SyncProgressEvent =
@@ -76,6 +77,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     await mkdir(outDir, { recursive: true }).catch((error: Error) => {
       throw new LedgerhookError('ERR_IO', `cannot create ${outDir}: ${error.message}`, { cause: error });
     });
+    await removeStaleTempFiles(outDir, datasetFileName(path, filter));
   }
   const stored = options.full ? undefined : options.store.get(key);
   // A state without its file (deleted by hand) would make an incremental run drop everything else.
@@ -97,7 +99,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     onRetry: (event) => emit({ type: 'retry', dataset, ...event }),
   });
 
-  let spool: ItemSpool | undefined;
+  let fullWriter: FullReadWriter | undefined;
   const changes = new Map<string, Item>();
   const deletedIds = new Set<string>();
   let pageCount = 0;
@@ -117,8 +119,8 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
       received += page.data.length;
       lastUpdatedDate = page.lastUpdatedDate;
       if (mode === 'full') {
-        spool ??= await ItemSpool.create(options.dryRun ? (await import('node:os')).tmpdir() : outDir, datasetFileName(path, filter));
-        await spool.add(page.data as Item[]);
+        fullWriter ??= await FullReadWriter.create(file, Boolean(options.dryRun));
+        await fullWriter.add(page.data as Item[]);
       } else {
         for (const entry of page.data) changes.set(idKey(entry.id), entry as Item);
         for (const id of page.deletedIds ?? []) deletedIds.add(idKey(id));
@@ -128,23 +130,25 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     }
     if (lastUpdatedDate === undefined) throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${dataset} returned no page`);
 
-    const writer = options.dryRun ? undefined : await AtomicItemWriter.create(file);
     let total = 0;
     let upserted = 0;
     let removed = 0;
-    try {
-      if (!options.dryRun) emit({ type: 'writing', dataset, file });
-      if (mode === 'full') {
-        if (spool) total = writer ? await spool.copySortedTo(writer) : spool.count;
-        upserted = total;
-      } else {
+    if (!options.dryRun) emit({ type: 'writing', dataset, file });
+    if (mode === 'full') {
+      // Every page arrived and was checked: only now does the new file replace the old one.
+      fullWriter ??= await FullReadWriter.create(file, Boolean(options.dryRun));
+      total = upserted = await fullWriter.commit();
+      fullWriter = undefined;
+    } else {
+      const writer = options.dryRun ? undefined : await AtomicItemWriter.create(file);
+      try {
         ({ total, upserted, removed } = await mergeChanges(file, changes, deletedIds, writer));
+        if (options.signal?.aborted) throw new LedgerhookError('ERR_ABORTED', 'stopped');
+        await writer?.commit();
+      } catch (error) {
+        await writer?.discard();
+        throw error;
       }
-      if (options.signal?.aborted) throw new LedgerhookError('ERR_ABORTED', 'stopped');
-      await writer?.commit();
-    } catch (error) {
-      await writer?.discard();
-      throw error;
     }
     const summary: SyncSummary = { dataset, mode, pages: pageCount, upserted, deleted: removed, total, lastUpdatedDate, file, dryRun: Boolean(options.dryRun) };
     if (!options.dryRun) {
@@ -157,7 +161,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     emit({ type: 'done', summary });
     return summary;
   } finally {
-    await spool?.discard();
+    await fullWriter?.discard();
   }
 }
 

@@ -1,0 +1,71 @@
+/**
+ * Issue 6: a full sync of 100,000 expenses from `ledgerhook mock` at limit 1000 (library, in
+ * process) against a bare undici loop that fetches and parses the same pages and throws them
+ * away, in the same run (goal: >= 0.8x its throughput); and the peak RSS of a `ledgerhook sync`
+ * process doing a full sync of 1,000,000 expenses (goal: < 150 MB).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { MemoryStateStore, syncDataset } from '../src/index.js';
+import { fmt, report } from './lib/measure.js';
+import { BIN, startProcess, stopProcess } from './lib/processes.js';
+
+async function bareLoop(baseUrl: string, token: string, dispatcher: Agent): Promise<number> {
+  let cursor: string | undefined;
+  let items = 0;
+  do {
+    const response = await request(`${baseUrl}/expenses`, { headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', limit: '1000', ...(cursor ? { cursor } : {}) }, dispatcher });
+    const page = (await response.body.json()) as { data: unknown[]; cursor?: string };
+    items += page.data.length;
+    cursor = page.cursor;
+  } while (cursor);
+  return items;
+}
+
+async function startMock(items: number) {
+  const mock = await startProcess([process.execPath, BIN, 'mock', '--port', '0', '--json', '--items', String(items)], (line) => (line.includes('baseUrl') ? line : undefined));
+  return { ...mock, ...(JSON.parse(mock.value) as { baseUrl: string; token: string }) };
+}
+
+export async function benchSyncThroughput(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'ledgerhook-bench-'));
+  const mock = await startMock(100_000);
+  const dispatcher = new Agent();
+  const rounds: Array<{ bare: number; sync: number }> = [];
+  for (let round = 0; round < 3; round += 1) {
+    let started = performance.now();
+    const bareItems = await bareLoop(mock.baseUrl, mock.token, dispatcher);
+    const bare = bareItems / ((performance.now() - started) / 1000);
+    started = performance.now();
+    const summary = await syncDataset({ baseUrl: mock.baseUrl, token: mock.token, path: '/expenses', limit: 1000, outDir: join(dir, `round-${round}`), store: new MemoryStateStore(), dispatcher });
+    const sync = summary.total / ((performance.now() - started) / 1000);
+    rounds.push({ bare, sync });
+  }
+  await stopProcess(mock.child);
+  await dispatcher.close();
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[1]!;
+  const bare = median(rounds.map((r) => r.bare));
+  const sync = median(rounds.map((r) => r.sync));
+
+  // Peak RSS of a real sync process, reported by the process itself as it exits.
+  const big = await startMock(1_000_000);
+  const hook = join(dir, 'report-rss.cjs');
+  writeFileSync(hook, "process.on('exit', () => process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'));");
+  const started = performance.now();
+  const child = spawnSync(process.execPath, ['--require', hook, BIN, 'sync', 'expenses', '--base-url', big.baseUrl, '--token', big.token, '--limit', '1000', '--out', join(dir, 'million'), '--json'], {
+    env: { ...process.env, LEDGERHOOK_CONFIG_DIR: dir }, encoding: 'utf8', maxBuffer: 1 << 20,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  await stopProcess(big.child);
+  if (child.status !== 0) throw new Error(`sync of 1,000,000 failed: ${child.stderr}`);
+  const rssMb = Number(/maxrss (\d+)/.exec(child.stderr)?.[1]) / 1024;
+  const total = JSON.parse(child.stdout).total as number;
+  report('Full sync from the mock at limit 1000 (median of 3 rounds; goal: sync >= 0.8x the bare loop)', [
+    ['bare undici loop: fetch + parse, 100,000 expenses', `${fmt(bare, 0)} items/s`],
+    ['syncDataset to a local JSON file, 100,000 expenses', `${fmt(sync, 0)} items/s  ${fmt(sync / bare, 2)}x`],
+    ['ledgerhook sync, 1,000,000 expenses (process)', `${total} items in ${fmt(seconds, 1)} s, peak RSS ${fmt(rssMb, 0)} MB (goal: < 150 MB)`],
+  ]);
+}

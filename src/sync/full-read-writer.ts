@@ -1,0 +1,99 @@
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { AtomicItemWriter, type Item } from './data-file.js';
+import { compareIds, type ItemId } from './item-id.js';
+
+/**
+ * Writes the items of a full read straight into the new file as pages arrive. Servers send ids
+ * in ascending order in practice, and then this is the only pass. If one arrives out of order
+ * (or twice), the written file is read back once and written again sorted by id, the last copy
+ * of an id winning; only ids and offsets are held in memory for that.
+ */
+export class FullReadWriter {
+  readonly #target: string;
+  readonly #writer: AtomicItemWriter | undefined;
+  #lastId: ItemId | undefined;
+  #ascending = true;
+  #count = 0;
+
+  private constructor(target: string, writer: AtomicItemWriter | undefined) {
+    this.#target = target;
+    this.#writer = writer;
+  }
+
+  /** With dryRun, only counts. */
+  static async create(target: string, dryRun: boolean): Promise<FullReadWriter> {
+    return new FullReadWriter(target, dryRun ? undefined : await AtomicItemWriter.create(target));
+  }
+
+  async add(items: readonly Item[]): Promise<void> {
+    for (const item of items) {
+      if (this.#lastId !== undefined && compareIds(this.#lastId, item.id) >= 0) this.#ascending = false;
+      this.#lastId = item.id;
+      this.#count += 1;
+      await this.#writer?.write(item);
+    }
+  }
+
+  /** Puts the file in place (sorted) and returns how many items it holds. */
+  async commit(): Promise<number> {
+    if (!this.#writer) return this.#count;
+    if (this.#ascending) {
+      await this.#writer.commit();
+      return this.#count;
+    }
+    await this.#writer.seal();
+    const sorted = await AtomicItemWriter.create(this.#target);
+    try {
+      const written = await copySorted(this.#writer.tempPath, sorted);
+      await sorted.commit();
+      return written;
+    } catch (error) {
+      await sorted.discard();
+      throw error;
+    } finally {
+      await this.#writer.discard();
+    }
+  }
+
+  async discard(): Promise<void> {
+    await this.#writer?.discard();
+  }
+}
+
+async function copySorted(source: string, writer: AtomicItemWriter): Promise<number> {
+  const ids: ItemId[] = [];
+  const offsets: number[] = [];
+  const lengths: number[] = [];
+  let offset = 0;
+  const lines = createInterface({ input: createReadStream(source, { encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const line of lines) {
+    const bytes = Buffer.byteLength(line) + 1;
+    if (line !== '[' && line !== ']' && line !== '') {
+      const text = line.endsWith(',') ? line.slice(0, -1) : line;
+      ids.push((JSON.parse(text) as Item).id);
+      offsets.push(offset);
+      lengths.push(Buffer.byteLength(text));
+    }
+    offset += bytes;
+  }
+  const order = ids.map((_, index) => index);
+  order.sort((a, b) => compareIds(ids[a]!, ids[b]!) || a - b);
+  const handle = await open(source, 'r');
+  let written = 0;
+  try {
+    for (let position = 0; position < order.length; position += 1) {
+      const index = order[position]!;
+      const next = order[position + 1];
+      if (next !== undefined && compareIds(ids[next]!, ids[index]!) === 0) continue;
+      const buffer = Buffer.alloc(lengths[index]!);
+      await handle.read(buffer, 0, buffer.length, offsets[index]!);
+      await writer.writeJson(buffer.toString('utf8'));
+      written += 1;
+    }
+  } finally {
+    await handle.close();
+  }
+  return written;
+}

@@ -1,0 +1,30 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A sync killed with SIGKILL leaves its temporary file behind; the data file and
+ * state are untouched, so they are only litter. Removes those of dead processes for this file.
+ */
+export async function removeStaleTempFiles(dir: string, fileName: string): Promise<void> {
+  const escaped = fileName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`^\\.${escaped}\\.(\\d+)\\.[0-9a-f]{8}\\.tmp$`);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  await Promise.all(names.map(async (name) => {
+    const match = pattern.exec(name);
+    if (match && Number(match[1]) !== process.pid && !alive(Number(match[1]))) await rm(join(dir, name), { force: true });
+  }));
+}
