@@ -56,3 +56,6 @@ export { datasetFileName } from './sync/dataset-file-name.js';
 export { fetchJson, type FetchJsonOptions } from './sync/fetch-page.js';
 export { DEFAULT_RETRY_POLICY, SharedBackoff, parseRetryAfter, type RetryPolicy } from './sync/retry-policy.js';
 export type { ListPage } from './sync/envelope.js';
+export { createWebhookSync, userDirectory, type WebhookSyncOptions, type WebhookSyncEvent } from './webhook-sync/webhook-sync.js';
+export { SyncScheduler } from './webhook-sync/sync-scheduler.js';
+export { runDemo, type DemoOptions, type DemoResult, type DemoEvent } from './demo/run-demo.js';

@@ -7,6 +7,7 @@ import type { RunCommand } from './runner.js';
 import { defineCatalogue } from './definitions/catalogue.js';
 import { defineCheckReceiver } from './definitions/check-receiver.js';
 import { defineConfig } from './definitions/config.js';
+import { defineDemo } from './definitions/demo.js';
 import { defineListen } from './definitions/listen.js';
 import { defineMock } from './definitions/mock.js';
 import { defineReplay } from './definitions/replay.js';
@@ -99,6 +100,7 @@ function buildProgram(): Command {
     .addHelpText('after', `
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 network or remote-service error.
 Run "ledgerhook <command> --help" for a command's options and examples.`);
+  defineDemo(program, run);
   defineSign(program, run);
   defineVerify(program, run);
   defineSendSample(program, run);

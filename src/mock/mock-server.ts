@@ -62,7 +62,26 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       sender?.send(result);
     },
   });
+  let churn: NodeJS.Timeout | undefined;
+  const setChurn = (seconds: number | undefined) => {
+    if (churn) clearInterval(churn);
+    churn = undefined;
+    if (!seconds) return;
+    let round = 0;
+    churn = setInterval(() => {
+      const path = CHURN_PATHS[round++ % CHURN_PATHS.length]!;
+      service.mutate({ path, create: 1 + (round % 3), update: 1 + (round % 2), delete: round % 4 === 0 ? 1 : 0, retype: path === '/expenses' && round % 2 === 0 ? 1 : 0 });
+    }, seconds * 1000);
+  };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === '/__mock/churn' && req.method === 'POST') {
+      // { "seconds": 2 } starts (or changes) churn, { "seconds": 0 } stops it; answers once webhooks so far are sent.
+      const seconds = Number((JSON.parse((await readSmallBody(req)) || '{}') as { seconds?: unknown }).seconds ?? 0);
+      setChurn(Number.isFinite(seconds) && seconds > 0 ? seconds : undefined);
+      await sender?.idle();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ churnSeconds: seconds > 0 ? seconds : null }));
+      return;
+    }
     const headers: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value[0] : value;
     const body = req.method === 'POST' ? await readSmallBody(req) : (req.resume(), undefined);
@@ -87,14 +106,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  let churn: NodeJS.Timeout | undefined;
-  if (options.churnSeconds) {
-    let round = 0;
-    churn = setInterval(() => {
-      const path = CHURN_PATHS[round++ % CHURN_PATHS.length]!;
-      service.mutate({ path, create: 1 + (round % 3), update: 1 + (round % 2), delete: round % 4 === 0 ? 1 : 0, retype: path === '/expenses' && round % 2 === 0 ? 1 : 0 });
-    }, options.churnSeconds * 1000);
-  }
+  setChurn(options.churnSeconds);
   return {
     url: `http://${host}:${address.port}${MOCK_BASE_PATH}`,
     token: service.token,

@@ -32,6 +32,8 @@ export interface SyncDatasetOptions {
   /** Fetch and report, write nothing (no file, no state). */
   dryRun?: boolean;
   store: SyncStateStore;
+  /** Keeps the state of several accounts apart (e.g. the userId): part of the state key. */
+  scope?: string;
   dispatcher?: Dispatcher;
   signal?: AbortSignal;
   retry?: RetryPolicy;
@@ -68,7 +70,7 @@ async function exists(path: string): Promise<boolean> {
 export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSummary> {
   const filter = options.filter ?? {};
   const path = options.path.startsWith('/') ? options.path : `/${options.path}`;
-  const key = datasetKey(options.baseUrl, path, filter);
+  const key = `${options.scope ? `${options.scope}@` : ''}${datasetKey(options.baseUrl, path, filter)}`;
   const dataset = `${path}${Object.keys(filter).length ? `?${new URLSearchParams(Object.entries(filter).sort(([a], [b]) => a.localeCompare(b)))}` : ''}`;
   const outDir = resolve(options.outDir);
   const file = join(outDir, datasetFileName(path, filter));

@@ -1,4 +1,5 @@
 import { CaptureWriter } from '../../capture/capture-writer.js';
+import { usageError } from '../../errors.js';
 import { resolveTarget } from '../../delivery/target.js';
 import { startListener, type ListenerEvent } from '../../listen/listener.js';
 import { batchedLineWriter } from '../batched-lines.js';
@@ -6,6 +7,7 @@ import { writeLine, type CliContext } from '../context.js';
 import type { ListenCommandOptions } from '../definitions/listen.js';
 import { deliveryLine } from '../delivery-line.js';
 import { resolveHeaderName, resolveWebhookSecrets } from '../resolve-settings.js';
+import { createListenSync, syncEventLine } from '../listen-sync.js';
 
 export async function run(options: ListenCommandOptions, ctx: CliContext): Promise<void> {
   const secrets = await resolveWebhookSecrets(options, ctx);
@@ -26,6 +28,20 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
     else writeLine(ctx.stderr, `${ctx.color.red('capture error:')} ${event.message}`);
   };
   const signal = ctx.signal;
+  if (!options.sync && (options.token || options.tokens || options.baseUrl)) {
+    throw usageError('--token, --tokens and --base-url go with --sync');
+  }
+  const sync = options.sync
+    ? await createListenSync(options, ctx, (event) => {
+      if (options.json) {
+        if (event.type === 'sync-done') json({ kind: event.type, userId: event.userId, entity: event.entity, run: event.run, ...event.summary, at: new Date().toISOString() });
+        else json({ kind: event.type, ...event, type: undefined, at: new Date().toISOString() });
+      } else {
+        const line = syncEventLine(event, ctx);
+        if (line) out.write(line);
+      }
+    })
+    : undefined;
   let listener;
   try {
     listener = await startListener({
@@ -34,6 +50,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
       ...(options.path ? { path: options.path.startsWith('/') ? options.path : `/${options.path}` } : {}),
       ...(capture ? { capture } : {}),
       ...(forwardTo ? { forwardTo } : {}),
+      ...(sync ? { onAccepted: (record: Parameters<typeof sync.handle>[0]) => sync.handle(record) } : {}),
       onEvent,
     });
   } catch (error) {
@@ -41,9 +58,9 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
     throw error;
   }
   if (options.json) {
-    json({ kind: 'listening', url: listener.url, verifying: secrets.length > 0, headerName, capture: options.capture ?? null, forwardTo: forwardTo?.href ?? null });
+    json({ kind: 'listening', url: listener.url, verifying: secrets.length > 0, headerName, capture: options.capture ?? null, forwardTo: forwardTo?.href ?? null, sync: Boolean(sync) });
   } else {
-    writeLine(ctx.stdout, `${ctx.color.bold('listening on')} ${listener.url}${forwardTo ? `, forwarding to ${forwardTo.href}` : ''}${capture ? `, capturing to ${capture.path}` : ''}`);
+    writeLine(ctx.stdout, `${ctx.color.bold('listening on')} ${listener.url}${forwardTo ? `, forwarding to ${forwardTo.href}` : ''}${capture ? `, capturing to ${capture.path}` : ''}${sync ? `, syncing into ${options.out}` : ''}`);
     if (secrets.length === 0) writeLine(ctx.stdout, ctx.color.yellow('no webhook secret configured: deliveries are NOT verified (pass --secret-file, set LEDGERHOOK_WEBHOOK_SECRET, or `ledgerhook config set webhookSecret -`)'));
     writeLine(ctx.stdout, ctx.color.dim('Ctrl-C to stop'));
   }
@@ -52,6 +69,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await listener.close();
+  await sync?.idle();
   out.flush();
   const s = listener.stats;
   if (options.json) json({ kind: 'summary', ...s, captured: capture?.written ?? 0 });

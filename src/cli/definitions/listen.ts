@@ -13,6 +13,13 @@ export interface ListenCommandOptions {
   maxBody: number;
   requestTimeout: number;
   tolerance: number;
+  sync?: boolean;
+  token?: string;
+  tokens?: string;
+  baseUrl?: string;
+  out: string;
+  limit: number;
+  syncConcurrency: number;
   json?: boolean;
   secret?: string[];
   secretFile?: string;
@@ -33,7 +40,14 @@ export function defineListen(program: Command, run: RunCommand): void {
     .option('--accept-invalid', 'answer 200 to invalid deliveries too (they are still recorded as invalid)')
     .option('--max-body <bytes>', 'largest body accepted; larger gets 413', integer('--max-body', { min: 1 }), 1024 * 1024)
     .option('--request-timeout <seconds>', 'cut off senders slower than this', decimal('--request-timeout', { min: 0.1, max: 3600 }), 30)
-    .option('--tolerance <seconds>', 'maximum webhook age in seconds', integer('--tolerance', { min: 0 }), 300);
+    .option('--tolerance <seconds>', 'maximum webhook age in seconds', integer('--tolerance', { min: 0 }), 300)
+    .option('--sync', 'on each verified ENTITY_UPDATE, sync the named entities of that user incrementally')
+    .option('--token <token>', 'with --sync: access token used for every user (default: LEDGERHOOK_TOKEN, else the stored token)')
+    .option('--tokens <file>', 'with --sync: JSON file mapping userId to access token, for several users')
+    .option('--base-url <url>', 'with --sync: API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
+    .option('--out <dir>', 'with --sync: directory of the JSON files (one subdirectory per user)', './ledgerhook-data')
+    .option('--limit <n>', 'with --sync: page size', integer('--limit', { min: 1, max: 100_000 }), 100)
+    .option('--sync-concurrency <n>', 'with --sync: datasets synced at once', integer('--sync-concurrency', { min: 1, max: 32 }), 4);
   addSecretOptions(command, { repeatable: true });
   addHeaderNameOption(command);
   addJsonOption(command, 'print one JSON object per line (start, each delivery, summary) and nothing else on stdout');
@@ -42,6 +56,7 @@ export function defineListen(program: Command, run: RunCommand): void {
       'ledgerhook listen --capture deliveries.jsonl',
       'ledgerhook listen --port 4000 --forward-to http://localhost:3000/webhooks --secret-file sandbox.secret',
       'ledgerhook listen --host 0.0.0.0 --path /webhooks --json',
+      'ledgerhook listen --sync --base-url http://127.0.0.1:4010/rest/v5 --token ledgerhook-mock-token --out ./data',
     ))
     .action((options: ListenCommandOptions) => run(() => import('../commands/listen.js'), options));
 }
