@@ -12,6 +12,8 @@ export const DEFAULT_EXPENSE_ITEMS = 202;
 export const DEFAULT_OTHER_ITEMS = 25;
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
+/** Generated dates fall in the year before this instant: fixed, so a seed gives the same data on any day. */
+const GENERATED_DATES_END = Date.UTC(2026, 10, 1);
 
 export interface MockFaults {
   /** Added to every API answer, in ms. */
@@ -133,7 +135,7 @@ export class MockService {
     this.#lastChange = baseTime;
     ENTITIES.forEach((entity, index) => {
       const count = entity.name === 'expense' ? options.items ?? DEFAULT_EXPENSE_ITEMS : entity.paginated ? options.otherItems ?? DEFAULT_OTHER_ITEMS : 1;
-      this.#datasets.set(entity.name, new MockDataset({ entity: entity.name, entityIndex: index, count, firstId: 100_000 * (index + 1) + 1, ctx: { seed, now: baseTime }, baseTime }));
+      this.#datasets.set(entity.name, new MockDataset({ entity: entity.name, entityIndex: index, count, firstId: 100_000 * (index + 1) + 1, ctx: { seed, now: GENERATED_DATES_END }, baseTime }));
       this.#pathToEntity.set(entity.path, entity.name);
     });
     this.#pathToEntity.set(SAMPLE_LIST_PATH, 'expense');

@@ -224,7 +224,7 @@ describe('ledgerhook (top level)', () => {
     for (const command of commands) {
       const sub = await runCli([command, '--help']);
       assert.equal(sub.code, 0);
-      assert.match(sub.stdout, /Examples:\n  \$ ledgerhook /, `${command} --help has an example`);
+      assert.match(sub.stdout, /Examples:\n(  #.*\n)*  \$ ledgerhook /, `${command} --help has an example`);
     }
   });
 
