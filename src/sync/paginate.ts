@@ -50,9 +50,7 @@ export function listUrl(baseUrl: string, path: string, filter: Record<string, st
  */
 export async function* paginate(options: PaginateOptions): AsyncGenerator<PaginatedItem> {
   const url = listUrl(options.baseUrl, options.path, options.filter);
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let index = 0; ; index += 1) {
+  const fetchPage = (cursor: string | undefined) => {
     const headers: Record<string, string> = {
       authorization: `Bearer ${options.token}`,
       'content-type': 'application/json',
@@ -60,7 +58,7 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<Pagina
     };
     if (cursor !== undefined) headers.cursor = cursor;
     if (options.lastUpdatedDate !== undefined) headers.lastUpdatedDate = options.lastUpdatedDate;
-    const body = await fetchJson({
+    return fetchJson({
       url, headers,
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -70,6 +68,11 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<Pagina
       ...(options.sleep ? { sleep: options.sleep } : {}),
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),
     });
+  };
+  const seen = new Set<string>();
+  let pending = fetchPage(undefined);
+  for (let index = 0; ; index += 1) {
+    const body = await pending;
     const classified = classifyBody(body);
     if (classified.kind === 'invalid') throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${url.href} answered 200 but not a valid list envelope: ${classified.reason}`);
     if (classified.kind === 'document') {
@@ -78,10 +81,15 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<Pagina
       yield { kind: 'document', body: classified.body };
       return;
     }
+    const cursor = classified.page.cursor;
+    if (cursor !== undefined) {
+      if (seen.has(cursor)) throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${url.href} returned a cursor it had already returned in this run (page ${index + 1}); stopping instead of looping`);
+      seen.add(cursor);
+      // The next request goes out while the caller works on this page; the requests stay in order.
+      pending = fetchPage(cursor);
+      pending.catch(() => {}); // if the caller stops early, nobody awaits it
+    }
     yield { kind: 'page', index, page: classified.page };
-    cursor = classified.page.cursor;
     if (cursor === undefined) return;
-    if (seen.has(cursor)) throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${url.href} returned a cursor it had already returned in this run (page ${index + 1}); stopping instead of looping`);
-    seen.add(cursor);
   }
 }
