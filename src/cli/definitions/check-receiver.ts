@@ -1,20 +1,17 @@
 import type { Command } from 'commander';
 import { RECEIVER_CASE_TABLE } from '../../delivery/receiver-case-table.js';
 import type { RunCommand } from '../runner.js';
+import type { SecretFlags } from '../resolve-settings.js';
 import { decimal, examples, integer } from '../parsers.js';
 import { addHeaderNameOption, addJsonOption, addSecretOptions } from './common-options.js';
 
-export interface CheckReceiverCommandOptions {
+export interface CheckReceiverCommandOptions extends SecretFlags {
   to: string;
   only?: string;
   skip?: string;
   tolerance: number;
   timeout: number;
   json?: boolean;
-  secret?: string[];
-  secretFile?: string;
-  env?: string;
-  headerName?: string;
 }
 
 export function defineCheckReceiver(program: Command, run: RunCommand): void {

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import type { RunCommand } from '../runner.js';
+import type { SecretFlags } from '../resolve-settings.js';
 import { decimal, examples, integer } from '../parsers.js';
 import { addHeaderNameOption, addJsonOption, addSecretOptions } from './common-options.js';
 
-export interface ListenCommandOptions {
+export interface ListenCommandOptions extends SecretFlags {
   port: number;
   host: string;
   path?: string;
@@ -21,10 +22,6 @@ export interface ListenCommandOptions {
   limit: number;
   syncConcurrency: number;
   json?: boolean;
-  secret?: string[];
-  secretFile?: string;
-  env?: string;
-  headerName?: string;
 }
 
 export function defineListen(program: Command, run: RunCommand): void {

@@ -1,9 +1,10 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { RunCommand } from '../runner.js';
+import type { SecretFlags } from '../resolve-settings.js';
 import { decimal, examples, integer } from '../parsers.js';
 import { addHeaderNameOption, addJsonOption, addSecretOptions } from './common-options.js';
 
-export interface MockCommandOptions {
+export interface MockCommandOptions extends SecretFlags {
   port: number;
   host: string;
   token?: string;
@@ -19,10 +20,6 @@ export interface MockCommandOptions {
   rateLimit?: { requests: number; windowSeconds: number };
   deletedIdsOn: 'first' | 'last' | 'every';
   json?: boolean;
-  secret?: string[];
-  secretFile?: string;
-  env?: string;
-  headerName?: string;
 }
 
 function rateLimit(value: string): { requests: number; windowSeconds: number } {

@@ -1,26 +1,18 @@
 import type { Command } from 'commander';
 import type { RunCommand } from '../runner.js';
+import type { SecretFlags } from '../resolve-settings.js';
+import type { CaptureSelector } from '../../capture/read-captures.js';
 import { decimal, examples, integer } from '../parsers.js';
 import { addHeaderNameOption, addJsonOption, addSecretOptions } from './common-options.js';
 
-export interface ReplayCommandOptions {
+export interface ReplayCommandOptions extends SecretFlags, CaptureSelector {
   file: string;
   to: string;
-  id?: string;
-  index?: number;
-  last?: number;
-  type?: string;
-  event?: string;
-  user?: string;
   asCaptured?: boolean;
   concurrency: number;
   delay?: number;
   timeout: number;
   json?: boolean;
-  secret?: string[];
-  secretFile?: string;
-  env?: string;
-  headerName?: string;
 }
 
 export function defineReplay(program: Command, run: RunCommand): void {

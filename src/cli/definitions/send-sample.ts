@@ -2,10 +2,11 @@ import type { Command } from 'commander';
 import { ENTITIES } from '../../catalogue/entities.js';
 import { EVENTS } from '../../catalogue/events.js';
 import type { RunCommand } from '../runner.js';
+import type { SecretFlags } from '../resolve-settings.js';
 import { collect, decimal, examples, integer } from '../parsers.js';
 import { addHeaderNameOption, addJsonOption, addSecretOptions } from './common-options.js';
 
-export interface SendSampleCommandOptions {
+export interface SendSampleCommandOptions extends SecretFlags {
   type?: string;
   to: string;
   event?: string;
@@ -20,10 +21,6 @@ export interface SendSampleCommandOptions {
   count: number;
   concurrency: number;
   json?: boolean;
-  secret?: string[];
-  secretFile?: string;
-  env?: string;
-  headerName?: string;
 }
 
 const wrap = (words: readonly string[], indent: string) => {

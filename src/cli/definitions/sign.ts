@@ -1,20 +1,17 @@
 import { Option, type Command } from 'commander';
 import type { RunCommand } from '../runner.js';
+import type { SecretFlags } from '../resolve-settings.js';
 import { examples, integer } from '../parsers.js';
 import { addHeaderNameOption, addSecretOptions } from './common-options.js';
 
 export const SIGN_FORMATS = ['token', 'header', 'json', 'curl'] as const;
 
-export interface SignCommandOptions {
+export interface SignCommandOptions extends SecretFlags {
   file?: string;
   data?: string;
   iat?: number;
   format: (typeof SIGN_FORMATS)[number];
   url: string;
-  secret?: string[];
-  secretFile?: string;
-  env?: string;
-  headerName?: string;
 }
 
 export function defineSign(program: Command, run: RunCommand): void {

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
 import type { RunCommand } from '../runner.js';
+import type { SecretFlags } from '../resolve-settings.js';
 import { examples, integer } from '../parsers.js';
 import { addJsonOption, addSecretOptions } from './common-options.js';
 
-export interface VerifyCommandOptions {
+export interface VerifyCommandOptions extends SecretFlags {
   file?: string;
   token?: string;
   header?: string;
@@ -15,9 +16,6 @@ export interface VerifyCommandOptions {
   delivery?: string;
   atReceipt?: boolean;
   json?: boolean;
-  secret?: string[];
-  secretFile?: string;
-  env?: string;
 }
 
 export function defineVerify(program: Command, run: RunCommand): void {
