@@ -4,6 +4,7 @@ import type { CliContext } from './context.js';
 import type { ListenCommandOptions } from './definitions/listen.js';
 import { readInputFile } from './read-input.js';
 import { resolveBaseUrl, resolveToken, stateStore } from './resolve-dataset.js';
+import { resolveEnvironment, settingsStore } from './resolve-settings.js';
 
 async function readTokenMap(path: string): Promise<Map<string, string>> {
   let value: unknown;
@@ -23,9 +24,11 @@ async function readTokenMap(path: string): Promise<Map<string, string>> {
 export async function createListenSync(options: ListenCommandOptions, ctx: CliContext, onEvent: (event: WebhookSyncEvent) => void) {
   const baseUrl = (await resolveBaseUrl(options, ctx))!;
   let tokenFor: (userId: string) => string | undefined;
-  if (options.tokens) {
-    if (options.token) throw usageError('give --token (one token for every user) or --tokens FILE (per user), not both');
-    const map = await readTokenMap(options.tokens);
+  if (options.tokens && options.token) throw usageError('give --token (one token for every user) or --tokens FILE (per user), not both');
+  // --tokens, then --token or LEDGERHOOK_TOKEN, then the stored tokensFile, then the stored token.
+  const tokensFile = options.tokens ?? (options.token || ctx.env.LEDGERHOOK_TOKEN ? undefined : (await settingsStore(ctx)).get(resolveEnvironment(options.env, ctx), 'tokensFile'));
+  if (tokensFile) {
+    const map = await readTokenMap(tokensFile);
     tokenFor = (userId) => map.get(userId);
   } else {
     const token = await resolveToken(options, ctx);
