@@ -7,7 +7,7 @@ import type { CaptureRecord } from '../capture/capture-record.js';
 import type { CaptureWriter } from '../capture/capture-writer.js';
 import { postWebhook } from '../delivery/post-webhook.js';
 import { parseWebhookBody } from '../webhook/bodies.js';
-import { DEFAULT_HEADER_NAME, findHeader } from '../webhook/request.js';
+import { DEFAULT_HEADER_NAME } from '../webhook/request.js';
 import type { SecretInput } from '../webhook/secrets.js';
 import { verifyWebhook } from '../webhook/verify.js';
 import { readRequestBody } from './read-body.js';
@@ -64,10 +64,17 @@ export interface RunningListener {
 
 const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'proxy-connection', 'te', 'trailer', 'expect']);
 
+/** One pass over the raw headers: lower-case names, every value of a repeated header kept. */
 function headerRecord(req: IncomingMessage): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(req.headersDistinct)) {
-    if (value) headers[name] = value.length === 1 ? value[0]! : value;
+  const raw = req.rawHeaders;
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = raw[index]!.toLowerCase();
+    const value = raw[index + 1]!;
+    const existing = headers[name];
+    if (existing === undefined) headers[name] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else headers[name] = [existing, value];
   }
   return headers;
 }
@@ -132,7 +139,8 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
     const receivedAtMs = now();
     const body = read.body;
     const headers = headerRecord(req);
-    const token = findHeader(headers, headerName);
+    const tokenValue = headers[headerName.toLowerCase()];
+    const token = { value: Array.isArray(tokenValue) ? tokenValue[0] : tokenValue, count: tokenValue === undefined ? 0 : Array.isArray(tokenValue) ? tokenValue.length : 1 };
     let valid: boolean | null = null;
     let code: string | undefined;
     let message: string | undefined;
