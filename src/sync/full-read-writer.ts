@@ -32,7 +32,9 @@ export class FullReadWriter {
       if (this.#lastId !== undefined && compareIds(this.#lastId, item.id) >= 0) this.#ascending = false;
       this.#lastId = item.id;
       this.#count += 1;
-      await this.#writer?.write(item);
+      // write() returns a promise only when its buffer is flushed: no await (and no tick) per item.
+      const flushing = this.#writer?.write(item);
+      if (flushing) await flushing;
     }
   }
 
@@ -89,7 +91,8 @@ async function copySorted(source: string, writer: AtomicItemWriter): Promise<num
       if (next !== undefined && compareIds(ids[next]!, ids[index]!) === 0) continue;
       const buffer = Buffer.alloc(lengths[index]!);
       await handle.read(buffer, 0, buffer.length, offsets[index]!);
-      await writer.writeJson(buffer.toString('utf8'));
+      const flushing = writer.writeJson(buffer.toString('utf8'));
+      if (flushing) await flushing;
       written += 1;
     }
   } finally {

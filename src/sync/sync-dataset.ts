@@ -178,24 +178,30 @@ async function mergeChanges(file: string, changes: Map<string, Item>, deletedIds
   let total = 0;
   let removed = 0;
   let previous: Item['id'] | undefined;
-  const put = async (item: Item) => {
+  // write() returns a promise only when its buffer is flushed: no await (and no tick) per item.
+  const put = (item: Item) => {
     total += 1;
-    await writer?.write(item);
+    return writer?.write(item);
+  };
+  const flush = async (pending: Promise<void> | undefined) => {
+    if (pending) await pending;
   };
   for await (const old of readItems(file)) {
     if (previous !== undefined && compareIds(previous, old.id) >= 0) {
       throw new LedgerhookError('ERR_IO', `${file} is not sorted by id (id ${String(old.id)} after ${String(previous)}); run with --full to rebuild it`);
     }
     previous = old.id;
-    while (next < sorted.length && compareIds(sorted[next]!.id, old.id) < 0) await put(sorted[next++]!);
+    while (next < sorted.length && compareIds(sorted[next]!.id, old.id) < 0) await flush(put(sorted[next++]!));
     if (next < sorted.length && compareIds(sorted[next]!.id, old.id) === 0) {
-      await put(sorted[next++]!);
+      const pending = put(sorted[next++]!);
+      if (pending) await pending;
     } else if (deletedIds.has(idKey(old.id))) {
       removed += 1;
     } else {
-      await put(old);
+      const pending = put(old);
+      if (pending) await pending;
     }
   }
-  while (next < sorted.length) await put(sorted[next++]!);
+  while (next < sorted.length) await flush(put(sorted[next++]!));
   return { total, upserted: sorted.length, removed };
 }
