@@ -4,7 +4,11 @@
  * ~80 cuts ~40 ms of module resolution from every start (`npm run bench` shows the figures).
  * The heavy dependencies (undici, conf, ora) stay external: only the commands that use them load them.
  */
+import { rm } from 'node:fs/promises';
 import { build } from 'esbuild';
+
+// Chunk names carry content hashes: clear the old ones so that stale chunks never ship.
+await rm('dist/cli-bundle', { recursive: true, force: true });
 
 await build({
   entryPoints: ['dist/cli/main.js'],

@@ -1,4 +1,4 @@
-import { Chalk, type ChalkInstance } from 'chalk';
+import type { ChalkInstance } from 'chalk';
 
 /**
  * Everything a command may use from the outside world. Commands receive this instead of
@@ -17,8 +17,12 @@ export interface CliContext {
   debug: boolean;
 }
 
-/** chalk already honours FORCE_COLOR and non-TTY; NO_COLOR (no-color.org) we add ourselves. */
-export function colorFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): ChalkInstance {
+/**
+ * chalk for one stream: colour only on a terminal, never with NO_COLOR (no-color.org), always
+ * with FORCE_COLOR. Loaded on demand, so that `--help` does not pay for it.
+ */
+export async function loadColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Promise<ChalkInstance> {
+  const { Chalk } = await import('chalk');
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return new Chalk({ level: 0 });
   if (env.FORCE_COLOR !== undefined) return new Chalk();
   if (!stream.isTTY) return new Chalk({ level: 0 });

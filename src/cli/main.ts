@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isLedgerhookError } from '../errors.js';
-import { colorFor, writeLine, type CliContext } from './context.js';
+import { loadColor, writeLine, type CliContext } from './context.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { RunCommand } from './runner.js';
 import { defineCatalogue } from './definitions/catalogue.js';
@@ -23,9 +23,11 @@ import { defineVerify } from './definitions/verify.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const debug = process.argv.includes('--debug') || process.env.LEDGERHOOK_DEBUG === '1';
-const stderrColor = colorFor(process.stderr, process.env);
+// Error lines are coloured only on a terminal; elsewhere chalk is not even loaded.
+const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
+const stderrColor: { red: (text: string) => string } = process.stderr.isTTY && !noColor ? await loadColor(process.stderr, process.env) : { red: (text) => text };
 
-function createContext(): CliContext {
+async function createContext(): Promise<CliContext> {
   let controller: AbortController | undefined;
   return {
     env: process.env,
@@ -36,7 +38,7 @@ function createContext(): CliContext {
       return process.stdin;
     },
     isTTY: Boolean(process.stdout.isTTY),
-    color: colorFor(process.stdout, process.env),
+    color: await loadColor(process.stdout, process.env),
     debug,
     // Signal handlers are installed only when a command asks for the signal, so that short
     // commands keep Node's default Ctrl-C behaviour.
@@ -81,7 +83,7 @@ function reportError(error: unknown): number {
 
 const run: RunCommand = async (load, options) => {
   const module = await load();
-  await module.run(options, createContext());
+  await module.run(options, await createContext());
 };
 
 function buildProgram(): Command {
