@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { CaptureRecord } from '../capture/capture-record.js';
 import { startListener } from '../listen/listener.js';
 import { startMockServer } from '../mock/mock-server.js';
 import type { MutationResult, MutationSpec } from '../mock/mock-service.js';
+import { datasetFileName } from '../sync/dataset-file-name.js';
 import { MemoryStateStore } from '../sync/state-store.js';
 import { syncDataset, type SyncSummary } from '../sync/sync-dataset.js';
 import { createWebhookSync, userDirectory, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';
@@ -69,7 +71,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     await sync.idle();
     const datasets: DemoResult['datasets'] = [];
     for (const path of DATASETS) {
-      const file = `${userDir}/${path.slice(1)}.json`;
+      const file = join(userDir, datasetFileName(path));
       const local = await readFile(file, 'utf8');
       const truth = mock.service.dataset(path).data;
       const equal = JSON.stringify(JSON.parse(local)) === JSON.stringify(truth);

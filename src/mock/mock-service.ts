@@ -309,7 +309,7 @@ export class MockService {
       const filter = [...url.searchParams.entries()].filter(([key]) => key !== 'path');
       return json(200, this.dataset(path, Object.fromEntries(filter)));
     }
-    throw new MockHttpError(404, 'not_found', 'mock control endpoints: POST /__mock/mutate, GET /__mock/dataset?path=...');
+    throw new MockHttpError(404, 'not_found', 'mock control endpoints: POST /__mock/mutate, GET /__mock/dataset?path=..., POST /__mock/churn');
   }
 
   /** The whole current dataset (ground truth for tests), sorted by id. */

@@ -71,7 +71,8 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
   const filter = options.filter ?? {};
   const path = options.path.startsWith('/') ? options.path : `/${options.path}`;
   const key = `${options.scope ? `${options.scope}@` : ''}${datasetKey(options.baseUrl, path, filter)}`;
-  const dataset = `${path}${Object.keys(filter).length ? `?${new URLSearchParams(Object.entries(filter).sort(([a], [b]) => a.localeCompare(b)))}` : ''}`;
+  // The dataset's name in progress and summaries: its state key without the server.
+  const dataset = datasetKey('', path, filter);
   const outDir = resolve(options.outDir);
   const file = join(outDir, datasetFileName(path, filter));
   const emit = (event: SyncProgressEvent) => options.onProgress?.(event);

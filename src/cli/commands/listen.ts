@@ -13,7 +13,6 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   const secrets = await resolveWebhookSecrets(options, ctx);
   const headerName = await resolveHeaderName(options, ctx);
   const forwardTo = options.forwardTo !== undefined ? resolveTarget(options.forwardTo) : undefined;
-  const capture = options.capture ? await CaptureWriter.open(options.capture) : undefined;
   const out = batchedLineWriter(ctx.stdout);
   const json = (value: unknown) => out.write(JSON.stringify(value));
   const onEvent = (event: ListenerEvent) => {
@@ -42,6 +41,8 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
       }
     })
     : undefined;
+  // Opened last, so that a bad flag above never leaves an empty capture file behind.
+  const capture = options.capture ? await CaptureWriter.open(options.capture) : undefined;
   let listener;
   try {
     listener = await startListener({

@@ -73,7 +73,7 @@ export async function run(options: SendSampleCommandOptions, ctx: CliContext): P
     if (!options.json) writeLine(ctx.stdout, `${ctx.color.bold('POST')} ${url.href}  ${ctx.color.dim(describeBody(body))}`);
     const response = await postWebhook({ url, body: delivery.body, headers: delivery.headers, timeoutMs, signal: ctx.signal });
     if (options.json) {
-      writeJson(ctx, { url: url.href, status: response.status, ok: isSuccess(response.status), latencyMs: Number(response.latencyMs.toFixed(2)), response: response.bodyExcerpt, responseTruncated: response.bodyTruncated, ...(response.location ? { location: response.location } : {}), body: JSON.parse(JSON.stringify(body.toString('utf8'))), signed: secret !== undefined });
+      writeJson(ctx, { url: url.href, status: response.status, ok: isSuccess(response.status), latencyMs: Number(response.latencyMs.toFixed(2)), response: response.bodyExcerpt, responseTruncated: response.bodyTruncated, ...(response.location ? { location: response.location } : {}), body: body.toString('utf8'), signed: secret !== undefined });
     } else {
       const paint = isSuccess(response.status) ? ctx.color.green : ctx.color.red;
       const redirect = response.location ? ` (redirect to ${response.location}; deliveries are not redirected)` : '';
