@@ -19,13 +19,29 @@ export type LedgerhookErrorCode =
   /** The operation was aborted through an AbortSignal (Ctrl-C). */
   | 'ERR_ABORTED';
 
+/**
+ * Neutral facts about an error, for programs and for the CLI's advice table (src/cli/error-advice.ts).
+ * `reason` is a stable, finer-grained name than `code` (e.g. 'port_in_use'); library messages state
+ * what happened and never name a CLI flag: the CLI appends the flag advice for a reason.
+ */
+export interface LedgerhookErrorDetails {
+  reason?: string;
+  [fact: string]: unknown;
+}
+
 export class LedgerhookError extends Error {
   readonly code: LedgerhookErrorCode;
+  readonly details: LedgerhookErrorDetails;
 
-  constructor(code: LedgerhookErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(
+    code: LedgerhookErrorCode,
+    message: string,
+    options?: { cause?: unknown; details?: LedgerhookErrorDetails },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'LedgerhookError';
     this.code = code;
+    this.details = options?.details ?? {};
   }
 }
 

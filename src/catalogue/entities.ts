@@ -14,11 +14,23 @@ export interface EntityDefinition {
 }
 
 const EARLIER = new Set([
-  'bankTransfer', 'business', 'client', 'expense', 'expenseCategory', 'expenseRule', 'glEntry',
-  'invoice', 'invoiceSetup', 'personalExpenseCategory', 'revenue', 'revenueRule', 'taxPayment', 'userTaxSetup',
+  'bankTransfer',
+  'business',
+  'client',
+  'expense',
+  'expenseCategory',
+  'expenseRule',
+  'glEntry',
+  'invoice',
+  'invoiceSetup',
+  'personalExpenseCategory',
+  'revenue',
+  'revenueRule',
+  'taxPayment',
+  'userTaxSetup',
 ]);
 
-const ROWS: ReadonlyArray<[name: string, path: string]> = [
+const ROWS = [
   ['attachment', '/attachments'],
   ['bankAccount', '/bankAccounts'],
   ['bankTransfer', '/bankTransfers'],
@@ -43,7 +55,13 @@ const ROWS: ReadonlyArray<[name: string, path: string]> = [
   ['time', '/times'],
   ['userTaxSetup', '/userTaxSetup'],
   ['vendor', '/vendors'],
-];
+] as const satisfies ReadonlyArray<readonly [name: string, path: string]>;
+
+/** Every entity name of spec 4.2 as a string-literal union, derived from the table above (one source of truth). */
+export type EntityName = (typeof ROWS)[number][0];
+
+/** All entity names, in the order of the spec's table. */
+export const ENTITY_NAMES: readonly EntityName[] = ROWS.map(([name]) => name);
 
 export const ENTITIES: readonly EntityDefinition[] = ROWS.map(([name, path]) => ({
   name,
@@ -59,4 +77,14 @@ const BY_NAME = new Map(ENTITIES.map((entity) => [entity.name, entity]));
 
 export function findEntity(name: string): EntityDefinition | undefined {
   return BY_NAME.get(name);
+}
+
+/**
+ * True when a name from a delivery is one of the catalogue's entity names (exact case).
+ *
+ * @example
+ * const known = body.entities.filter(isEntityName); // EntityName[]
+ */
+export function isEntityName(name: string): name is EntityName {
+  return BY_NAME.has(name);
 }

@@ -7,7 +7,13 @@ import { didYouMean } from './suggest.js';
 export function resolveEventName(input: string): EventDefinition {
   const key = input.trim().toUpperCase().replace(/-/g, '_');
   const event = findEvent(key);
-  if (!event) throw usageError(`unknown event "${input}"${didYouMean(input, EVENTS.map((e) => e.name))}; \`ledgerhook events\` lists them`);
+  if (!event)
+    throw usageError(
+      `unknown event "${input}"${didYouMean(
+        input,
+        EVENTS.map((e) => e.name),
+      )}; \`ledgerhook events\` lists them`,
+    );
   return event;
 }
 
@@ -17,9 +23,19 @@ export function resolveEntityName(input: string): EntityDefinition {
   const exact = findEntity(trimmed);
   if (exact) return exact;
   const lower = trimmed.toLowerCase();
-  const loose = ENTITIES.find((entity) => entity.name.toLowerCase() === lower || entity.path.slice(1).toLowerCase() === lower || `${entity.name.toLowerCase()}s` === lower);
+  const loose = ENTITIES.find(
+    (entity) =>
+      entity.name.toLowerCase() === lower ||
+      entity.path.slice(1).toLowerCase() === lower ||
+      `${entity.name.toLowerCase()}s` === lower,
+  );
   if (loose) return loose;
-  throw usageError(`unknown entity "${input}"${didYouMean(trimmed, ENTITIES.map((e) => e.name))}; \`ledgerhook entities\` lists them`);
+  throw usageError(
+    `unknown entity "${input}"${didYouMean(
+      trimmed,
+      ENTITIES.map((e) => e.name),
+    )}; \`ledgerhook entities\` lists them`,
+  );
 }
 
 /** A send-sample TYPE: ENTITY_UPDATE, LIFECYCLE_EVENT, or an event name standing for LIFECYCLE_EVENT. */
@@ -29,5 +45,7 @@ export function resolveSampleType(input: string): { type: WebhookType; event?: E
   const event = findEvent(key);
   if (event) return { type: 'LIFECYCLE_EVENT', event };
   const candidates = [...WEBHOOK_TYPES, ...EVENTS.map((e) => e.name)];
-  throw usageError(`unknown webhook type or event "${input}"${didYouMean(input, candidates)}; use ENTITY_UPDATE, LIFECYCLE_EVENT or an event name from \`ledgerhook events\``);
+  throw usageError(
+    `unknown webhook type or event "${input}"${didYouMean(input, candidates)}; use ENTITY_UPDATE, LIFECYCLE_EVENT or an event name from \`ledgerhook events\``,
+  );
 }

@@ -24,16 +24,18 @@ function normalise(value: string): string {
   return value.toLowerCase().replace(/[_\-\s]/g, '');
 }
 
+/** Levenshtein distance over one row; `at` reads the row without an unchecked index. */
 function editDistance(a: string, b: string): number {
   const previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  const at = (index: number) => previous[index] ?? 0;
   for (let i = 1; i <= a.length; i += 1) {
-    let diagonal = previous[0]!;
+    let diagonal = at(0);
     previous[0] = i;
     for (let j = 1; j <= b.length; j += 1) {
-      const above = previous[j]!;
-      previous[j] = Math.min(previous[j]! + 1, previous[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      const above = at(j);
+      previous[j] = Math.min(above + 1, at(j - 1) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
       diagonal = above;
     }
   }
-  return previous[b.length]!;
+  return at(b.length);
 }

@@ -1,5 +1,5 @@
 import { signClaims, webhookClaims } from '../webhook/sign.js';
-import { DEFAULT_HEADER_NAME } from '../webhook/request.js';
+import { DEFAULT_HEADER_NAME } from '../defaults.js';
 
 export interface OutgoingDelivery {
   body: Uint8Array;
@@ -9,11 +9,11 @@ export interface OutgoingDelivery {
 export interface BuildDeliveryOptions {
   body: Uint8Array | string;
   /** Omit to send the delivery unsigned. */
-  secret?: string;
-  headerName?: string;
+  secret?: string | undefined;
+  headerName?: string | undefined;
   /** Issue time in seconds; defaults to the clock. */
-  iat?: number;
-  now?: () => number;
+  iat?: number | undefined;
+  now?: (() => number) | undefined;
 }
 
 export const USER_AGENT = 'ledgerhook';
@@ -23,7 +23,7 @@ export async function buildDelivery(options: BuildDeliveryOptions): Promise<Outg
   const body = typeof options.body === 'string' ? Buffer.from(options.body, 'utf8') : options.body;
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
   if (options.secret !== undefined) {
-    const claims = webhookClaims(body, { ...(options.iat !== undefined ? { iat: options.iat } : {}), ...(options.now ? { now: options.now } : {}) });
+    const claims = webhookClaims(body, { iat: options.iat, now: options.now });
     headers[(options.headerName ?? DEFAULT_HEADER_NAME).toLowerCase()] = await signClaims(claims, options.secret);
   }
   return { body, headers };

@@ -1,8 +1,7 @@
 import type { Dispatcher } from 'undici';
-import { LedgerhookError, usageError } from '../errors.js';
+import { LedgerhookError } from '../errors.js';
 import { didYouMean } from '../catalogue/suggest.js';
-import { DEFAULT_TOLERANCE_SECONDS } from '../webhook/verify.js';
-import { DEFAULT_HEADER_NAME } from '../webhook/request.js';
+import { DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { postWebhook } from './post-webhook.js';
 import { RECEIVER_CASE_IDS } from './receiver-case-table.js';
 import { RECEIVER_CASES, type ReceiverCase } from './receiver-cases.js';
@@ -10,23 +9,23 @@ import { RECEIVER_CASES, type ReceiverCase } from './receiver-cases.js';
 export interface CheckReceiverOptions {
   url: URL;
   secret: string;
-  headerName?: string;
-  toleranceSeconds?: number;
-  only?: readonly string[];
-  skip?: readonly string[];
-  timeoutMs?: number;
-  dispatcher?: Dispatcher;
-  signal?: AbortSignal;
+  headerName?: string | undefined;
+  toleranceSeconds?: number | undefined;
+  only?: readonly string[] | undefined;
+  skip?: readonly string[] | undefined;
+  timeoutMs?: number | undefined;
+  dispatcher?: Dispatcher | undefined;
+  signal?: AbortSignal | undefined;
   /** Clock in milliseconds since the epoch. */
-  now?: () => number;
-  onProgress?: (event: { type: 'case'; result: ReceiverCaseResult }) => void;
+  now?: (() => number) | undefined;
+  onProgress?: ((event: { type: 'case'; result: ReceiverCaseResult }) => void) | undefined;
 }
 
 export interface ReceiverCaseResult {
   id: string;
   title: string;
   expected: 'accept' | 'reject';
-  status?: number;
+  status?: number | undefined;
   /** pass: the receiver did what it should; fail: it did not; error: no answer at all. */
   verdict: 'pass' | 'fail' | 'error';
   detail: string;
@@ -40,10 +39,18 @@ export interface CheckReceiverReport {
 
 function chooseCases(only: readonly string[] | undefined, skip: readonly string[] | undefined): ReceiverCase[] {
   for (const id of [...(only ?? []), ...(skip ?? [])]) {
-    if (!RECEIVER_CASE_IDS.includes(id)) throw usageError(`unknown case "${id}"${didYouMean(id, RECEIVER_CASE_IDS)}; cases: ${RECEIVER_CASE_IDS.join(', ')}`);
+    if (!RECEIVER_CASE_IDS.includes(id))
+      throw new LedgerhookError(
+        'ERR_USAGE',
+        `unknown case "${id}"${didYouMean(id, RECEIVER_CASE_IDS)}; cases: ${RECEIVER_CASE_IDS.join(', ')}`,
+        { details: { reason: 'unknown_receiver_case', id } },
+      );
   }
   const chosen = RECEIVER_CASES.filter((c) => (!only?.length || only.includes(c.id)) && !skip?.includes(c.id));
-  if (chosen.length === 0) throw usageError('--only and --skip leave no case to run');
+  if (chosen.length === 0)
+    throw new LedgerhookError('ERR_USAGE', 'the chosen and skipped cases leave no case to run', {
+      details: { reason: 'no_receiver_case_left' },
+    });
   return chosen;
 }
 
@@ -54,8 +61,10 @@ function judge(expected: 'accept' | 'reject', status: number): { verdict: 'pass'
       : { verdict: 'fail', detail: `a valid delivery was answered ${status}; it must be accepted with 2xx` };
   }
   if (status >= 400 && status < 500) return { verdict: 'pass', detail: 'rejected' };
-  if (status >= 200 && status < 300) return { verdict: 'fail', detail: `accepted a forged delivery (${status}); it must be rejected with 4xx` };
-  if (status >= 500) return { verdict: 'fail', detail: `answered ${status}: the receiver failed instead of rejecting with 4xx` };
+  if (status >= 200 && status < 300)
+    return { verdict: 'fail', detail: `accepted a forged delivery (${status}); it must be rejected with 4xx` };
+  if (status >= 500)
+    return { verdict: 'fail', detail: `answered ${status}: the receiver failed instead of rejecting with 4xx` };
   return { verdict: 'fail', detail: `answered ${status}; a forged delivery must be rejected with 4xx` };
 }
 
@@ -78,17 +87,31 @@ export async function checkReceiver(options: CheckReceiverOptions): Promise<Chec
     let result: ReceiverCaseResult;
     try {
       const response = await postWebhook({
-        url: options.url, body: delivery.body, headers: delivery.headers,
-        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
+        url: options.url,
+        body: delivery.body,
+        headers: delivery.headers,
+        timeoutMs: options.timeoutMs,
+        dispatcher: options.dispatcher,
+        signal: options.signal,
       });
-      result = { id: receiverCase.id, title: receiverCase.title, expected: receiverCase.expect, status: response.status, ...judge(receiverCase.expect, response.status) };
+      result = {
+        id: receiverCase.id,
+        title: receiverCase.title,
+        expected: receiverCase.expect,
+        status: response.status,
+        ...judge(receiverCase.expect, response.status),
+      };
     } catch (error) {
       if (!(error instanceof LedgerhookError) || error.code !== 'ERR_NETWORK') throw error;
       // Nothing answered the very first case: the target is down, not the receiver wrong.
       if (results.length === 0) throw error;
-      result = { id: receiverCase.id, title: receiverCase.title, expected: receiverCase.expect, verdict: 'error', detail: error.message };
+      result = {
+        id: receiverCase.id,
+        title: receiverCase.title,
+        expected: receiverCase.expect,
+        verdict: 'error',
+        detail: error.message,
+      };
     }
     results.push(result);
     options.onProgress?.({ type: 'case', result });

@@ -1,15 +1,16 @@
 import { request, type Dispatcher } from 'undici';
+import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../defaults.js';
 import { networkError } from '../http/network-error.js';
 
 export interface PostWebhookOptions {
   url: URL;
   body: Uint8Array | string;
   headers: Record<string, string>;
-  timeoutMs?: number;
-  dispatcher?: Dispatcher;
-  signal?: AbortSignal;
+  timeoutMs?: number | undefined;
+  dispatcher?: Dispatcher | undefined;
+  signal?: AbortSignal | undefined;
   /** Clock for latency, in milliseconds (performance.now by default). */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 export interface DeliveryResponse {
@@ -20,10 +21,10 @@ export interface DeliveryResponse {
   bodyExcerpt: string;
   bodyTruncated: boolean;
   /** Where a 3xx points to: deliveries are never redirected automatically. */
-  location?: string;
+  location?: string | undefined;
 }
 
-export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
+export { DEFAULT_DELIVERY_TIMEOUT_MS };
 const EXCERPT_BYTES = 2048;
 
 /**
@@ -37,13 +38,15 @@ export async function postWebhook(options: PostWebhookOptions): Promise<Delivery
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const started = now();
   try {
-    const response = await request(options.url, {
+    const init: NonNullable<Parameters<typeof request>[1]> = {
       method: 'POST',
       headers: options.headers,
       body: options.body,
       signal,
-      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-    });
+    };
+    // undici's options are not declared `| undefined`: set the dispatcher only when there is one.
+    if (options.dispatcher) init.dispatcher = options.dispatcher;
+    const response = await request(options.url, init);
     const latencyMs = now() - started;
     const chunks: Buffer[] = [];
     let size = 0;
@@ -64,10 +67,11 @@ export async function postWebhook(options: PostWebhookOptions): Promise<Delivery
       latencyMs,
       bodyExcerpt: excerpt,
       bodyTruncated: truncated,
-      ...(typeof location === 'string' ? { location } : {}),
+      location: typeof location === 'string' ? location : undefined,
     };
   } catch (error) {
-    if (timeout.aborted && !options.signal?.aborted) throw networkError(Object.assign(new Error('timeout'), { name: 'TimeoutError' }), 'POST', options.url, timeoutMs);
+    if (timeout.aborted && !options.signal?.aborted)
+      throw networkError(Object.assign(new Error('timeout'), { name: 'TimeoutError' }), 'POST', options.url, timeoutMs);
     throw networkError(error, 'POST', options.url, timeoutMs);
   }
 }

@@ -13,6 +13,7 @@ export const RECEIVER_CASE_TABLE = [
   { id: 'hs512', expect: 'reject', title: 'HS512 with the right secret' },
   { id: 'wrong-secret', expect: 'reject', title: 'HS256 with a wrong secret' },
   { id: 'expired', expect: 'reject', title: 'expired (iat = now - tolerance)' },
+  { id: 'future-iat', expect: 'reject', title: 'issued in the future (iat = now + tolerance + 60)' },
   { id: 'body-changed', expect: 'reject', title: 'body changed by one byte after signing' },
   { id: 'body-reserialised', expect: 'reject', title: 'body re-serialised after signing' },
   { id: 'body-swapped', expect: 'reject', title: 'a valid token from another delivery' },

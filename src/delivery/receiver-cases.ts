@@ -24,7 +24,8 @@ export interface ReceiverCase {
 
 const entityUpdate = () => JSON.stringify(buildSampleBody({ type: 'ENTITY_UPDATE' }));
 const lifecycle = () => JSON.stringify(buildSampleBody({ type: 'LIFECYCLE_EVENT', event: 'INVOICE_VIEWED' }));
-const otherBody = () => JSON.stringify(buildSampleBody({ type: 'LIFECYCLE_EVENT', event: 'INVOICE_PAID', userId: 'user_another_delivery' }));
+const otherBody = () =>
+  JSON.stringify(buildSampleBody({ type: 'LIFECYCLE_EVENT', event: 'INVOICE_PAID', userId: 'user_another_delivery' }));
 
 function delivery(ctx: CaseContext, body: string, token?: string): OutgoingDelivery {
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
@@ -32,32 +33,60 @@ function delivery(ctx: CaseContext, body: string, token?: string): OutgoingDeliv
   return { body: Buffer.from(body, 'utf8'), headers };
 }
 
-const sign = (ctx: CaseContext, body: string, iat = ctx.nowSeconds) => signClaims(webhookClaims(body, { iat }), ctx.secret);
+const sign = (ctx: CaseContext, body: string, iat = ctx.nowSeconds) =>
+  signClaims(webhookClaims(body, { iat }), ctx.secret);
 
 /** How each case of RECEIVER_CASE_TABLE is built. */
 const BUILDERS: Record<ReceiverCaseId, ReceiverCase['build']> = {
   'valid-entity-update': async (ctx) => delivery(ctx, entityUpdate(), await sign(ctx, entityUpdate())),
   'valid-lifecycle-event': async (ctx) => delivery(ctx, lifecycle(), await sign(ctx, lifecycle())),
-  'valid-near-expiry': async (ctx) => delivery(ctx, entityUpdate(), await sign(ctx, entityUpdate(), ctx.nowSeconds - Math.max(0, ctx.toleranceSeconds - 5))),
+  'valid-near-expiry': async (ctx) =>
+    delivery(
+      ctx,
+      entityUpdate(),
+      await sign(ctx, entityUpdate(), ctx.nowSeconds - Math.max(0, ctx.toleranceSeconds - 5)),
+    ),
   'missing-header': async (ctx) => delivery(ctx, entityUpdate()),
   'not-a-jwt': async (ctx) => delivery(ctx, entityUpdate(), 'not-a-jwt'),
-  'alg-none': async (ctx) => delivery(ctx, entityUpdate(), unsignedToken(webhookClaims(entityUpdate(), { iat: ctx.nowSeconds }))),
-  'hs512': async (ctx) => delivery(ctx, entityUpdate(), await signWithAlgorithm(webhookClaims(entityUpdate(), { iat: ctx.nowSeconds }), ctx.secret, 'HS512')),
-  'wrong-secret': async (ctx) => delivery(ctx, entityUpdate(), await signClaims(webhookClaims(entityUpdate(), { iat: ctx.nowSeconds }), `${ctx.secret}-wrong`)),
-  'expired': async (ctx) => delivery(ctx, entityUpdate(), await sign(ctx, entityUpdate(), ctx.nowSeconds - ctx.toleranceSeconds)),
+  'alg-none': async (ctx) =>
+    delivery(ctx, entityUpdate(), unsignedToken(webhookClaims(entityUpdate(), { iat: ctx.nowSeconds }))),
+  hs512: async (ctx) =>
+    delivery(
+      ctx,
+      entityUpdate(),
+      await signWithAlgorithm(webhookClaims(entityUpdate(), { iat: ctx.nowSeconds }), ctx.secret, 'HS512'),
+    ),
+  'wrong-secret': async (ctx) =>
+    delivery(
+      ctx,
+      entityUpdate(),
+      await signClaims(webhookClaims(entityUpdate(), { iat: ctx.nowSeconds }), `${ctx.secret}-wrong`),
+    ),
+  expired: async (ctx) =>
+    delivery(ctx, entityUpdate(), await sign(ctx, entityUpdate(), ctx.nowSeconds - ctx.toleranceSeconds)),
+  // A token issued ahead of time would otherwise stay valid until then: a receiver must refuse it.
+  'future-iat': async (ctx) =>
+    delivery(ctx, entityUpdate(), await sign(ctx, entityUpdate(), ctx.nowSeconds + ctx.toleranceSeconds + 60)),
   'body-changed': async (ctx) => {
-      const body = entityUpdate();
-      return delivery(ctx, body.replace('user_', 'user-'), await sign(ctx, body));
-    },
+    const body = entityUpdate();
+    return delivery(ctx, body.replace('user_', 'user-'), await sign(ctx, body));
+  },
   'body-reserialised': async (ctx) => {
-      const body = entityUpdate();
-      return delivery(ctx, JSON.stringify(JSON.parse(body), null, 2), await sign(ctx, body));
-    },
+    const body = entityUpdate();
+    return delivery(ctx, JSON.stringify(JSON.parse(body), null, 2), await sign(ctx, body));
+  },
   'body-swapped': async (ctx) => delivery(ctx, entityUpdate(), await sign(ctx, otherBody())),
   'hex-hash': async (ctx) => {
-      const body = entityUpdate();
-      return delivery(ctx, body, await signClaims({ iat: ctx.nowSeconds, request_body_sha256: bodySha256Hex(body) }, ctx.secret));
-    },
+    const body = entityUpdate();
+    return delivery(
+      ctx,
+      body,
+      await signClaims({ iat: ctx.nowSeconds, request_body_sha256: bodySha256Hex(body) }, ctx.secret),
+    );
+  },
 };
 
-export const RECEIVER_CASES: readonly ReceiverCase[] = RECEIVER_CASE_TABLE.map((row) => ({ ...row, build: BUILDERS[row.id] }));
+export const RECEIVER_CASES: readonly ReceiverCase[] = RECEIVER_CASE_TABLE.map((row) => ({
+  ...row,
+  build: BUILDERS[row.id],
+}));

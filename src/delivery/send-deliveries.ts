@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
 import { summariseLatencies, type LatencySummary } from '../util/percentiles.js';
+import { runPool } from '../util/worker-pool.js';
 import type { OutgoingDelivery } from './build-delivery.js';
 import { postWebhook, type DeliveryResponse } from './post-webhook.js';
 
@@ -16,10 +17,10 @@ export interface SendDeliveriesOptions {
   concurrency: number;
   /** Builds delivery `index`; called just before it is sent, so each gets a fresh iat. */
   makeDelivery: (index: number) => Promise<OutgoingDelivery>;
-  timeoutMs?: number;
-  dispatcher?: Dispatcher;
-  signal?: AbortSignal;
-  onProgress?: (event: SendProgressEvent) => void;
+  timeoutMs?: number | undefined;
+  dispatcher?: Dispatcher | undefined;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((event: SendProgressEvent) => void) | undefined;
 }
 
 export interface SendSummary {
@@ -31,19 +32,20 @@ export interface SendSummary {
   networkErrors: number;
   latencyMs: LatencySummary;
   elapsedMs: number;
-  firstNetworkError?: string;
+  firstNetworkError?: string | undefined;
 }
 
 /** Sends `count` deliveries with at most `concurrency` in flight, and summarises the answers. */
-export async function sendDeliveries(options: SendDeliveriesOptions): Promise<{ outcomes: DeliveryOutcome[]; summary: SendSummary }> {
-  const outcomes: DeliveryOutcome[] = new Array(options.count);
-  let next = 0;
+export async function sendDeliveries(
+  options: SendDeliveriesOptions,
+): Promise<{ outcomes: DeliveryOutcome[]; summary: SendSummary }> {
+  const outcomes: Array<DeliveryOutcome | undefined> = new Array(options.count);
   let done = 0;
   const started = performance.now();
-  const worker = async () => {
-    while (next < options.count && !options.signal?.aborted) {
-      const index = next;
-      next += 1;
+  await runPool(
+    options.count,
+    options.concurrency,
+    async (index) => {
       let outcome: DeliveryOutcome;
       try {
         const delivery = await options.makeDelivery(index);
@@ -51,22 +53,23 @@ export async function sendDeliveries(options: SendDeliveriesOptions): Promise<{ 
           url: options.url,
           body: delivery.body,
           headers: delivery.headers,
-          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-          ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
+          timeoutMs: options.timeoutMs,
+          dispatcher: options.dispatcher,
+          signal: options.signal,
         });
         outcome = { index, ok: true, response };
       } catch (error) {
-        if (!(error instanceof LedgerhookError) || error.code === 'ERR_USAGE' || error.code === 'ERR_ABORTED') throw error;
+        if (!(error instanceof LedgerhookError) || error.code === 'ERR_USAGE' || error.code === 'ERR_ABORTED')
+          throw error;
         outcome = { index, ok: false, error };
       }
       outcomes[index] = outcome;
       done += 1;
       options.onProgress?.({ type: 'delivered', outcome, done, total: options.count });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, options.count)) }, worker));
-  const finished = outcomes.filter(Boolean);
+    },
+    () => options.signal?.aborted === true,
+  );
+  const finished = outcomes.filter((outcome): outcome is DeliveryOutcome => outcome !== undefined);
   const statusCounts: Record<string, number> = {};
   const latencies: number[] = [];
   let firstNetworkError: string | undefined;
@@ -76,7 +79,9 @@ export async function sendDeliveries(options: SendDeliveriesOptions): Promise<{ 
     if (outcome.ok) latencies.push(outcome.response.latencyMs);
     else firstNetworkError ??= outcome.error.message;
   }
-  const succeeded = finished.filter((outcome) => outcome.ok && outcome.response.status >= 200 && outcome.response.status < 300).length;
+  const succeeded = finished.filter(
+    (outcome) => outcome.ok && outcome.response.status >= 200 && outcome.response.status < 300,
+  ).length;
   const networkErrors = statusCounts.network ?? 0;
   return {
     outcomes: finished,
@@ -88,7 +93,7 @@ export async function sendDeliveries(options: SendDeliveriesOptions): Promise<{ 
       networkErrors,
       latencyMs: summariseLatencies(latencies),
       elapsedMs: performance.now() - started,
-      ...(firstNetworkError ? { firstNetworkError } : {}),
+      firstNetworkError,
     },
   };
 }

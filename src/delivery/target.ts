@@ -18,8 +18,10 @@ export function resolveTarget(input: string): URL {
   } catch {
     throw usageError(`"${input}" is not a usable target: give a URL, host:port, :port or a port number`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`only http and https targets are supported, got ${url.protocol.slice(0, -1)}`);
-  if (url.port !== '' && (Number(url.port) < 1 || Number(url.port) > 65535)) throw usageError(`port ${url.port} is out of range`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usageError(`only http and https targets are supported, got ${url.protocol.slice(0, -1)}`);
+  if (url.port !== '' && (Number(url.port) < 1 || Number(url.port) > 65535))
+    throw usageError(`port ${url.port} is out of range`);
   if (url.username || url.password) throw usageError('put no credentials in the target URL');
   return url;
 }

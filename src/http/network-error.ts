@@ -20,7 +20,12 @@ function where(url: URL): string {
  * Turns whatever undici or the OS threw into one plain sentence naming the place
  * ("nothing is listening on localhost:3000"), as an ERR_NETWORK (exit 3).
  */
-export function networkError(error: unknown, method: string, target: URL | string, timeoutMs?: number): LedgerhookError {
+export function networkError(
+  error: unknown,
+  method: string,
+  target: URL | string,
+  timeoutMs?: number,
+): LedgerhookError {
   if (error instanceof LedgerhookError) return error;
   const url = typeof target === 'string' ? new URL(target) : target;
   const code = codeOf(error);
@@ -51,8 +56,10 @@ export function networkError(error: unknown, method: string, target: URL | strin
       message = `${where(url)} is unreachable from this machine`;
       break;
     default:
-      if (name === 'TimeoutError') message = `${method} ${url.href} did not answer${timeoutMs ? ` within ${timeoutMs} ms` : ' in time'}`;
-      else if (name === 'AbortError') return new LedgerhookError('ERR_ABORTED', `${method} ${url.href} was aborted`, { cause: error });
+      if (name === 'TimeoutError')
+        message = `${method} ${url.href} did not answer${timeoutMs ? ` within ${timeoutMs} ms` : ' in time'}`;
+      else if (name === 'AbortError')
+        return new LedgerhookError('ERR_ABORTED', `${method} ${url.href} was aborted`, { cause: error });
       else message = `${method} ${url.href} failed: ${(error as Error)?.message ?? String(error)}`;
   }
   return new LedgerhookError('ERR_NETWORK', message, { cause: error });

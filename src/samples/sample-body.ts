@@ -1,6 +1,6 @@
 import { resolveEntityName, resolveEventName } from '../catalogue/resolve.js';
 import type { WebhookType } from '../catalogue/events.js';
-import { usageError } from '../errors.js';
+import { LedgerhookError } from '../errors.js';
 import type { WebhookBodyObject } from '../webhook/bodies.js';
 import { setPath } from './set-path.js';
 
@@ -12,14 +12,18 @@ export const DEFAULT_ENTITIES: readonly string[] = ['expense', 'bankTransfer', '
 export interface SampleBodyOptions {
   type: WebhookType;
   /** For LIFECYCLE_EVENT: the event name (any case). */
-  event?: string;
-  userId?: string;
+  event?: string | undefined;
+  userId?: string | undefined;
   /** For ENTITY_UPDATE: names from the catalogue. */
-  entities?: readonly string[];
+  entities?: readonly string[] | undefined;
   /** For LIFECYCLE_EVENT: replaces the catalogue's sample eventData. */
-  eventData?: Record<string, unknown>;
+  eventData?: Record<string, unknown> | undefined;
   /** `path=value` assignments applied last, e.g. `eventData.amount=10`. */
-  set?: readonly string[];
+  set?: readonly string[] | undefined;
+}
+
+function sampleError(message: string, reason: string): LedgerhookError {
+  return new LedgerhookError('ERR_USAGE', message, { details: { reason } });
 }
 
 /** Builds a realistic body of spec 2.1 or 2.2. */
@@ -27,15 +31,22 @@ export function buildSampleBody(options: SampleBodyOptions): WebhookBodyObject {
   const userId = options.userId ?? DEFAULT_USER_ID;
   let body: Record<string, unknown>;
   if (options.type === 'ENTITY_UPDATE') {
-    if (options.event) throw usageError('--event goes with LIFECYCLE_EVENT, not ENTITY_UPDATE');
+    if (options.event)
+      throw sampleError('an event name goes with LIFECYCLE_EVENT, not ENTITY_UPDATE', 'event_without_lifecycle');
     const entities = (options.entities ?? DEFAULT_ENTITIES).map((name) => resolveEntityName(name).name);
-    if (entities.length === 0) throw usageError('an ENTITY_UPDATE names at least one entity');
+    if (entities.length === 0) throw sampleError('an ENTITY_UPDATE names at least one entity', 'no_entities');
     body = { userId, type: 'ENTITY_UPDATE', entities };
   } else {
-    if (!options.event) throw usageError('LIFECYCLE_EVENT needs --event NAME (or pass the event name as the type, e.g. INVOICE_VIEWED)');
-    if (options.entities) throw usageError('--entities goes with ENTITY_UPDATE, not LIFECYCLE_EVENT');
+    if (!options.event) throw sampleError('a LIFECYCLE_EVENT needs an event name', 'missing_event');
+    if (options.entities)
+      throw sampleError('entity names go with ENTITY_UPDATE, not LIFECYCLE_EVENT', 'entities_without_entity_update');
     const event = resolveEventName(options.event);
-    body = { userId, type: 'LIFECYCLE_EVENT', event: event.name, eventData: structuredClone(options.eventData ?? event.sampleEventData) };
+    body = {
+      userId,
+      type: 'LIFECYCLE_EVENT',
+      event: event.name,
+      eventData: structuredClone(options.eventData ?? event.sampleEventData),
+    };
   }
   for (const assignment of options.set ?? []) setPath(body, assignment);
   return body as unknown as WebhookBodyObject;

@@ -1,6 +1,10 @@
-import { usageError } from '../errors.js';
+import { LedgerhookError } from '../errors.js';
 
 const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor']);
+
+function assignmentError(message: string, assignment: string): LedgerhookError {
+  return new LedgerhookError('ERR_USAGE', message, { details: { reason: 'invalid_assignment', assignment } });
+}
 
 /**
  * Applies `--set path=value` to an object: dotted paths create objects on the way, and the value
@@ -8,9 +12,11 @@ const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor']);
  */
 export function setPath(target: Record<string, unknown>, assignment: string): void {
   const equals = assignment.indexOf('=');
-  if (equals <= 0) throw usageError(`--set takes path=value, got "${assignment}"`);
+  if (equals <= 0) throw assignmentError(`an assignment takes path=value, got "${assignment}"`, assignment);
   const path = assignment.slice(0, equals).split('.');
-  if (path.some((key) => key === '' || FORBIDDEN.has(key))) throw usageError(`--set path "${assignment.slice(0, equals)}" is not usable`);
+  const last = path.at(-1);
+  if (last === undefined || path.some((key) => key === '' || FORBIDDEN.has(key)))
+    throw assignmentError(`the path "${assignment.slice(0, equals)}" is not usable`, assignment);
   const raw = assignment.slice(equals + 1);
   let value: unknown = raw;
   try {
@@ -24,5 +30,5 @@ export function setPath(target: Record<string, unknown>, assignment: string): vo
     if (next === null || typeof next !== 'object' || Array.isArray(next)) node[key] = {};
     node = node[key] as Record<string, unknown>;
   }
-  node[path.at(-1)!] = value;
+  node[last] = value;
 }

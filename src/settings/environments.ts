@@ -8,7 +8,10 @@ export const SETTING_KEYS = {
   webhookSecret: { secret: true, describe: 'the webhook_secret the API team sent for this environment' },
   token: { secret: true, describe: 'bearer access token for the list endpoints' },
   headerName: { secret: false, describe: 'name of the verification header (default Service-Verification)' },
-  tokensFile: { secret: false, describe: 'JSON file mapping userId to access token, for listen --sync with several users' },
+  tokensFile: {
+    secret: false,
+    describe: 'JSON file mapping userId to access token, for listen --sync with several users',
+  },
 } as const;
 export type SettingKey = keyof typeof SETTING_KEYS;
 

@@ -1,45 +1,88 @@
+import { join } from 'node:path';
 import Conf from 'conf';
 import { LedgerhookError } from '../errors.js';
+import { defaultConfigDir } from './config-dir.js';
 import type { EnvironmentName, EnvironmentSettings, SettingKey } from './environments.js';
 
 /** Where settings live; tests (and users with several setups) move it with LEDGERHOOK_CONFIG_DIR. */
 export interface SettingsStoreOptions {
   /** Directory of the settings file; defaults to the OS config directory for "ledgerhook". */
-  dir?: string;
+  dir?: string | undefined;
 }
 
 type SettingsShape = { environments: Partial<Record<EnvironmentName, EnvironmentSettings>> };
 
+const FILE_NAME = 'settings';
+
+/** conf validates the file against this before it writes anything: a wrong shape is refused, never "repaired". */
+const SCHEMA = {
+  environments: {
+    type: 'object',
+    additionalProperties: { type: 'object', additionalProperties: { type: 'string' } },
+  },
+} as const;
+
+const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOSPC', 'EISDIR']);
+
+/** What went wrong with the settings file, in words that name the file. */
+function settingsError(error: unknown, path: string): LedgerhookError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code !== undefined && UNWRITABLE.has(code))
+    return new LedgerhookError('ERR_IO', `cannot write the settings file ${path} (${code})`, {
+      cause: error,
+      details: { reason: 'settings_unwritable', path, errno: code },
+    });
+  if (error instanceof SyntaxError)
+    return new LedgerhookError('ERR_IO', `the settings file ${path} is not valid JSON (${message})`, {
+      cause: error,
+      details: { reason: 'settings_invalid', path },
+    });
+  if (message.startsWith('Config schema violation'))
+    return new LedgerhookError(
+      'ERR_IO',
+      `the settings file ${path} is JSON but not ledgerhook settings: it must be {"environments": {"sandbox": {"key": "value"}}}`,
+      { cause: error, details: { reason: 'settings_invalid', path } },
+    );
+  return new LedgerhookError('ERR_IO', `cannot use the settings file ${path}: ${message}`, {
+    cause: error,
+    details: { reason: 'settings_invalid', path },
+  });
+}
+
 /** Per-environment settings over conf: the file is written atomically and created mode 0600. */
 export class SettingsStore {
+  readonly path: string;
   readonly #conf: Conf<SettingsShape>;
 
   constructor(options: SettingsStoreOptions = {}) {
+    const dir = options.dir ?? defaultConfigDir();
+    this.path = join(dir, `${FILE_NAME}.json`);
     try {
       this.#conf = new Conf<SettingsShape>({
-        projectName: 'ledgerhook',
+        cwd: dir,
+        configName: FILE_NAME,
         projectSuffix: '',
-        configName: 'settings',
-        ...(options.dir ? { cwd: options.dir } : {}),
         configFileMode: 0o600,
+        schema: SCHEMA,
         defaults: { environments: {} },
       });
     } catch (error) {
-      // conf refuses a file that is not valid JSON; we never overwrite the user's file silently.
-      throw new LedgerhookError('ERR_IO', `cannot read the settings file in ${options.dir ?? 'the ledgerhook config directory'}: ${(error as Error).message}; fix it or move it away`, { cause: error });
+      // conf refuses a file that is not valid JSON or not of our shape; we never overwrite the user's file silently.
+      throw settingsError(error, this.path);
     }
   }
 
-  get path(): string {
-    return this.#conf.path;
-  }
-
   environment(env: EnvironmentName): EnvironmentSettings {
-    return { ...(this.#conf.get('environments')[env] ?? {}) };
+    return { ...this.all()[env] };
   }
 
   all(): Partial<Record<EnvironmentName, EnvironmentSettings>> {
-    return this.#conf.get('environments');
+    try {
+      return this.#conf.get('environments');
+    } catch (error) {
+      throw settingsError(error, this.path);
+    }
   }
 
   get(env: EnvironmentName, key: SettingKey): string | undefined {
@@ -47,16 +90,24 @@ export class SettingsStore {
   }
 
   set(env: EnvironmentName, key: SettingKey, value: string): void {
-    const environments = this.#conf.get('environments');
-    this.#conf.set('environments', { ...environments, [env]: { ...(environments[env] ?? {}), [key]: value } });
+    const environments = this.all();
+    this.#write({ ...environments, [env]: { ...environments[env], [key]: value } });
   }
 
   unset(env: EnvironmentName, key: SettingKey): boolean {
-    const environments = this.#conf.get('environments');
-    const current = { ...(environments[env] ?? {}) };
+    const environments = this.all();
+    const current = { ...environments[env] };
     if (!(key in current)) return false;
     delete current[key];
-    this.#conf.set('environments', { ...environments, [env]: current });
+    this.#write({ ...environments, [env]: current });
     return true;
+  }
+
+  #write(environments: SettingsShape['environments']): void {
+    try {
+      this.#conf.set('environments', environments);
+    } catch (error) {
+      throw settingsError(error, this.path);
+    }
   }
 }

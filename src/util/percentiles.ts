@@ -8,6 +8,7 @@ export interface LatencySummary {
 export function summariseLatencies(values: readonly number[]): LatencySummary {
   if (values.length === 0) return { p50: 0, p95: 0, max: 0 };
   const sorted = [...values].sort((a, b) => a - b);
-  const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-  return { p50: rank(50), p95: rank(95), max: sorted.at(-1)! };
+  const rank = (p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+  return { p50: rank(50), p95: rank(95), max: sorted.at(-1) ?? 0 };
 }

@@ -1,5 +1,6 @@
 import { findEntity } from '../catalogue/entities.js';
 import { findEvent } from '../catalogue/events.js';
+import { isObject } from '../util/is-object.js';
 
 /** Spec 2.1. */
 export interface EntityUpdateBody {
@@ -22,8 +23,6 @@ export type ParsedWebhookBody =
   | { ok: true; body: WebhookBodyObject; unknownEntities: string[]; unknownEvent: boolean }
   | { ok: false; reason: string };
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /**
  * Checks a delivery body against spec 2.1/2.2. Names outside the catalogue are reported, not
  * refused: the spec says the entity list grows and custom events can be arranged.
@@ -42,12 +41,22 @@ export function parseWebhookBody(raw: Uint8Array | string): ParsedWebhookBody {
       return { ok: false, reason: 'entities is missing or not an array of strings' };
     }
     const entities = value.entities as string[];
-    return { ok: true, body: { userId: value.userId, type: 'ENTITY_UPDATE', entities }, unknownEntities: entities.filter((name) => !findEntity(name)), unknownEvent: false };
+    return {
+      ok: true,
+      body: { userId: value.userId, type: 'ENTITY_UPDATE', entities },
+      unknownEntities: entities.filter((name) => !findEntity(name)),
+      unknownEvent: false,
+    };
   }
   if (value.type === 'LIFECYCLE_EVENT') {
     if (typeof value.event !== 'string') return { ok: false, reason: 'event is missing or not a string' };
     if (!isObject(value.eventData)) return { ok: false, reason: 'eventData is missing or not an object' };
-    return { ok: true, body: { userId: value.userId, type: 'LIFECYCLE_EVENT', event: value.event, eventData: value.eventData }, unknownEntities: [], unknownEvent: !findEvent(value.event) };
+    return {
+      ok: true,
+      body: { userId: value.userId, type: 'LIFECYCLE_EVENT', event: value.event, eventData: value.eventData },
+      unknownEntities: [],
+      unknownEvent: !findEvent(value.event),
+    };
   }
   return { ok: false, reason: `type is ${JSON.stringify(value.type)}; expected ENTITY_UPDATE or LIFECYCLE_EVENT` };
 }

@@ -7,6 +7,9 @@ import { parseToken, type TokenParts } from './token-parts.js';
  */
 export function decodeWebhookToken(token: string): TokenParts {
   const parsed = parseToken(token);
-  if (!parsed.ok) throw new LedgerhookError('ERR_USAGE', `malformed token: ${parsed.reason}`);
+  if (!parsed.ok)
+    throw new LedgerhookError('ERR_USAGE', `malformed token: ${parsed.reason}`, {
+      details: { reason: 'malformed_token' },
+    });
   return parsed.parts;
 }

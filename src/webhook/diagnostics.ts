@@ -9,7 +9,10 @@ import { describeSecret, type LabelledSecret } from './secrets.js';
  */
 const SERIALISATIONS: ReadonlyArray<{ describe: string; make: (text: string) => string | undefined }> = [
   { describe: '', make: (text) => text },
-  { describe: 're-serialised compactly (JSON.stringify(JSON.parse(body)))', make: (text) => reserialise(text, undefined) },
+  {
+    describe: 're-serialised compactly (JSON.stringify(JSON.parse(body)))',
+    make: (text) => reserialise(text, undefined),
+  },
   { describe: 'pretty-printed with 2 spaces (JSON.stringify(value, null, 2))', make: (text) => reserialise(text, 2) },
   { describe: 'pretty-printed with 4 spaces', make: (text) => reserialise(text, 4) },
   { describe: 'pretty-printed with tabs', make: (text) => reserialise(text, '\t') },
@@ -17,7 +20,10 @@ const SERIALISATIONS: ReadonlyArray<{ describe: string; make: (text: string) => 
 
 const NEWLINE_CHANGES: ReadonlyArray<{ describe: string; make: (text: string) => string | undefined }> = [
   { describe: '', make: (text) => text },
-  { describe: 'a trailing newline removed', make: (text) => (/\r?\n$/.test(text) ? text.replace(/\r?\n$/, '') : undefined) },
+  {
+    describe: 'a trailing newline removed',
+    make: (text) => (/\r?\n$/.test(text) ? text.replace(/\r?\n$/, '') : undefined),
+  },
   { describe: 'a trailing newline added', make: (text) => (text.endsWith('\n') ? undefined : `${text}\n`) },
 ];
 
@@ -58,26 +64,38 @@ export function explainBodyMismatch(body: WebhookBody, claim: string): string[] 
   }
   const variant = findSignedVariant(Buffer.from(bodyBytes(body)).toString('utf8'), claim);
   if (variant) {
-    hints.push(`request_body_sha256 matches this body ${variant}: the bytes you verify are not the bytes that were signed (a framework that parses and re-serialises JSON, or a file saved with a different final newline); verify the raw request bytes`);
+    hints.push(
+      `request_body_sha256 matches this body ${variant}: the bytes you verify are not the bytes that were signed (a framework that parses and re-serialises JSON, or a file saved with a different final newline); verify the raw request bytes`,
+    );
   }
   if (hints.length === 0 && !/^[A-Za-z0-9+/]{43}=$/.test(claim)) {
-    hints.push(`request_body_sha256 does not look like Base64 of a SHA-256 digest (44 characters ending in =); it is ${claim.length} characters`);
+    hints.push(
+      `request_body_sha256 does not look like Base64 of a SHA-256 digest (44 characters ending in =); it is ${claim.length} characters`,
+    );
   }
   return hints;
 }
 
 /** Plain-words reasons for a bad_signature: whitespace around a secret, or the other environment's secret. */
-export async function explainBadSignature(token: string, secrets: readonly LabelledSecret[], otherSecrets: readonly LabelledSecret[]): Promise<string[]> {
+export async function explainBadSignature(
+  token: string,
+  secrets: readonly LabelledSecret[],
+  otherSecrets: readonly LabelledSecret[],
+): Promise<string[]> {
   const hints: string[] = [];
   for (const [index, entry] of secrets.entries()) {
     const trimmed = entry.secret.trim();
     if (trimmed !== entry.secret && verifiesWith(token, trimmed)) {
-      hints.push(`${describeSecret(entry, index)} has surrounding whitespace (a newline from a file or a copy-paste?); the token verifies with it trimmed`);
+      hints.push(
+        `${describeSecret(entry, index)} has surrounding whitespace (a newline from a file or a copy-paste?); the token verifies with it trimmed`,
+      );
     }
   }
   for (const [index, entry] of otherSecrets.entries()) {
     if (verifiesWith(token, entry.secret) || verifiesWith(token, entry.secret.trim())) {
-      hints.push(`the token verifies with ${describeSecret(entry, index)}: the delivery comes from the other environment, or the secrets are swapped`);
+      hints.push(
+        `the token verifies with ${describeSecret(entry, index)}: the delivery comes from the other environment, or the secrets are swapped`,
+      );
     }
   }
   if (hints.length === 0) {

@@ -4,7 +4,11 @@ import { CompactSign } from 'jose/jws/compact/sign';
  * Tokens the service would never send, for testing that receivers reject them
  * (`ledgerhook check-receiver`). Never use these to sign real deliveries.
  */
-export async function signWithAlgorithm(claims: Record<string, unknown>, secret: string, alg: 'HS256' | 'HS384' | 'HS512'): Promise<string> {
+export async function signWithAlgorithm(
+  claims: Record<string, unknown>,
+  secret: string,
+  alg: 'HS256' | 'HS384' | 'HS512',
+): Promise<string> {
   const payload = new TextEncoder().encode(JSON.stringify(claims));
   return new CompactSign(payload).setProtectedHeader({ alg, typ: 'JWT' }).sign(new TextEncoder().encode(secret));
 }

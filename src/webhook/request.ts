@@ -1,13 +1,12 @@
+import { DEFAULT_HEADER_NAME } from '../defaults.js';
 import type { WebhookBody } from './body-hash.js';
 import { verifyWebhook, type VerifyResult, type VerifyWebhookOptions } from './verify.js';
 
-/** Spec 4.1: "Service-" stands for the service's own name, so the real header name differs. */
-export const DEFAULT_HEADER_NAME = 'Service-Verification';
+/** Spec 4.1: "Service-" stands for the service's own name (kept here so that older imports compile). */
+export { DEFAULT_HEADER_NAME };
 
 /** Node's IncomingMessage.headers, a fetch Headers, or any plain object of header values. */
-export type HeadersLike =
-  | { get(name: string): string | null }
-  | Record<string, string | readonly string[] | undefined>;
+export type HeadersLike = { get(name: string): string | null } | Record<string, string | readonly string[] | undefined>;
 
 export type HeaderLookup = { value: string | undefined; count: number };
 
@@ -31,7 +30,7 @@ export interface VerifyWebhookRequestOptions extends Omit<VerifyWebhookOptions, 
   headers: HeadersLike;
   /** The raw request body, byte for byte as received (never a re-serialised object). */
   body: WebhookBody;
-  headerName?: string;
+  headerName?: string | undefined;
 }
 
 /**
@@ -39,7 +38,8 @@ export interface VerifyWebhookRequestOptions extends Omit<VerifyWebhookOptions, 
  * verification header (any case) and verifies the delivery.
  */
 export async function verifyWebhookRequest(options: VerifyWebhookRequestOptions): Promise<VerifyResult> {
-  const { headers, headerName = DEFAULT_HEADER_NAME, ...rest } = options;
+  const { headers, headerName: chosen, ...rest } = options;
+  const headerName = chosen ?? DEFAULT_HEADER_NAME;
   const found = findHeader(headers, headerName);
   if (found.count > 1) {
     return {

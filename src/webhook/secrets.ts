@@ -5,7 +5,7 @@ type CryptoKey = webcrypto.CryptoKey;
 /** A webhook secret, optionally labelled (e.g. "sandbox", "production", "rotation #2"). */
 export interface LabelledSecret {
   secret: string;
-  label?: string;
+  label?: string | undefined;
 }
 
 export type SecretInput = string | LabelledSecret;
@@ -27,8 +27,15 @@ const keyCache = new Map<string, Promise<CryptoKey>>();
 export function secretKey(secret: string): Promise<CryptoKey> {
   let key = keyCache.get(secret);
   if (!key) {
-    key = globalThis.crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
-    if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value!);
+    key = globalThis.crypto.subtle.importKey(
+      'raw',
+      new TextEncoder().encode(secret),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign', 'verify'],
+    );
+    const oldest = keyCache.keys().next();
+    if (keyCache.size >= KEY_CACHE_SIZE && !oldest.done) keyCache.delete(oldest.value);
     keyCache.set(secret, key);
   }
   return key;

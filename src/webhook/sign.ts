@@ -1,13 +1,13 @@
 import { CompactSign } from 'jose/jws/compact/sign';
-import { usageError } from '../errors.js';
+import { LedgerhookError } from '../errors.js';
 import { bodySha256Base64, type WebhookBody } from './body-hash.js';
 import { secretKey } from './secrets.js';
 
 export interface SignWebhookOptions {
   /** Time of issue in seconds since the epoch; defaults to now. */
-  iat?: number;
+  iat?: number | undefined;
   /** Clock in milliseconds since the epoch, used when iat is not given. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 export interface WebhookClaims {
@@ -18,7 +18,9 @@ export interface WebhookClaims {
 
 export function assertUsableSecret(secret: unknown): asserts secret is string {
   if (typeof secret !== 'string' || secret.length === 0) {
-    throw usageError('the webhook secret is empty: pass --secret, --secret-file, LEDGERHOOK_WEBHOOK_SECRET, or set it with `ledgerhook config set webhookSecret`');
+    throw new LedgerhookError('ERR_USAGE', 'the webhook secret is empty', {
+      details: { reason: 'missing_webhook_secret' },
+    });
   }
 }
 
@@ -32,11 +34,18 @@ export async function signClaims(claims: Record<string, unknown>, secret: string
 /** The claims the service puts in Service-Verification for a body (spec 2.3). */
 export function webhookClaims(body: WebhookBody, options: SignWebhookOptions = {}): WebhookClaims {
   const iat = options.iat ?? Math.floor((options.now ?? Date.now)() / 1000);
-  if (!Number.isFinite(iat)) throw usageError(`iat must be a number of seconds since the epoch, got ${String(iat)}`);
+  if (!Number.isFinite(iat))
+    throw new LedgerhookError('ERR_USAGE', `iat must be a number of seconds since the epoch, got ${String(iat)}`, {
+      details: { reason: 'invalid_iat', value: iat },
+    });
   return { iat, request_body_sha256: bodySha256Base64(body) };
 }
 
 /** Returns the JWT the service would send for this body (spec 5.2): HS256, iat, request_body_sha256. */
-export async function signWebhook(body: WebhookBody, secret: string, options: SignWebhookOptions = {}): Promise<string> {
+export async function signWebhook(
+  body: WebhookBody,
+  secret: string,
+  options: SignWebhookOptions = {},
+): Promise<string> {
   return signClaims(webhookClaims(body, options), secret);
 }

@@ -17,11 +17,26 @@ export type ParsedToken = { ok: true; parts: TokenParts } | { ok: false; reason:
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-function decodeSegment(segment: string, name: string): { ok: true; value: Record<string, unknown> } | { ok: false; reason: string } {
+/**
+ * Only canonical unpadded Base64url is accepted: decoding ignores the spare bits of the last
+ * character, so without this check one signature has up to four spellings, and anything keyed on
+ * the token (a dedupe key, a capture id) would be malleable. Re-encoding must give the input back.
+ */
+function nonCanonical(segment: string, name: string): string | undefined {
+  if (Buffer.from(segment, 'base64url').toString('base64url') === segment) return undefined;
+  return `the ${name} is not canonical Base64Url (its last character carries non-zero spare bits, or its length is impossible); a token has exactly one spelling`;
+}
+
+function decodeSegment(
+  segment: string,
+  name: string,
+): { ok: true; value: Record<string, unknown> } | { ok: false; reason: string } {
   if (!BASE64URL.test(segment)) {
     const hint = /[+/=]/.test(segment) ? ' (it contains + / or =, so it is standard Base64, not Base64Url)' : '';
     return { ok: false, reason: `the ${name} is not Base64Url${hint}` };
   }
+  const notCanonical = nonCanonical(segment, name);
+  if (notCanonical) return { ok: false, reason: notCanonical };
   const text = Buffer.from(segment, 'base64url').toString('utf8');
   let value: unknown;
   try {
@@ -38,7 +53,10 @@ function decodeSegment(segment: string, name: string): { ok: true; value: Record
 export function parseToken(raw: string): ParsedToken {
   const token = raw.trim();
   if (token.length > MAX_TOKEN_LENGTH) {
-    return { ok: false, reason: `the token is ${token.length} characters long; a webhook token is far shorter (limit ${MAX_TOKEN_LENGTH})` };
+    return {
+      ok: false,
+      reason: `the token is ${token.length} characters long; a webhook token is far shorter (limit ${MAX_TOKEN_LENGTH})`,
+    };
   }
   if (/^bearer\s/i.test(token)) {
     return { ok: false, reason: 'the value starts with "Bearer "; the verification header carries the bare JWT' };
@@ -46,7 +64,10 @@ export function parseToken(raw: string): ParsedToken {
   const segments = token.split('.');
   if (segments.length !== 3) {
     const what = segments.length === 5 ? ' (5 segments is an encrypted JWE, not a signed JWS)' : '';
-    return { ok: false, reason: `the token has ${segments.length} segment${segments.length === 1 ? '' : 's'}; a JWT has 3 separated by dots${what}` };
+    return {
+      ok: false,
+      reason: `the token has ${segments.length} segment${segments.length === 1 ? '' : 's'}; a JWT has 3 separated by dots${what}`,
+    };
   }
   const [headerPart = '', payloadPart = '', signature = ''] = segments;
   const header = decodeSegment(headerPart, 'header');
@@ -54,5 +75,7 @@ export function parseToken(raw: string): ParsedToken {
   const claims = decodeSegment(payloadPart, 'payload');
   if (!claims.ok) return claims;
   if (!BASE64URL.test(signature)) return { ok: false, reason: 'the signature is not Base64Url' };
+  const signatureNotCanonical = nonCanonical(signature, 'signature');
+  if (signatureNotCanonical) return { ok: false, reason: signatureNotCanonical };
   return { ok: true, parts: { header: header.value, claims: claims.value, signature } };
 }

@@ -1,0 +1,26 @@
+/**
+ * Every default that both the library and the CLI's option definitions use, in one dependency-free
+ * module: help texts and behaviour can never disagree.
+ */
+/** spec 5.2: the header carrying the JWT ("Service-" stands for the service's name). */
+export const DEFAULT_HEADER_NAME = 'Service-Verification';
+/** spec 5.2 / 8: recommended webhook age tolerance. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+/** spec 4.3 rule 3 / 8: recommended page size. */
+export const DEFAULT_PAGE_LIMIT = 100;
+export const DEFAULT_LISTEN_PORT = 4000;
+export const DEFAULT_MOCK_PORT = 4010;
+export const DEFAULT_INSPECTOR_PORT = 4020;
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** listen: a connection that sends nothing for this long is closed (issue #10). */
+export const DEFAULT_IDLE_TIMEOUT_SECONDS = 30;
+/** listen: connections held at once; more are closed on arrival (issue #10). */
+export const DEFAULT_MAX_CONNECTIONS = 512;
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
+export const DEFAULT_MOCK_TOKEN = 'ledgerhook-mock-token';
+/** No single request waits longer than this for its answer unless told otherwise. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** A bigger answer is refused, not buffered: a list page is never anywhere near it. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** An endless chain of cursors ends here rather than filling the disk. */
+export const DEFAULT_MAX_PAGES = 100_000;

@@ -1,0 +1,199 @@
+import { type Dispatcher, request } from 'undici';
+import { HttpStatusError, LedgerhookError } from '../errors.js';
+import {
+  backoffDelay,
+  DEFAULT_RETRY_POLICY,
+  parseRetryAfter,
+  type RetryPolicy,
+  type SharedBackoff,
+} from '../sync/retry-policy.js';
+import { delay } from '../util/delay.js';
+import { networkError } from './network-error.js';
+
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
+
+export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS };
+
+export interface FetchJsonOptions {
+  url: URL;
+  headers: Record<string, string>;
+  dispatcher?: Dispatcher | undefined;
+  signal?: AbortSignal | undefined;
+  retry?: RetryPolicy | undefined;
+  backoff?: SharedBackoff | undefined;
+  now?: (() => number) | undefined;
+  random?: (() => number) | undefined;
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  /** Per request (each attempt), headers and body together. */
+  timeoutMs?: number | undefined;
+  maxResponseBytes?: number | undefined;
+  onRetry?: ((event: { attempt: number; waitMs: number; reason: string }) => void) | undefined;
+}
+
+type Attempt =
+  | { ok: true; body: unknown }
+  | { ok: false; retryable: boolean; error: LedgerhookError; retryAfterMs?: number | undefined };
+
+const MAX_ERROR_BODY = 2000;
+const aborted = (cause?: unknown) => new LedgerhookError('ERR_ABORTED', 'stopped', { cause });
+
+async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  // delay() never keeps the process alive; a request waiting to be retried must (else the CLI
+  // would exit 0 in the middle of a sync), so a plain timer of the same length holds it.
+  const hold = setTimeout(() => {}, ms);
+  try {
+    await delay(ms, signal);
+  } catch (error) {
+    throw aborted(error);
+  } finally {
+    clearTimeout(hold);
+  }
+}
+
+/** Reads the body up to `max` bytes; undefined when it is bigger (the connection is dropped). */
+async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLarge(href: string, max: number): Attempt {
+  return {
+    ok: false,
+    retryable: false,
+    error: new LedgerhookError('ERR_BAD_RESPONSE', `GET ${href} answered more than ${max} bytes; not read further`, {
+      details: { reason: 'response_too_large', url: href, maxBytes: max },
+    }),
+  };
+}
+
+async function attempt(options: FetchJsonOptions): Promise<Attempt> {
+  const method = 'GET';
+  const href = options.url.href;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  let response: Dispatcher.ResponseData;
+  try {
+    const base = { method, headers: options.headers, signal };
+    response = await (options.dispatcher
+      ? request(options.url, { ...base, dispatcher: options.dispatcher })
+      : request(options.url, base));
+  } catch (error) {
+    if (options.signal?.aborted) return { ok: false, retryable: false, error: aborted(error) };
+    const cause = timeout.aborted ? Object.assign(new Error('timeout'), { name: 'TimeoutError' }) : error;
+    return { ok: false, retryable: true, error: networkError(cause, method, options.url, timeoutMs) };
+  }
+  const declared = Number(response.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) {
+    response.body.destroy();
+    return tooLarge(href, max);
+  }
+  let text: string | undefined;
+  try {
+    text = await readCapped(response.body, max);
+  } catch (error) {
+    if (options.signal?.aborted) return { ok: false, retryable: false, error: aborted(error) };
+    const cause = timeout.aborted ? Object.assign(new Error('timeout'), { name: 'TimeoutError' }) : error;
+    // The connection broke in the middle of the body: a truncated answer, worth another try.
+    return { ok: false, retryable: true, error: networkError(cause, method, options.url, timeoutMs) };
+  }
+  if (text === undefined) return tooLarge(href, max);
+  return interpret(options, response, text);
+}
+
+function interpret(options: FetchJsonOptions, response: Dispatcher.ResponseData, text: string): Attempt {
+  const method = 'GET';
+  const href = options.url.href;
+  const status = response.statusCode;
+  if (status === 200) {
+    try {
+      return { ok: true, body: JSON.parse(text) };
+    } catch {
+      // A cut-off body on a 200: retried, since the next answer is usually whole.
+      const start = text.length ? `, starting ${JSON.stringify(text.slice(0, 40))}` : '';
+      return {
+        ok: false,
+        retryable: true,
+        error: new LedgerhookError(
+          'ERR_BAD_RESPONSE',
+          `${method} ${href} answered 200 with a body that is not JSON (${text.length} bytes${start})`,
+          { details: { reason: 'body_not_json', url: href } },
+        ),
+      };
+    }
+  }
+  const body = text.slice(0, MAX_ERROR_BODY);
+  if (status === 429) {
+    const header = response.headers['retry-after'];
+    const retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header, (options.now ?? Date.now)());
+    return {
+      ok: false,
+      retryable: true,
+      error: new HttpStatusError(method, href, status, body, 'rate limited'),
+      retryAfterMs,
+    };
+  }
+  if (status >= 500) return { ok: false, retryable: true, error: new HttpStatusError(method, href, status, body) };
+  const error = new HttpStatusError(
+    method,
+    href,
+    status,
+    body,
+    status === 401 ? 'the access token was rejected' : undefined,
+  );
+  if (status === 401) error.details.reason = 'token_rejected';
+  return { ok: false, retryable: false, error };
+}
+
+/**
+ * GETs a JSON document, retrying 429 (honouring Retry-After), 5xx, connection errors and
+ * truncated bodies with exponential backoff and jitter, at most `maxAttempts` times.
+ */
+export async function fetchJson(options: FetchJsonOptions): Promise<unknown> {
+  const policy = options.retry ?? DEFAULT_RETRY_POLICY;
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? abortableSleep;
+  for (let attemptNumber = 1; ; attemptNumber += 1) {
+    const shared = options.backoff?.waitMs(now()) ?? 0;
+    if (shared > 0) await sleep(shared, options.signal);
+    const result = await attempt(options);
+    if (result.ok) return result.body;
+    if (!result.retryable || attemptNumber >= policy.maxAttempts) {
+      if (result.retryable && attemptNumber > 1) {
+        throw new LedgerhookError(
+          result.error.code,
+          `${result.error.message} (gave up after ${attemptNumber} attempts)`,
+          {
+            cause: result.error,
+            details: { ...result.error.details, attempts: attemptNumber },
+          },
+        );
+      }
+      throw result.error;
+    }
+    let waitMs = backoffDelay(policy, attemptNumber - 1, options.random);
+    if (result.retryAfterMs !== undefined) {
+      if (result.retryAfterMs > policy.maxDelayMs) {
+        throw new LedgerhookError(
+          result.error.code,
+          `${result.error.message}: the server asks to wait ${Math.ceil(result.retryAfterMs / 1000)}s (Retry-After), longer than the ${policy.maxDelayMs / 1000}s this client waits; try again later`,
+          { cause: result.error, details: { reason: 'retry_after_too_long', waitMs: result.retryAfterMs } },
+        );
+      }
+      waitMs = result.retryAfterMs;
+      options.backoff?.pauseUntil(now() + waitMs);
+    }
+    options.onRetry?.({ attempt: attemptNumber, waitMs, reason: result.error.message });
+    await sleep(waitMs, options.signal);
+  }
+}
