@@ -1,3 +1,5 @@
+import { isObject } from '../util/is-object.js';
+
 /** One captured delivery: one line of a JSON Lines capture file. */
 export interface CaptureRecord {
   id: string;
@@ -9,9 +11,14 @@ export interface CaptureRecord {
   headers: Record<string, string | string[]>;
   /** Which header carried the verification token (the configured name, lower case). */
   headerName: string;
-  /** The raw body, byte-exact, in standard Base64. */
+  /** The raw body, byte-exact, in standard Base64 (only its head when bodyTruncated). */
   body: string;
+  /** Length of the whole body as received. */
   bodyBytes: number;
+  /** True when only the head of the body was kept (refused deliveries): never replay or verify it. */
+  bodyTruncated?: boolean;
+  /** Standard Base64 of the SHA-256 of the full body, when the body was truncated. */
+  bodySha256?: string;
   verdict: CaptureVerdict;
   /** From the body, when it parses as a webhook (for filtering and display). */
   type?: string;
@@ -26,6 +33,8 @@ export interface CaptureVerdict {
   valid: boolean | null;
   code?: string;
   message?: string;
+  /** Accepted, but worth a look (an iat in the future, say). */
+  warnings?: string[];
   /** What the listener answered. */
   status: number;
 }
@@ -34,10 +43,17 @@ export function captureBody(record: CaptureRecord): Buffer {
   return Buffer.from(record.body, 'base64');
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
-
 /** Enough structure to replay and verify; anything else in a line is kept but not required. */
 export function isCaptureRecord(value: unknown): value is CaptureRecord {
-  return isObject(value) && typeof value.id === 'string' && typeof value.receivedAt === 'string' && typeof value.body === 'string'
-    && isObject(value.headers) && typeof value.headerName === 'string' && isObject(value.verdict);
+  return (
+    isObject(value) &&
+    typeof value.id === 'string' &&
+    typeof value.receivedAt === 'string' &&
+    typeof value.body === 'string' &&
+    isObject(value.headers) &&
+    typeof value.headerName === 'string' &&
+    isObject(value.verdict) &&
+    (value.bodyTruncated === undefined || typeof value.bodyTruncated === 'boolean') &&
+    (value.bodySha256 === undefined || typeof value.bodySha256 === 'string')
+  );
 }

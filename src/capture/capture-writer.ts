@@ -7,7 +7,16 @@ import type { CaptureRecord } from './capture-record.js';
  * only: lines that arrive while a write is in flight are gathered and written together next
  * (a group commit, which keeps up with a receiver under load). A crash can therefore leave at
  * most a torn last line, never a half line between two whole ones.
+ *
+ * `append` resolves once its line was handed to the OS (write(2) returned), so it survives the
+ * process being killed; with `sync` each batch is also fsync'ed (fdatasync) before, so it survives
+ * a power cut too.
  */
+export interface CaptureWriterOptions {
+  /** fdatasync after every batch: a resolved append is on disk, not only in the OS. */
+  sync?: boolean | undefined;
+}
+
 export class CaptureWriter {
   readonly path: string;
   #handle: FileHandle;
@@ -15,18 +24,25 @@ export class CaptureWriter {
   #waiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   #flushing: Promise<void> | undefined;
   #written = 0;
+  #queuedBytes = 0;
   #failure: Error | undefined;
+  readonly #sync: boolean;
 
-  private constructor(path: string, handle: FileHandle) {
+  private constructor(path: string, handle: FileHandle, options: CaptureWriterOptions) {
     this.path = path;
     this.#handle = handle;
+    this.#sync = Boolean(options.sync);
   }
 
-  static async open(path: string): Promise<CaptureWriter> {
+  static async open(path: string, options: CaptureWriterOptions = {}): Promise<CaptureWriter> {
     try {
-      return new CaptureWriter(path, await open(path, 'a', 0o600));
+      return new CaptureWriter(path, await open(path, 'a', 0o600), options);
     } catch (error) {
-      throw new LedgerhookError('ERR_IO', `cannot open capture file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+      throw new LedgerhookError(
+        'ERR_IO',
+        `cannot open capture file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        { cause: error },
+      );
     }
   }
 
@@ -34,10 +50,17 @@ export class CaptureWriter {
     return this.#written;
   }
 
+  /** Bytes of lines accepted by `append` and not yet written: what the queue holds in memory. */
+  get queuedBytes(): number {
+    return this.#queuedBytes;
+  }
+
   /** Resolves once the record's line is in the file. */
   append(record: CaptureRecord): Promise<void> {
     if (this.#failure) return Promise.reject(this.#error());
-    this.#pending.push(Buffer.from(`${JSON.stringify(record)}\n`, 'utf8'));
+    const line = Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
+    this.#queuedBytes += line.length;
+    this.#pending.push(line);
     const done = new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject }));
     this.#flushing ??= this.#flush();
     return done;
@@ -53,21 +76,27 @@ export class CaptureWriter {
       try {
         let offset = 0;
         // A regular file takes the whole buffer in one write; the loop only guards a short write.
-        while (offset < batch.length) offset += (await this.#handle.write(batch, offset, batch.length - offset)).bytesWritten;
+        while (offset < batch.length)
+          offset += (await this.#handle.write(batch, offset, batch.length - offset)).bytesWritten;
+        if (this.#sync) await this.#handle.datasync();
         this.#written += lines.length;
+        this.#queuedBytes -= batch.length;
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
         this.#failure = error as Error;
         for (const waiter of [...waiters, ...this.#waiters]) waiter.reject(this.#error());
         this.#pending = [];
         this.#waiters = [];
+        this.#queuedBytes = 0;
       }
     }
     this.#flushing = undefined;
   }
 
   #error(): LedgerhookError {
-    return new LedgerhookError('ERR_IO', `cannot write to capture file ${this.path}: ${this.#failure?.message}`, { cause: this.#failure });
+    return new LedgerhookError('ERR_IO', `cannot write to capture file ${this.path}: ${this.#failure?.message}`, {
+      cause: this.#failure,
+    });
   }
 
   /** Waits for queued lines, flushes them to disk and closes the file. */

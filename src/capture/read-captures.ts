@@ -15,7 +15,11 @@ export async function readCaptures(path: string): Promise<CaptureFile> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new LedgerhookError('ERR_USAGE', `cannot read capture file ${path}: ${code === 'ENOENT' ? 'no such file' : code ?? (error as Error).message}`, { cause: error });
+    throw new LedgerhookError(
+      'ERR_USAGE',
+      `cannot read capture file ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (error as Error).message)}`,
+      { cause: error },
+    );
   }
   const lines = text.split('\n');
   const records: CaptureRecord[] = [];
@@ -28,7 +32,11 @@ export async function readCaptures(path: string): Promise<CaptureFile> {
       if (isCaptureRecord(value)) records.push(value);
       else warnings.push(`line ${index + 1} is JSON but not a captured delivery; skipped`);
     } catch {
-      warnings.push(last ? `line ${index + 1} is incomplete (the writer was stopped mid-line); skipped` : `line ${index + 1} is not JSON; skipped`);
+      warnings.push(
+        last
+          ? `line ${index + 1} is incomplete (the writer was stopped mid-line); skipped`
+          : `line ${index + 1} is not JSON; skipped`,
+      );
     }
   });
   return { records, warnings };
@@ -51,11 +59,15 @@ export function selectCaptures(records: readonly CaptureRecord[], selector: Capt
     if (chosen.length === 0) throw usageError(`no captured delivery has id ${selector.id}`);
   }
   if (selector.index !== undefined) {
-    if (selector.index < 0 || selector.index >= records.length) throw usageError(`index ${selector.index} is out of range: the capture holds ${records.length} deliveries (0 to ${records.length - 1})`);
+    if (selector.index < 0 || selector.index >= records.length)
+      throw usageError(
+        `index ${selector.index} is out of range: the capture holds ${records.length} deliveries (0 to ${records.length - 1})`,
+      );
     chosen = chosen.filter(({ index }) => index === selector.index);
   }
-  if (selector.type !== undefined) chosen = chosen.filter(({ record }) => record.type?.toUpperCase() === selector.type!.toUpperCase());
-  if (selector.event !== undefined) chosen = chosen.filter(({ record }) => record.event?.toUpperCase() === selector.event!.toUpperCase());
+  const { type, event } = selector;
+  if (type !== undefined) chosen = chosen.filter(({ record }) => record.type?.toUpperCase() === type.toUpperCase());
+  if (event !== undefined) chosen = chosen.filter(({ record }) => record.event?.toUpperCase() === event.toUpperCase());
   if (selector.user !== undefined) chosen = chosen.filter(({ record }) => record.userId === selector.user);
   if (selector.last !== undefined) chosen = chosen.slice(-selector.last);
   return chosen.map(({ record }) => record);

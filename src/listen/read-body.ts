@@ -1,18 +1,22 @@
 import type { IncomingMessage } from 'node:http';
+import type { BodyBudget } from './body-budget.js';
 
 export type BodyReadResult =
-  | { ok: true; body: Buffer }
-  | { ok: false; reason: 'too_large' | 'aborted' };
+  | { ok: true; body: Buffer; reserved: number }
+  | { ok: false; reason: 'too_large' | 'aborted' | 'no_room'; reserved: number };
 
 /**
  * Reads a request body up to a limit, counting bytes as they come (a missing or lying
- * Content-Length cannot get more past the limit). Stops reading once the limit is passed.
+ * Content-Length cannot get more past the limit), and holding no more than the shared budget
+ * allows. Stops reading once a limit is passed. `reserved` is what the caller must give back to
+ * the budget once it no longer holds the body.
  */
-export function readRequestBody(req: IncomingMessage, maxBytes: number): Promise<BodyReadResult> {
+export function readRequestBody(req: IncomingMessage, maxBytes: number, budget?: BodyBudget): Promise<BodyReadResult> {
   return new Promise((resolve) => {
+    let reserved = 0;
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
-      resolve({ ok: false, reason: 'too_large' });
+      resolve({ ok: false, reason: 'too_large', reserved });
       return;
     }
     const chunks: Buffer[] = [];
@@ -21,20 +25,48 @@ export function readRequestBody(req: IncomingMessage, maxBytes: number): Promise
     const settle = (result: BodyReadResult) => {
       if (settled) return;
       settled = true;
+      if (!result.ok) chunks.length = 0;
       resolve(result);
     };
+    // Asks the budget for whatever this request holds beyond its free allowance.
+    const fits = (total: number) => {
+      const needed = Math.max(0, total - (budget?.freeBytes ?? total)) - reserved;
+      if (needed <= 0 || !budget) return true;
+      if (!budget.reserve(needed)) return false;
+      reserved += needed;
+      return true;
+    };
+    if (Number.isFinite(declared) && !fits(declared)) {
+      resolve({ ok: false, reason: 'no_room', reserved });
+      return;
+    }
+    // With a declared length the body is copied into one buffer as it comes: never chunks and a copy at once.
+    const whole = Number.isFinite(declared) ? Buffer.allocUnsafe(declared) : undefined;
     req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
+      if (
+        size + chunk.length > maxBytes ||
+        !fits(size + chunk.length) ||
+        (whole && size + chunk.length > whole.length)
+      ) {
+        size += chunk.length;
         req.pause();
-        settle({ ok: false, reason: 'too_large' });
+        settle({ ok: false, reason: size > maxBytes ? 'too_large' : 'no_room', reserved });
         return;
       }
-      chunks.push(chunk);
+      if (whole) chunk.copy(whole, size);
+      else chunks.push(chunk);
+      size += chunk.length;
     });
-    req.on('end', () => settle({ ok: true, body: Buffer.concat(chunks, size) }));
-    req.on('aborted', () => settle({ ok: false, reason: 'aborted' }));
-    req.on('error', () => settle({ ok: false, reason: 'aborted' }));
-    req.on('close', () => settle({ ok: false, reason: 'aborted' }));
+    req.on('end', () => {
+      if (!whole) settle({ ok: true, body: Buffer.concat(chunks, size), reserved });
+      // Node's parser enforces Content-Length; a short body would be a torn upload.
+      else
+        settle(
+          size === whole.length ? { ok: true, body: whole, reserved } : { ok: false, reason: 'aborted', reserved },
+        );
+    });
+    req.on('aborted', () => settle({ ok: false, reason: 'aborted', reserved }));
+    req.on('error', () => settle({ ok: false, reason: 'aborted', reserved }));
+    req.on('close', () => settle({ ok: false, reason: 'aborted', reserved }));
   });
 }

@@ -1,66 +1,100 @@
 import type { Dispatcher } from 'undici';
-import { captureBody, type CaptureRecord } from '../capture/capture-record.js';
-import { usageError } from '../errors.js';
+import type { CaptureRecord } from '../capture/capture-record.js';
+import { LedgerhookError } from '../errors.js';
 import type { OutgoingDelivery } from '../delivery/build-delivery.js';
 import { buildDelivery } from '../delivery/build-delivery.js';
 import { sendDeliveries, type DeliveryOutcome, type SendSummary } from '../delivery/send-deliveries.js';
+import { delay } from '../util/delay.js';
+import { capturedHeaderValues } from './captured-delivery.js';
+import type { PlannedReplay } from './replay-plan.js';
+
+export { planReplay, type PlannedReplay, type ReplayMode, type ReplayPlan, type ReplayPolicy } from './replay-plan.js';
 
 export interface ReplayOptions {
-  records: readonly CaptureRecord[];
+  /** What to send and how, from planReplay (which applies the verdict policy). */
+  planned: readonly PlannedReplay[];
   url: URL;
-  /** Re-sign with a fresh iat (default). Required unless asCaptured. */
-  secret?: string;
-  /** Header name for re-signed deliveries; default: the one each capture was received with. */
-  headerName?: string;
-  /** Send the original verification header unchanged (tests expiry handling). */
-  asCaptured?: boolean;
-  concurrency?: number;
+  /** Needed when any planned delivery is re-signed. */
+  secret?: string | undefined;
+  /** Header name for the token; default: the one each capture was received with. */
+  headerName?: string | undefined;
+  concurrency?: number | undefined;
   /** Pause between deliveries, in ms (only with concurrency 1, so that order is kept). */
-  delayMs?: number;
-  timeoutMs?: number;
-  dispatcher?: Dispatcher;
-  signal?: AbortSignal;
-  now?: () => number;
-  onProgress?: (event: { record: CaptureRecord; outcome: DeliveryOutcome }) => void;
+  delayMs?: number | undefined;
+  timeoutMs?: number | undefined;
+  dispatcher?: Dispatcher | undefined;
+  signal?: AbortSignal | undefined;
+  now?: (() => number) | undefined;
+  onProgress?: ((event: { planned: PlannedReplay; outcome: DeliveryOutcome }) => void) | undefined;
 }
 
 /** Headers that belong to the original connection, not to the delivery. */
-const NOT_REPLAYED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'expect', 'te', 'trailer', 'upgrade']);
+const NOT_REPLAYED = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'expect',
+  'te',
+  'trailer',
+  'upgrade',
+]);
 
-function replayDelivery(record: CaptureRecord, options: ReplayOptions): Promise<OutgoingDelivery> | OutgoingDelivery {
-  const body = captureBody(record);
+const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+function capturedHeaders(record: CaptureRecord): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(record.headers)) {
-    if (!NOT_REPLAYED.has(name) && name !== record.headerName) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(capturedHeaderValues(record))) {
+    if (!NOT_REPLAYED.has(name) && name !== record.headerName.toLowerCase())
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  if (options.asCaptured) {
-    const original = record.headers[record.headerName];
-    if (original !== undefined) headers[record.headerName] = Array.isArray(original) ? original[0]! : original;
+  return headers;
+}
+
+async function replayDelivery(planned: PlannedReplay, options: ReplayOptions): Promise<OutgoingDelivery> {
+  const { record, body } = planned;
+  const headers = capturedHeaders(record);
+  const headerName = (options.headerName ?? record.headerName).toLowerCase();
+  if (planned.mode === 'as-captured') {
+    const original = first(capturedHeaderValues(record)[record.headerName.toLowerCase()]);
+    if (original !== undefined) headers[headerName] = original;
     return { body, headers };
   }
-  return buildDelivery({ body, secret: options.secret!, headerName: options.headerName ?? record.headerName, ...(options.now ? { now: options.now } : {}) })
-    .then((signed) => ({ body, headers: { ...headers, ...signed.headers, ...(headers['content-type'] ? { 'content-type': headers['content-type'] } : {}) } }));
+  const signed = await buildDelivery({ body, secret: options.secret, headerName, now: options.now });
+  const contentType = headers['content-type'];
+  return { body, headers: { ...headers, ...signed.headers, 'content-type': contentType ?? 'application/json' } };
 }
 
 /**
- * Replays captured deliveries byte-exact. By default each is re-signed with a fresh iat so that
- * an old capture still verifies; asCaptured sends the original token unchanged.
+ * Replays planned deliveries byte-exact: re-signed ones get a fresh iat so that an old capture
+ * still verifies; as-captured ones carry their original token unchanged.
  */
-export async function replayDeliveries(options: ReplayOptions): Promise<{ outcomes: DeliveryOutcome[]; summary: SendSummary }> {
-  if (options.records.length === 0) throw usageError('no captured delivery matches: nothing to replay');
-  if (!options.asCaptured && !options.secret) throw usageError('re-signing needs the webhook secret (or use --as-captured to send the original tokens)');
-  const concurrency = options.delayMs ? 1 : options.concurrency ?? 1;
+export async function replayDeliveries(
+  options: ReplayOptions,
+): Promise<{ outcomes: DeliveryOutcome[]; summary: SendSummary }> {
+  const planned = options.planned;
+  if (planned.some((entry) => entry.mode === 're-signed') && !options.secret)
+    throw new LedgerhookError('ERR_USAGE', 're-signing needs the webhook secret', {
+      details: { reason: 'replay_needs_secret' },
+    });
+  const delayMs = options.delayMs ?? 0;
   return sendDeliveries({
     url: options.url,
-    count: options.records.length,
-    concurrency,
+    count: planned.length,
+    concurrency: delayMs > 0 ? 1 : (options.concurrency ?? 1),
     makeDelivery: async (index) => {
-      if (options.delayMs && index > 0) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
-      return replayDelivery(options.records[index]!, options);
+      const entry = planned[index];
+      if (!entry) throw new LedgerhookError('ERR_USAGE', `no planned delivery ${index}`);
+      if (delayMs > 0 && index > 0) await delay(delayMs, options.signal);
+      return replayDelivery(entry, options);
     },
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    onProgress: ({ outcome }) => options.onProgress?.({ record: options.records[outcome.index]!, outcome }),
+    timeoutMs: options.timeoutMs,
+    dispatcher: options.dispatcher,
+    signal: options.signal,
+    onProgress: ({ outcome }) => {
+      const entry = planned[outcome.index];
+      if (entry) options.onProgress?.({ planned: entry, outcome });
+    },
   });
 }

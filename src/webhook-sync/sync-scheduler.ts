@@ -15,7 +15,7 @@ export class SyncScheduler {
     this.#concurrency = Math.max(1, concurrency);
   }
 
-  /** Returns 'started' or 'queued' (a run is already under way or waiting: this request joins it). */
+  /** 'queued' for a new run, 'coalesced' when a run of this key already waits (this request joins it). */
   request(key: string, job: () => Promise<void>): 'queued' | 'coalesced' {
     const already = this.#pending.has(key);
     this.#pending.set(key, job);
@@ -29,18 +29,21 @@ export class SyncScheduler {
       const index = this.#queue.findIndex((key) => !this.#running.has(key));
       if (index < 0) break;
       const [key] = this.#queue.splice(index, 1) as [string];
-      const job = this.#pending.get(key)!;
+      const job = this.#pending.get(key);
       this.#pending.delete(key);
+      if (!job) continue;
       this.#running.add(key);
       this.#active += 1;
-      void job().catch(() => {}).finally(() => {
-        this.#running.delete(key);
-        this.#active -= 1;
-        this.#pump();
-        if (this.#active === 0 && this.#queue.length === 0) {
-          for (const wake of this.#idleWaiters.splice(0)) wake();
-        }
-      });
+      void job()
+        .catch(() => {})
+        .finally(() => {
+          this.#running.delete(key);
+          this.#active -= 1;
+          this.#pump();
+          if (this.#active === 0 && this.#queue.length === 0) {
+            for (const wake of this.#idleWaiters.splice(0)) wake();
+          }
+        });
     }
   }
 

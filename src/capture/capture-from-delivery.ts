@@ -1,0 +1,55 @@
+import type { ReceivedDelivery } from '../listen/received-delivery.js';
+import { bodySha256Base64 } from '../webhook/body-hash.js';
+import type { CaptureRecord } from './capture-record.js';
+
+/** How much of a refused delivery's body is kept by default: enough to see what it was. */
+export const REFUSED_BODY_HEAD_BYTES = 4096;
+
+export interface CaptureRecordOptions {
+  /** Keep the whole body of refused (forged) deliveries too; default: the head, its length and hash. */
+  refusedBodies?: boolean | undefined;
+}
+
+/**
+ * The capture line of a delivery. A refused delivery is hostile by definition: a flood of large
+ * forged bodies must not fill the disk, so only its head is kept, with the length and hash of
+ * the whole body.
+ */
+export function captureRecordFrom(delivery: ReceivedDelivery, options: CaptureRecordOptions = {}): CaptureRecord {
+  const { verdict, parsed, body } = delivery;
+  const truncate = verdict.valid === false && !options.refusedBodies && body.length > REFUSED_BODY_HEAD_BYTES;
+  const record: CaptureRecord = {
+    id: delivery.id,
+    receivedAt: delivery.receivedAt,
+    method: delivery.method,
+    path: delivery.path,
+    headers: delivery.headers,
+    headerName: delivery.headerName,
+    body: (truncate ? body.subarray(0, REFUSED_BODY_HEAD_BYTES) : body).toString('base64'),
+    bodyBytes: body.length,
+    verdict: { valid: verdict.valid, status: delivery.status },
+  };
+  if (truncate) {
+    record.bodyTruncated = true;
+    record.bodySha256 = verdict.bodySha256 ?? bodySha256Base64(body);
+  }
+  if (verdict.code !== undefined) record.verdict.code = verdict.code;
+  if (verdict.message !== undefined) record.verdict.message = verdict.message;
+  if (verdict.warnings.length > 0) record.verdict.warnings = verdict.warnings;
+  if (parsed.ok) {
+    record.type = parsed.body.type;
+    record.userId = parsed.body.userId;
+    if (parsed.body.type === 'LIFECYCLE_EVENT') record.event = parsed.body.event;
+    else record.entities = parsed.body.entities;
+  }
+  if (delivery.forward) record.forward = forwardOf(delivery.forward);
+  return record;
+}
+
+function forwardOf(forward: NonNullable<ReceivedDelivery['forward']>): NonNullable<CaptureRecord['forward']> {
+  const out: NonNullable<CaptureRecord['forward']> = { url: forward.url };
+  if (forward.status !== undefined) out.status = forward.status;
+  if (forward.latencyMs !== undefined) out.latencyMs = forward.latencyMs;
+  if (forward.error !== undefined) out.error = forward.error;
+  return out;
+}

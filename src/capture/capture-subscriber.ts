@@ -1,0 +1,29 @@
+import type { DeliverySubscriber } from '../listen/delivery-events.js';
+import { captureRecordFrom, type CaptureRecordOptions } from './capture-from-delivery.js';
+import { CaptureWriter, type CaptureWriterOptions } from './capture-writer.js';
+
+/** Lines waiting for the disk beyond this many bytes make the listener answer 503 (the sender retries). */
+export const DEFAULT_CAPTURE_QUEUE_BYTES = 16 * 1024 * 1024;
+
+export interface CaptureOptions extends CaptureRecordOptions, CaptureWriterOptions {
+  /** The JSON Lines file deliveries are appended to. */
+  path: string;
+  maxQueueBytes?: number | undefined;
+}
+
+export type CaptureSubscriber = DeliverySubscriber & { readonly writer: CaptureWriter };
+
+/**
+ * The capture file's one owner: opens it, writes each delivery's line before the listener
+ * answers, and closes it when the listener closes.
+ */
+export async function openCaptureSubscriber(options: CaptureOptions): Promise<CaptureSubscriber> {
+  const writer = await CaptureWriter.open(options.path, { sync: options.sync });
+  const maxQueueBytes = options.maxQueueBytes ?? DEFAULT_CAPTURE_QUEUE_BYTES;
+  return {
+    writer,
+    record: (delivery) => writer.append(captureRecordFrom(delivery, options)),
+    hasRoom: () => writer.queuedBytes < maxQueueBytes,
+    close: () => writer.close(),
+  };
+}

@@ -1,0 +1,61 @@
+import type { ReceivedDelivery, RefusedRequest } from './received-delivery.js';
+
+export type ListenerEvent =
+  | {
+      type: 'delivery';
+      delivery: ReceivedDelivery;
+      /** Recorded and not refused as forged: what may drive a sync (never a forged one, even answered 200). */
+      accepted: boolean;
+    }
+  | ({ type: 'refused' } & RefusedRequest)
+  | { type: 'capture-error'; message: string };
+
+/**
+ * Something that wants every delivery: the capture writer, webhook-sync, the CLI printer, an
+ * inspector. All get the same typed ReceivedDelivery; none sees the capture format.
+ */
+export interface DeliverySubscriber {
+  /**
+   * Awaited before the answer, so that a 2xx answer means the delivery is recorded. A rejection
+   * turns a 2xx answer into a 503 (the sender retries).
+   */
+  record?: ((delivery: ReceivedDelivery) => Promise<void>) | undefined;
+  /** False while the subscriber cannot take more: new requests get a 503 with Retry-After. */
+  hasRoom?: (() => boolean) | undefined;
+  /** Every event, after the answer. */
+  onEvent?: ((event: ListenerEvent) => void) | undefined;
+  /** Each accepted delivery, after its answer (webhook-sync). */
+  onAccepted?: ((delivery: ReceivedDelivery) => void) | undefined;
+  /** Called once when the listener closes, after the last delivery. */
+  close?: (() => Promise<void>) | undefined;
+}
+
+/** The listener's one event API: subscribers in order, recorders awaited, then everyone told. */
+export class DeliveryEvents {
+  #subscribers: DeliverySubscriber[] = [];
+
+  subscribe(subscriber: DeliverySubscriber): () => void {
+    this.#subscribers.push(subscriber);
+    return () => {
+      this.#subscribers = this.#subscribers.filter((entry) => entry !== subscriber);
+    };
+  }
+
+  hasRoom(): boolean {
+    return this.#subscribers.every((subscriber) => subscriber.hasRoom?.() ?? true);
+  }
+
+  async record(delivery: ReceivedDelivery): Promise<void> {
+    for (const subscriber of this.#subscribers) if (subscriber.record) await subscriber.record(delivery);
+  }
+
+  emit(event: ListenerEvent): void {
+    for (const subscriber of this.#subscribers) subscriber.onEvent?.(event);
+    if (event.type !== 'delivery' || !event.accepted) return;
+    for (const subscriber of this.#subscribers) subscriber.onAccepted?.(event.delivery);
+  }
+
+  async close(): Promise<void> {
+    for (const subscriber of this.#subscribers) await subscriber.close?.();
+  }
+}

@@ -1,0 +1,21 @@
+import type { Dispatcher } from 'undici';
+import { postWebhook, type PostWebhookOptions } from '../delivery/post-webhook.js';
+import type { ForwardEdge } from './handle-delivery.js';
+
+/** The real forward edge: POSTs the delivery byte-exact to the developer's app with undici. */
+export function postForwardEdge(
+  url: URL,
+  options: { timeoutMs?: number | undefined; dispatcher?: Dispatcher | undefined } = {},
+): ForwardEdge {
+  return {
+    url: url.href,
+    async send(body, headers) {
+      const post: PostWebhookOptions = { url, body, headers };
+      // postWebhook's options predate exactOptionalPropertyTypes: absent stays absent.
+      if (options.timeoutMs !== undefined) post.timeoutMs = options.timeoutMs;
+      if (options.dispatcher !== undefined) post.dispatcher = options.dispatcher;
+      const response = await postWebhook(post);
+      return { status: response.status, latencyMs: response.latencyMs };
+    },
+  };
+}

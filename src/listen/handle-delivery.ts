@@ -1,0 +1,179 @@
+import { parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
+import { verifyWebhookRequest, type VerifyWebhookRequestOptions } from '../webhook/request.js';
+import type { SecretInput } from '../webhook/secrets.js';
+import type { VerifyResult } from '../webhook/verify.js';
+import type {
+  DeliveryVerdict,
+  ForwardResult,
+  HeaderRecord,
+  ReceivedDelivery,
+  RefusedRequest,
+} from './received-delivery.js';
+
+export interface DeliveryRequest {
+  method: string;
+  /** The request target as received (path and query). */
+  path: string;
+  headers: HeaderRecord;
+  body: Buffer;
+}
+
+/** The injected edge that passes an accepted delivery on to the developer's app. */
+export interface ForwardEdge {
+  url: string;
+  /** Resolves with the app's answer; throws (with a message for people) when the app cannot be reached. */
+  send(body: Buffer, headers: Record<string, string>): Promise<{ status: number; latencyMs: number }>;
+}
+
+export interface HandleDeliveryOptions {
+  /** Only this path is served (404 elsewhere); default: any path. */
+  path?: string | undefined;
+  /** Empty: verify nothing (each delivery is recorded with valid: null). */
+  secrets: readonly SecretInput[];
+  headerName: string;
+  toleranceSeconds?: number | undefined;
+  /** Accept an iat further in the future than the tolerance (with a warning). */
+  allowFutureIat?: boolean | undefined;
+  /** Answer 200 to invalid deliveries too (they are still recorded as invalid). */
+  acceptInvalid?: boolean | undefined;
+  forward?: ForwardEdge | undefined;
+  now: () => number;
+  newId: (nowMs: number) => string;
+}
+
+export interface HandledDelivery {
+  status: number;
+  /** The JSON answer. */
+  body: unknown;
+  headers?: Record<string, string> | undefined;
+  /** Set when the request was a delivery (judged, whatever the verdict). */
+  delivery?: ReceivedDelivery | undefined;
+  /** Set when the request was refused before it was judged. */
+  refused?: RefusedRequest | undefined;
+}
+
+const HOP_BY_HOP = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'expect',
+]);
+
+function forwardHeaders(headers: HeaderRecord): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HOP_BY_HOP.has(name)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** A real webhook body is a few hundred bytes; parsing a large forged one only feeds an attacker's flood. */
+const REFUSED_PARSE_LIMIT = 64 * 1024;
+
+function parseIfWorthIt(body: Buffer, verdict: DeliveryVerdict): ParsedWebhookBody {
+  if (verdict.valid === false && body.length > REFUSED_PARSE_LIMIT)
+    return { ok: false, reason: `not parsed: a refused body of ${body.length} bytes` };
+  return parseWebhookBody(body);
+}
+
+/** The checks that need no body: a request failing them is answered without reading it. */
+export function preflight(
+  request: { method: string; path: string },
+  options: Pick<HandleDeliveryOptions, 'path'>,
+): HandledDelivery | undefined {
+  const refuse = (status: number, reason: string, headers?: Record<string, string>): HandledDelivery => ({
+    status,
+    body: { error: reason },
+    headers,
+    refused: { method: request.method, path: request.path, status, reason },
+  });
+  if (options.path !== undefined && request.path.split('?')[0] !== options.path)
+    return refuse(404, `nothing here; deliveries go to ${options.path}`);
+  if (request.method !== 'POST') return refuse(405, 'webhook deliveries are POST requests', { allow: 'POST' });
+  return undefined;
+}
+
+async function judge(
+  request: DeliveryRequest,
+  options: HandleDeliveryOptions,
+  nowMs: number,
+): Promise<DeliveryVerdict> {
+  if (options.secrets.length === 0) return { valid: null, warnings: [] };
+  const verifyOptions: VerifyWebhookRequestOptions = {
+    headers: request.headers,
+    headerName: options.headerName,
+    body: request.body,
+    secrets: options.secrets,
+    allowFutureIat: options.allowFutureIat,
+    now: () => nowMs,
+  };
+  // The verify options type predates exactOptionalPropertyTypes: an absent tolerance must stay absent.
+  if (options.toleranceSeconds !== undefined) verifyOptions.toleranceSeconds = options.toleranceSeconds;
+  const result = await verifyWebhookRequest(verifyOptions);
+  const bodySha256 = knownBodyHash(result);
+  if (result.ok) return { valid: true, warnings: result.warnings, bodySha256 };
+  return { valid: false, code: result.code, message: result.message, warnings: result.warnings, bodySha256 };
+}
+
+/** When the integrity check passed, the claimed hash is the body's hash (they were compared equal). */
+function knownBodyHash(result: VerifyResult): string | undefined {
+  const claimed = result.claims?.request_body_sha256;
+  const integrity = result.checks.find((check) => check.name === 'integrity');
+  return integrity?.status === 'pass' && typeof claimed === 'string' ? claimed : undefined;
+}
+
+async function forwardTo(edge: ForwardEdge, request: DeliveryRequest): Promise<ForwardResult> {
+  try {
+    const answer = await edge.send(request.body, forwardHeaders(request.headers));
+    return { url: edge.url, status: answer.status, latencyMs: Number(answer.latencyMs.toFixed(2)) };
+  } catch (error) {
+    return { url: edge.url, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * The listener's whole decision for one request, with no transport in it: verify (the spec's sample
+ * receiver answers 400 when invalid), forward an accepted delivery through the injected edge, and
+ * say what to answer. The caller records the delivery and then answers.
+ */
+export async function handleDelivery(
+  request: DeliveryRequest,
+  options: HandleDeliveryOptions,
+): Promise<HandledDelivery> {
+  const refused = preflight(request, options);
+  if (refused) return refused;
+  const receivedAtMs = options.now();
+  const verdict = await judge(request, options, receivedAtMs);
+  const accepted = verdict.valid !== false || Boolean(options.acceptInvalid);
+  const forward = accepted && options.forward ? await forwardTo(options.forward, request) : undefined;
+  let status = 200;
+  let body: unknown = { received: true };
+  if (!accepted) {
+    status = 400;
+    body = { error: verdict.code, message: verdict.message };
+  } else if (forward?.error !== undefined) {
+    status = 502;
+    body = { error: 'forward_failed', message: forward.error };
+  } else if (forward?.status !== undefined) status = forward.status;
+  const delivery: ReceivedDelivery = {
+    id: options.newId(receivedAtMs),
+    receivedAtMs,
+    receivedAt: new Date(receivedAtMs).toISOString(),
+    method: request.method,
+    path: request.path,
+    headers: request.headers,
+    headerName: options.headerName.toLowerCase(),
+    body: request.body,
+    parsed: parseIfWorthIt(request.body, verdict),
+    verdict,
+    status,
+    forward,
+  };
+  return { status, body, delivery };
+}

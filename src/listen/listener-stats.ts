@@ -1,0 +1,34 @@
+import type { ListenerEvent } from './delivery-events.js';
+
+export interface ListenerStats {
+  deliveries: number;
+  valid: number;
+  invalid: number;
+  unverified: number;
+  /** Requests answered without being judged: wrong path or method, too large, no room, malformed, too slow. */
+  refused: number;
+  /** Of those, answered 503 because the listener had no room (the sender should retry). */
+  busy: number;
+  forwardFailures: number;
+}
+
+export function emptyStats(): ListenerStats {
+  return { deliveries: 0, valid: 0, invalid: 0, unverified: 0, refused: 0, busy: 0, forwardFailures: 0 };
+}
+
+/** A subscriber that keeps the counters of the listener's summary. */
+export function countInto(stats: ListenerStats): (event: ListenerEvent) => void {
+  return (event) => {
+    if (event.type === 'refused') {
+      stats.refused += 1;
+      if (event.status === 503) stats.busy += 1;
+    } else if (event.type === 'delivery') {
+      const { verdict, forward } = event.delivery;
+      stats.deliveries += 1;
+      if (verdict.valid === true) stats.valid += 1;
+      else if (verdict.valid === false) stats.invalid += 1;
+      else stats.unverified += 1;
+      if (forward?.error !== undefined) stats.forwardFailures += 1;
+    }
+  };
+}

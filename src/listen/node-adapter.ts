@@ -1,0 +1,149 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BodyBudget } from './body-budget.js';
+import type { DeliveryEvents } from './delivery-events.js';
+import type { DeliveryRequest, HandledDelivery } from './handle-delivery.js';
+import type { HeaderRecord, ReceivedDelivery } from './received-delivery.js';
+import { readRequestBody } from './read-body.js';
+
+export interface NodeAdapterOptions {
+  /** Checks that need no body (path, method). */
+  preflight(request: { method: string; path: string }): HandledDelivery | undefined;
+  handle(request: DeliveryRequest): Promise<HandledDelivery>;
+  events: DeliveryEvents;
+  budget: BodyBudget;
+  maxBodyBytes: number;
+  /** Seconds a sender told "no room" should wait before retrying. */
+  retryAfterSeconds: number;
+}
+
+/** One pass over the raw headers: lower-case names, every value of a repeated header kept. */
+function headerRecord(req: IncomingMessage): HeaderRecord {
+  const headers: HeaderRecord = {};
+  const raw = req.rawHeaders;
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = (raw[index] ?? '').toLowerCase();
+    const value = raw[index + 1] ?? '';
+    const existing = headers[name];
+    if (existing === undefined) headers[name] = value;
+    else if (Array.isArray(existing)) existing.push(value);
+    else headers[name] = [existing, value];
+  }
+  return headers;
+}
+
+function answer(res: ServerResponse, result: Pick<HandledDelivery, 'status' | 'body' | 'headers'>): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(result.body);
+  res
+    .writeHead(result.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      ...result.headers,
+    })
+    .end(text);
+}
+
+/** Answers before the body is read: the connection closes and the rest of the upload is discarded. */
+function refuseUnread(
+  options: NodeAdapterOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  refusal: { status: number; error: string; reason: string },
+): void {
+  const { status, error, reason } = refusal;
+  const headers: Record<string, string> = { connection: 'close' };
+  if (status === 503) headers['retry-after'] = String(options.retryAfterSeconds);
+  answer(res, { status, body: { error, message: reason }, headers });
+  options.events.emit({ type: 'refused', method: req.method ?? '?', path: req.url ?? '/', status, reason });
+  req.resume();
+}
+
+/** Write, then answer: a 2xx goes out only once every recorder holds the delivery. */
+async function recordThenAnswer(
+  options: NodeAdapterOptions,
+  res: ServerResponse,
+  result: HandledDelivery,
+  delivery: ReceivedDelivery,
+): Promise<void> {
+  const { events } = options;
+  let recorded = true;
+  try {
+    await events.record(delivery);
+  } catch (error) {
+    recorded = false;
+    events.emit({ type: 'capture-error', message: (error as Error).message });
+    if (delivery.status < 300) {
+      delivery.status = 503;
+      result.status = 503;
+      result.body = { error: 'not_recorded', message: 'the delivery could not be recorded; retry later' };
+      result.headers = { 'retry-after': String(options.retryAfterSeconds) };
+    }
+  }
+  answer(res, result);
+  // Nothing refused as forged is passed on, even when answered 200 with acceptInvalid.
+  events.emit({ type: 'delivery', delivery, accepted: recorded && delivery.verdict.valid !== false });
+}
+
+async function serveOne(options: NodeAdapterOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { events } = options;
+  const method = req.method ?? '?';
+  const path = req.url ?? '/';
+  const early = options.preflight({ method, path });
+  if (early) {
+    answer(res, early);
+    if (early.refused) events.emit({ type: 'refused', ...early.refused });
+    return;
+  }
+  if (!events.hasRoom())
+    return refuseUnread(options, req, res, {
+      status: 503,
+      error: 'busy',
+      reason: 'the capture queue is full; retry later',
+    });
+  const read = await readRequestBody(req, options.maxBodyBytes, options.budget);
+  try {
+    if (read.ok) {
+      const result = await options.handle({ method, path, headers: headerRecord(req), body: read.body });
+      if (result.delivery) await recordThenAnswer(options, res, result, result.delivery);
+      else answer(res, result);
+    } else if (read.reason === 'too_large')
+      refuseUnread(options, req, res, {
+        status: 413,
+        error: 'too_large',
+        reason: `body larger than ${options.maxBodyBytes} bytes`,
+      });
+    else if (read.reason === 'no_room')
+      refuseUnread(options, req, res, {
+        status: 503,
+        error: 'busy',
+        reason: 'too many request bodies in memory; retry later',
+      });
+    else events.emit({ type: 'refused', method, path, status: 0, reason: 'the sender aborted the upload' });
+  } finally {
+    options.budget.release(read.reserved);
+  }
+}
+
+/**
+ * The thin node:http side of the listener: reads the body within the limits, hands the request to
+ * the pure handler, has the delivery recorded, and only then answers.
+ */
+export function nodeDeliveryHandler(options: NodeAdapterOptions): {
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Resolves when every request in progress has been answered and recorded. */
+  drain(): Promise<void>;
+} {
+  const inFlight = new Set<Promise<void>>();
+  return {
+    handler(req, res) {
+      const task = serveOne(options, req, res).catch((error: unknown) => {
+        answer(res, { status: 500, body: { error: 'internal', message: (error as Error).message } });
+      });
+      inFlight.add(task);
+      void task.finally(() => inFlight.delete(task));
+    },
+    async drain() {
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

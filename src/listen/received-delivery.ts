@@ -1,0 +1,60 @@
+import type { ParsedWebhookBody } from '../webhook/bodies.js';
+
+/** Header names in lower case; a repeated header keeps every value, in order. */
+export type HeaderRecord = Record<string, string | string[]>;
+
+/** What the listener decided about a delivery's signature. */
+export interface DeliveryVerdict {
+  /** null when no secret was configured and nothing was verified. */
+  valid: boolean | null;
+  code?: string | undefined;
+  message?: string | undefined;
+  /** Accepted, but worth a look (an iat in the future, say). */
+  warnings: string[];
+  /**
+   * Standard Base64 SHA-256 of the body, when verification already established it (the integrity
+   * check passed): saves hashing a large body a second time.
+   */
+  bodySha256?: string | undefined;
+}
+
+export interface ForwardResult {
+  url: string;
+  status?: number | undefined;
+  latencyMs?: number | undefined;
+  error?: string | undefined;
+}
+
+/**
+ * One delivery as the listener received and judged it: the single value every subscriber (capture
+ * writer, webhook-sync, printer, inspector) gets. The raw bytes are kept as they arrived; the body
+ * is parsed once, here, and nobody downstream decodes or parses it again.
+ */
+export interface ReceivedDelivery {
+  id: string;
+  /** Milliseconds since the epoch, when the last byte of the body arrived. */
+  receivedAtMs: number;
+  /** The same instant in ISO 8601 UTC. */
+  receivedAt: string;
+  method: string;
+  path: string;
+  headers: HeaderRecord;
+  /** Which header carried the token (the configured name, lower case). */
+  headerName: string;
+  body: Buffer;
+  /** The body checked against spec 2.1/2.2, or why it is not a webhook body. Untrusted unless verdict.valid. */
+  parsed: ParsedWebhookBody;
+  verdict: DeliveryVerdict;
+  /** The status answered to the sender. */
+  status: number;
+  forward?: ForwardResult | undefined;
+}
+
+/** A request answered without being judged as a delivery (wrong path or method, too large, no room). */
+export interface RefusedRequest {
+  method: string;
+  path: string;
+  /** 0 when the sender went away before an answer. */
+  status: number;
+  reason: string;
+}
