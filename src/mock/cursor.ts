@@ -25,17 +25,26 @@ export class CursorCodec {
   }
 
   encode(state: CursorState): string {
-    const payload = Buffer.from(JSON.stringify([state.dataset, state.since, state.asOf, state.lastId])).toString('base64url');
+    const payload = Buffer.from(JSON.stringify([state.dataset, state.since, state.asOf, state.lastId])).toString(
+      'base64url',
+    );
     return `${payload}.${this.#mac(payload)}`;
   }
 
   decode(cursor: string): CursorDecodeResult {
     const [payload = '', mac = '', ...rest] = cursor.split('.');
-    if (rest.length > 0 || !payload || mac.length !== 22) return { ok: false, reason: 'not a cursor this server issued' };
+    if (rest.length > 0 || !payload || mac.length !== 22)
+      return { ok: false, reason: 'not a cursor this server issued' };
     const expected = Buffer.from(this.#mac(payload));
-    if (!timingSafeEqual(expected, Buffer.from(mac.padEnd(22).slice(0, 22)))) return { ok: false, reason: 'not a cursor this server issued (or it was changed)' };
+    if (!timingSafeEqual(expected, Buffer.from(mac.padEnd(22).slice(0, 22))))
+      return { ok: false, reason: 'not a cursor this server issued (or it was changed)' };
     try {
-      const [dataset, since, asOf, lastId] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [string, number | null, number, number];
+      const [dataset, since, asOf, lastId] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [
+        string,
+        number | null,
+        number,
+        number,
+      ];
       return { ok: true, state: { dataset, since, asOf, lastId } };
     } catch {
       return { ok: false, reason: 'not a cursor this server issued' };

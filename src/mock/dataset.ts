@@ -40,7 +40,14 @@ export class MockDataset {
   readonly #changes: Change[] = [];
   #nextId: number;
 
-  constructor(options: { entity: string; entityIndex: number; count: number; firstId: number; ctx: GeneratorContext; baseTime: number }) {
+  constructor(options: {
+    entity: string;
+    entityIndex: number;
+    count: number;
+    firstId: number;
+    ctx: GeneratorContext;
+    baseTime: number;
+  }) {
     this.entity = options.entity;
     this.#entityIndex = options.entityIndex;
     this.#baseCount = options.count;
@@ -94,7 +101,12 @@ export class MockDataset {
 
   /** A fresh item of this entity (fields only), deterministic for the given key. */
   freshFields(key: number): Omit<MockItem, 'id'> {
-    const { id: _ignored, ...fields } = generateItem(this.entity, key, { ...this.#ctx, seed: this.#ctx.seed + 104_729 }, this.#entityIndex);
+    const { id: _ignored, ...fields } = generateItem(
+      this.entity,
+      key,
+      { ...this.#ctx, seed: this.#ctx.seed + 104_729 },
+      this.#entityIndex,
+    );
     return fields;
   }
 
@@ -122,8 +134,8 @@ export class MockDataset {
     }
     for (const id of this.#createdIds) {
       if (id <= afterId) continue;
-      const version = this.#versions.get(id)!;
-      if (version.item && version.updatedAt <= asOf) yield version.item;
+      const version = this.#versions.get(id);
+      if (version?.item && version.updatedAt <= asOf) yield version.item;
     }
   }
 
@@ -136,11 +148,11 @@ export class MockDataset {
     let high = this.#changes.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (this.#changes[middle]!.at <= since) low = middle + 1;
+      const at = this.#changes[middle]?.at ?? Number.POSITIVE_INFINITY;
+      if (at <= since) low = middle + 1;
       else high = middle;
     }
-    for (let index = low; index < this.#changes.length; index += 1) {
-      const change = this.#changes[index]!;
+    for (const change of this.#changes.slice(low)) {
       if (change.at <= asOf) {
         if (!before.has(change.id)) before.set(change.id, change.before);
       } else if (!afterAsOf.has(change.id)) {
@@ -148,7 +160,10 @@ export class MockDataset {
       }
     }
     const after = new Map<number, MockItem | null>();
-    for (const id of before.keys()) after.set(id, afterAsOf.has(id) ? afterAsOf.get(id)! : this.get(id) ?? null);
+    for (const id of before.keys()) {
+      const later = afterAsOf.get(id);
+      after.set(id, later !== undefined ? later : (this.get(id) ?? null));
+    }
     return { ids: [...before.keys()].sort((a, b) => a - b), before, after };
   }
 

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { EVENTS } from '../catalogue/events.js';
-import { buildDelivery } from '../delivery/build-delivery.js';
-import { postWebhook } from '../delivery/post-webhook.js';
+import { type BuildDeliveryOptions, buildDelivery } from '../delivery/build-delivery.js';
+import { type PostWebhookOptions, postWebhook } from '../delivery/post-webhook.js';
 import { LedgerhookError } from '../errors.js';
 import type { WebhookBodyObject } from '../webhook/bodies.js';
 import { serviceDate } from './entity-generators.js';
@@ -14,15 +14,16 @@ export type MockWebhookEvent =
 export interface MockWebhookOptions {
   url: URL;
   secret: string;
-  headerName?: string;
-  dispatcher?: Dispatcher;
-  onEvent?: (event: MockWebhookEvent) => void;
+  headerName?: string | undefined;
+  dispatcher?: Dispatcher | undefined;
+  onEvent?: ((event: MockWebhookEvent) => void) | undefined;
 }
 
 /** Which catalogue event fits a change of an entity: data, not code paths (events.ts names the entity). */
 function eventFor(entity: string, kind: 'created' | 'updated' | 'retyped'): string | undefined {
   const suffixes = kind === 'created' ? ['_ADDED', '_CREATED'] : kind === 'updated' ? ['_UPDATED'] : ['_AUTO_TAGGED'];
-  return EVENTS.find((event) => event.entity === entity && suffixes.some((suffix) => event.name.endsWith(suffix)))?.name;
+  return EVENTS.find((event) => event.entity === entity && suffixes.some((suffix) => event.name.endsWith(suffix)))
+    ?.name;
 }
 
 /** The deliveries the service would send for one mutation: an ENTITY_UPDATE, then lifecycle events where one fits. */
@@ -31,13 +32,22 @@ export function webhooksForMutation(result: MutationResult): WebhookBodyObject[]
   const byId = new Map(result.items.map((item) => [item.id, item]));
   for (const kind of ['created', 'updated', 'retyped'] as const) {
     const ids = result[kind];
-    const event = ids.length > 0 ? eventFor(result.entity, kind) : undefined;
+    const firstId = ids[0];
+    if (firstId === undefined) continue;
+    const event = eventFor(result.entity, kind);
     if (!event) continue;
-    const first = byId.get(ids[0]!);
-    const eventData: Record<string, unknown> = event === 'EXPENSE_ADDED' && first
-      // Spec 2.2: what routes the user to the exact transaction.
-      ? { expenseId: first.id, bankAccountId: first.bankAccountId, amount: first.amount, date: first.date ?? serviceDate(Date.parse(result.at)), count: ids.length }
-      : { entityType: result.entity, entityId: ids[0], entityIds: ids, count: ids.length };
+    const first = byId.get(firstId);
+    const eventData: Record<string, unknown> =
+      event === 'EXPENSE_ADDED' && first
+        ? // Spec 2.2: what routes the user to the exact transaction.
+          {
+            expenseId: first.id,
+            bankAccountId: first.bankAccountId,
+            amount: first.amount,
+            date: first.date ?? serviceDate(Date.parse(result.at)),
+            count: ids.length,
+          }
+        : { entityType: result.entity, entityId: firstId, entityIds: ids, count: ids.length };
     bodies.push({ userId: result.userId, type: 'LIFECYCLE_EVENT', event, eventData });
   }
   return bodies;
@@ -47,15 +57,27 @@ export function webhooksForMutation(result: MutationResult): WebhookBodyObject[]
  * Sends the webhooks of each mutation, signed through the same code as `ledgerhook sign`, one
  * at a time and in order (a real sender's ordering is not specified; in-order is the kind case).
  */
-export function createMockWebhookSender(options: MockWebhookOptions): { send(result: MutationResult): void; idle(): Promise<void> } {
+export function createMockWebhookSender(options: MockWebhookOptions): {
+  send(result: MutationResult): void;
+  idle(): Promise<void>;
+} {
   let queue = Promise.resolve();
   const deliver = async (body: WebhookBodyObject) => {
     try {
-      const delivery = await buildDelivery({ body: JSON.stringify(body), secret: options.secret, ...(options.headerName ? { headerName: options.headerName } : {}) });
-      const response = await postWebhook({ url: options.url, body: delivery.body, headers: delivery.headers, ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}) });
+      // The delivery modules' options are optional without `| undefined`: set them only when given.
+      const build: BuildDeliveryOptions = { body: JSON.stringify(body), secret: options.secret };
+      if (options.headerName) build.headerName = options.headerName;
+      const delivery = await buildDelivery(build);
+      const post: PostWebhookOptions = { url: options.url, body: delivery.body, headers: delivery.headers };
+      if (options.dispatcher) post.dispatcher = options.dispatcher;
+      const response = await postWebhook(post);
       options.onEvent?.({ type: 'webhook-sent', body, status: response.status });
     } catch (error) {
-      options.onEvent?.({ type: 'webhook-failed', body, error: error instanceof LedgerhookError ? error.message : String(error) });
+      options.onEvent?.({
+        type: 'webhook-failed',
+        body,
+        error: error instanceof LedgerhookError ? error.message : String(error),
+      });
     }
   };
   return {

@@ -15,6 +15,11 @@ export function randomFor(seed: number, key: number): () => number {
   return seededRandom(Math.imul(seed ^ 0x9e3779b9, 31) ^ Math.imul(key, 0x85ebca6b));
 }
 
-export const pick = <T>(random: () => number, values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
-export const between = (random: () => number, min: number, max: number): number => min + Math.floor(random() * (max - min + 1));
-export const money = (random: () => number, min: number, max: number): number => Math.round((min + random() * (max - min)) * 100) / 100;
+/** One of `values` (never empty: every list it is given is a constant). */
+export function pick<T>(random: () => number, values: readonly [T, ...T[]]): T {
+  return values[Math.floor(random() * values.length)] ?? values[0];
+}
+export const between = (random: () => number, min: number, max: number): number =>
+  min + Math.floor(random() * (max - min + 1));
+export const money = (random: () => number, min: number, max: number): number =>
+  Math.round((min + random() * (max - min)) * 100) / 100;
