@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { captureRecordFrom } from '../capture/capture-from-delivery.js';
 import type { CaptureRecord } from '../capture/capture-record.js';
 import { startListener } from '../listen/listener.js';
 import { startMockServer } from '../mock/mock-server.js';
 import type { MutationResult, MutationSpec } from '../mock/mock-service.js';
-import { datasetFileName } from '../sync/dataset-file-name.js';
-import { MemoryStateStore } from '../sync/state-store.js';
-import { syncDataset, type SyncSummary } from '../sync/sync-dataset.js';
-import { createWebhookSync, userDirectory, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';
+import { FileStore } from '../store/file-store.js';
+import { datasetRef, type SyncSummary, syncDataset } from '../sync/sync-dataset.js';
+import { createWebhookSync, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';
 
 export type DemoEvent =
   | { type: 'started'; apiUrl: string; receiverUrl: string; outDir: string; userId: string }
@@ -45,25 +45,44 @@ const CHANGES: MutationSpec[] = [
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const emit = (event: DemoEvent) => options.onEvent?.(event);
   const secret = `whsec_demo_${randomBytes(12).toString('hex')}`;
-  const store = new MemoryStateStore();
+  // The demo's state stays with its files: it never touches the user's own sync state.
+  const store = new FileStore({ outDir: options.outDir, stateFile: join(options.outDir, '.demo-state.json') });
   let sync: ReturnType<typeof createWebhookSync> | undefined;
   const listener = await startListener({
     port: 0,
     secrets: [secret],
-    onEvent: (event) => event.type === 'delivery' && emit({ type: 'delivery', record: event.record }),
+    onEvent: (event) =>
+      event.type === 'delivery' && emit({ type: 'delivery', record: captureRecordFrom(event.delivery) }),
     onAccepted: (record) => sync?.handle(record),
   });
-  const mock = await startMockServer({ port: 0, webhookUrl: new URL(listener.url), webhookSecret: secret, onMutation: (result) => emit({ type: 'mutation', result }) });
+  const mock = await startMockServer({
+    port: 0,
+    webhookUrl: new URL(listener.url),
+    webhookSecret: secret,
+    onMutation: (result) => emit({ type: 'mutation', result }),
+  });
   const userId = mock.service.userId;
-  const userDir = userDirectory(options.outDir, userId);
+  const fileOf = (path: string) => store.fileFor(datasetRef({ baseUrl: mock.url, token: mock.token, path, userId }));
+  const userDir = join(fileOf('/expenses'), '..');
   sync = createWebhookSync({
-    baseUrl: mock.url, tokenFor: () => mock.token, outDirFor: (user) => userDirectory(options.outDir, user), store,
+    baseUrl: mock.url,
+    tokenFor: () => mock.token,
+    store,
     onEvent: (event) => emit({ type: 'sync', event }),
   });
   try {
     emit({ type: 'started', apiUrl: mock.url, receiverUrl: listener.url, outDir: options.outDir, userId });
     for (const path of DATASETS) {
-      emit({ type: 'full-sync', summary: await syncDataset({ baseUrl: mock.url, token: mock.token, path, outDir: userDir, store, scope: userId }) });
+      emit({
+        type: 'full-sync',
+        summary: await syncDataset({
+          baseUrl: mock.url,
+          token: mock.token,
+          path,
+          userId,
+          store,
+        }),
+      });
     }
     for (const change of CHANGES) mock.service.mutate(change);
     // Every webhook answered (the receiver answers before it syncs), then every sync finished.
@@ -71,7 +90,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     await sync.idle();
     const datasets: DemoResult['datasets'] = [];
     for (const path of DATASETS) {
-      const file = join(userDir, datasetFileName(path));
+      const file = fileOf(path);
       const local = await readFile(file, 'utf8');
       const truth = mock.service.dataset(path).data;
       const equal = JSON.stringify(JSON.parse(local)) === JSON.stringify(truth);

@@ -1,10 +1,9 @@
-import { createReadStream } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
-import { dirname, basename, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { randomBytes } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { LedgerhookError } from '../errors.js';
 import type { ItemId } from './item-id.js';
+import { tempFileName } from './temp-name.js';
 
 /**
  * A dataset file: a JSON array, one item per line, sorted by id. It is valid JSON for any
@@ -17,7 +16,43 @@ import type { ItemId } from './item-id.js';
  */
 export type Item = Record<string, unknown> & { id: ItemId };
 
+/** What a file holds, kept with the state so a damaged file is noticed before anything is merged into it. */
+export interface FileDigest {
+  items: number;
+  checksum: string;
+}
+
 const WRITE_BUFFER = 256 * 1024;
+/** Data files hold a user's books: readable by their owner only, like the state. */
+export const DATA_FILE_MODE = 0o600;
+
+/** A running digest of item lines: sha256 over each line and a newline, cheap next to the I/O. */
+export class ItemDigest {
+  readonly #hash: Hash = createHash('sha256');
+  #items = 0;
+
+  add(line: string): void {
+    this.#hash.update(line).update('\n');
+    this.#items += 1;
+  }
+
+  get items(): number {
+    return this.#items;
+  }
+
+  result(): FileDigest {
+    return { items: this.#items, checksum: `sha256:${this.#hash.digest('hex').slice(0, 32)}` };
+  }
+}
+
+export function writeFailed(path: string, error: unknown): LedgerhookError {
+  if (error instanceof LedgerhookError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  return new LedgerhookError('ERR_IO', `cannot write in ${dirname(path)}: ${code ?? (error as Error).message}`, {
+    cause: error,
+    details: { reason: 'out_dir_not_writable', path: dirname(path), code },
+  });
+}
 
 /**
  * Writes a new version of a file beside it under a temporary name; `commit` fsyncs and renames
@@ -27,9 +62,9 @@ export class AtomicItemWriter {
   readonly #handle: FileHandle;
   readonly #target: string;
   readonly #temp: string;
+  readonly #digest = new ItemDigest();
   #chunks: string[] = [];
   #size = 0;
-  #count = 0;
   #done = false;
 
   private constructor(handle: FileHandle, target: string, temp: string) {
@@ -39,19 +74,19 @@ export class AtomicItemWriter {
   }
 
   static async create(target: string): Promise<AtomicItemWriter> {
-    const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const temp = join(dirname(target), tempFileName(basename(target)));
     try {
-      const handle = await open(temp, 'wx', 0o644);
+      const handle = await open(temp, 'wx', DATA_FILE_MODE);
       const writer = new AtomicItemWriter(handle, target, temp);
       writer.#push('[\n');
       return writer;
     } catch (error) {
-      throw new LedgerhookError('ERR_IO', `cannot write in ${dirname(target)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { cause: error });
+      throw writeFailed(target, error);
     }
   }
 
   get count(): number {
-    return this.#count;
+    return this.#digest.items;
   }
 
   #push(text: string): void {
@@ -74,8 +109,8 @@ export class AtomicItemWriter {
 
   /** An item already serialised as one line of JSON. */
   writeJson(line: string): Promise<void> | undefined {
-    this.#push(`${this.#count === 0 ? '' : ',\n'}${line}`);
-    this.#count += 1;
+    this.#push(`${this.#digest.items === 0 ? '' : ',\n'}${line}`);
+    this.#digest.add(line);
     return this.#size >= WRITE_BUFFER ? this.#flush() : undefined;
   }
 
@@ -86,24 +121,31 @@ export class AtomicItemWriter {
 
   /** Finishes and closes the temporary file without putting it in place (to be read back). */
   async seal(): Promise<void> {
-    this.#push(this.#count === 0 ? ']\n' : '\n]\n');
+    this.#push(this.#digest.items === 0 ? ']\n' : '\n]\n');
     await this.#flush();
     await this.#handle.close();
     this.#done = true;
   }
 
-  async commit(): Promise<void> {
-    this.#push(this.#count === 0 ? ']\n' : '\n]\n');
+  /**
+   * Fsyncs the file, lets `beforeRename` record its digest (the store notes it as pending), and
+   * renames it into place. Returns what the file holds.
+   */
+  async commit(beforeRename?: (digest: FileDigest) => Promise<void>): Promise<FileDigest> {
+    this.#push(this.#digest.items === 0 ? ']\n' : '\n]\n');
+    const digest = this.#digest.result();
     try {
       await this.#flush();
       await this.#handle.sync();
       await this.#handle.close();
       this.#done = true;
+      await beforeRename?.(digest);
       await rename(this.#temp, this.#target);
       await syncDirectory(dirname(this.#target));
+      return digest;
     } catch (error) {
       await this.discard();
-      throw new LedgerhookError('ERR_IO', `cannot write ${this.#target}: ${(error as Error).message}`, { cause: error });
+      throw writeFailed(this.#target, error);
     }
   }
 
@@ -130,75 +172,31 @@ async function syncDirectory(path: string): Promise<void> {
   }
 }
 
-/** Writes a whole JSON document atomically (non-envelope endpoints). */
-export async function writeDocumentAtomically(target: string, document: unknown): Promise<void> {
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+/** Writes a whole JSON document atomically (endpoints known to answer a document). */
+export async function writeDocumentAtomically(
+  target: string,
+  document: unknown,
+  beforeRename?: (digest: FileDigest) => Promise<void>,
+): Promise<FileDigest> {
+  const temp = join(dirname(target), tempFileName(basename(target)));
+  const text = `${JSON.stringify(document, null, 2)}\n`;
+  const digest = new ItemDigest();
+  digest.add(text);
+  const result = digest.result();
   try {
-    const handle = await open(temp, 'wx', 0o644);
+    const handle = await open(temp, 'wx', DATA_FILE_MODE);
     try {
-      await handle.write(`${JSON.stringify(document, null, 2)}\n`);
+      await handle.write(text);
       await handle.sync();
     } finally {
       await handle.close();
     }
+    await beforeRename?.(result);
     await rename(temp, target);
     await syncDirectory(dirname(target));
+    return result;
   } catch (error) {
     await rm(temp, { force: true });
-    throw new LedgerhookError('ERR_IO', `cannot write ${target}: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-/**
- * Reads a dataset file item by item without loading it whole. A file in another layout
- * (edited by hand, pretty-printed) is still read, by parsing it whole.
- */
-export async function* readItems(path: string): AsyncGenerator<Item> {
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let lineNumber = 0;
-  let sawOpen = false;
-  let foreign = false;
-  let yielded = 0;
-  try {
-    for await (const raw of lines) {
-      lineNumber += 1;
-      const line = raw.trim();
-      if (line === '') continue;
-      if (!sawOpen) {
-        if (line !== '[') {
-          foreign = true;
-          break;
-        }
-        sawOpen = true;
-        continue;
-      }
-      if (line === ']') return;
-      const text = line.endsWith(',') ? line.slice(0, -1) : line;
-      let item: unknown;
-      try {
-        item = JSON.parse(text);
-      } catch {
-        foreign = true;
-        break;
-      }
-      yielded += 1;
-      yield item as Item;
-    }
-  } finally {
-    lines.close();
-  }
-  if (foreign && yielded > 0) throw new LedgerhookError('ERR_IO', `${path} is not in ledgerhook's one-item-per-line layout (line ${lineNumber}); run with --full to rebuild it`);
-  if (foreign) {
-    const { readFile } = await import('node:fs/promises');
-    let all: unknown;
-    try {
-      all = JSON.parse(await readFile(path, 'utf8'));
-    } catch {
-      throw new LedgerhookError('ERR_IO', `${path} is not a dataset file ledgerhook can read (line ${lineNumber}); move it away or run with --full`);
-    }
-    if (!Array.isArray(all)) throw new LedgerhookError('ERR_IO', `${path} does not hold a JSON array; move it away or run with --full`);
-    yield* all as Item[];
-  } else if (sawOpen) {
-    throw new LedgerhookError('ERR_IO', `${path} ends before its closing ]: it is incomplete; run with --full to rebuild it`);
+    throw writeFailed(target, error);
   }
 }

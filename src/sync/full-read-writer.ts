@@ -1,7 +1,6 @@
-import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { AtomicItemWriter, type Item } from './data-file.js';
+import { readLines } from '../util/read-lines.js';
+import { AtomicItemWriter, type FileDigest, type Item } from './data-file.js';
 import { compareIds, type ItemId } from './item-id.js';
 
 /**
@@ -38,19 +37,15 @@ export class FullReadWriter {
     }
   }
 
-  /** Puts the file in place (sorted) and returns how many items it holds. */
-  async commit(): Promise<number> {
-    if (!this.#writer) return this.#count;
-    if (this.#ascending) {
-      await this.#writer.commit();
-      return this.#count;
-    }
+  /** Puts the file in place (sorted) and returns what it holds; with dryRun, only the count. */
+  async commit(beforeRename?: (digest: FileDigest) => Promise<void>): Promise<FileDigest> {
+    if (!this.#writer) return { items: this.#count, checksum: '' };
+    if (this.#ascending) return this.#writer.commit(beforeRename);
     await this.#writer.seal();
     const sorted = await AtomicItemWriter.create(this.#target);
     try {
-      const written = await copySorted(this.#writer.tempPath, sorted);
-      await sorted.commit();
-      return written;
+      await copySorted(this.#writer.tempPath, sorted);
+      return await sorted.commit(beforeRename);
     } catch (error) {
       await sorted.discard();
       throw error;
@@ -64,13 +59,12 @@ export class FullReadWriter {
   }
 }
 
-async function copySorted(source: string, writer: AtomicItemWriter): Promise<number> {
+async function copySorted(source: string, writer: AtomicItemWriter): Promise<void> {
   const ids: ItemId[] = [];
   const offsets: number[] = [];
   const lengths: number[] = [];
   let offset = 0;
-  const lines = createInterface({ input: createReadStream(source, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of lines) {
+  for await (const line of readLines(source)) {
     const bytes = Buffer.byteLength(line) + 1;
     if (line !== '[' && line !== ']' && line !== '') {
       const text = line.endsWith(',') ? line.slice(0, -1) : line;
@@ -81,22 +75,21 @@ async function copySorted(source: string, writer: AtomicItemWriter): Promise<num
     offset += bytes;
   }
   const order = ids.map((_, index) => index);
-  order.sort((a, b) => compareIds(ids[a]!, ids[b]!) || a - b);
+  const idAt = (index: number): ItemId => ids[index] ?? 0;
+  order.sort((a, b) => compareIds(idAt(a), idAt(b)) || a - b);
   const handle = await open(source, 'r');
-  let written = 0;
   try {
     for (let position = 0; position < order.length; position += 1) {
-      const index = order[position]!;
+      const index = order[position] ?? 0;
       const next = order[position + 1];
-      if (next !== undefined && compareIds(ids[next]!, ids[index]!) === 0) continue;
-      const buffer = Buffer.alloc(lengths[index]!);
-      await handle.read(buffer, 0, buffer.length, offsets[index]!);
+      // Of several copies of one id, the last one read wins.
+      if (next !== undefined && compareIds(idAt(next), idAt(index)) === 0) continue;
+      const buffer = Buffer.alloc(lengths[index] ?? 0);
+      await handle.read(buffer, 0, buffer.length, offsets[index] ?? 0);
       const flushing = writer.writeJson(buffer.toString('utf8'));
       if (flushing) await flushing;
-      written += 1;
     }
   } finally {
     await handle.close();
   }
-  return written;
 }

@@ -1,14 +1,34 @@
 export type ItemId = number | string;
 
-/** Items are kept sorted by id: numbers numerically, then strings (ids are numbers in the spec). */
-export function compareIds(a: ItemId, b: ItemId): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  if (typeof a === 'number') return -1;
-  if (typeof b === 'number') return 1;
-  return a < b ? -1 : a > b ? 1 : 0;
+/** "7" and 7 are the same id (deletedIds may carry either); other strings stay strings. */
+function canonical(id: ItemId): ItemId {
+  if (typeof id === 'number') return id;
+  if (/^-?(0|[1-9]\d{0,15})$/.test(id)) {
+    const value = Number(id);
+    if (Number.isSafeInteger(value)) return value;
+  }
+  return id;
 }
 
-/** deletedIds may carry an id as a number or a string; both name the same item. */
+/** Items are kept sorted by id: numbers (and numeric strings) numerically, then other strings. */
+export function compareIds(a: ItemId, b: ItemId): number {
+  const x = canonical(a);
+  const y = canonical(b);
+  if (typeof x === 'number' && typeof y === 'number') return x - y;
+  if (typeof x === 'number') return -1;
+  if (typeof y === 'number') return 1;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** One key per id whether it came as a number or a numeric string. */
 export function idKey(id: unknown): string {
-  return typeof id === 'number' ? `n${id}` : `s${String(id)}`;
+  if (typeof id === 'number' || typeof id === 'string') {
+    const value = canonical(id);
+    return typeof value === 'number' ? `n${value}` : `s${value}`;
+  }
+  return `x${JSON.stringify(id)}`;
+}
+
+export function isItemId(value: unknown): value is ItemId {
+  return (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'string';
 }

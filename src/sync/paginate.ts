@@ -1,32 +1,36 @@
-import type { Dispatcher } from 'undici';
+import { DEFAULT_PAGE_LIMIT } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
+import { type FetchJsonOptions, fetchJson } from '../http/fetch-json.js';
 import { classifyBody, type ListPage } from './envelope.js';
-import { fetchJson, type FetchJsonOptions } from './fetch-page.js';
-import type { RetryPolicy, SharedBackoff } from './retry-policy.js';
+import { idKey } from './item-id.js';
 
-export interface PaginateOptions {
+import { DEFAULT_MAX_PAGES } from '../defaults.js';
+
+export { DEFAULT_MAX_PAGES };
+/** Pages in a row that bring nothing new (empty, or the ids of the page before) before the run stops. */
+export const MAX_IDLE_PAGES = 10;
+
+export interface PaginateOptions
+  extends Pick<
+    FetchJsonOptions,
+    'dispatcher' | 'signal' | 'retry' | 'backoff' | 'now' | 'sleep' | 'onRetry' | 'timeoutMs' | 'maxResponseBytes'
+  > {
   /** API root, e.g. https://sandbox.example.com/rest/v5 */
   baseUrl: string;
   token: string;
   /** Relative to the API root, e.g. /expenses */
   path: string;
   /** Query parameters (spec 4.3: the filter, e.g. type=PENDING). */
-  filter?: Record<string, string>;
-  limit?: number;
+  filter?: Readonly<Record<string, string>> | undefined;
+  limit?: number | undefined;
   /** The stored lastUpdatedDate of this dataset; omitted on a first sync. */
-  lastUpdatedDate?: string;
-  dispatcher?: Dispatcher;
-  signal?: AbortSignal;
-  retry?: RetryPolicy;
-  backoff?: SharedBackoff;
-  now?: () => number;
-  sleep?: FetchJsonOptions['sleep'];
-  onRetry?: FetchJsonOptions['onRetry'];
+  lastUpdatedDate?: string | undefined;
+  maxPages?: number | undefined;
   /**
    * Whether a first answer that is not an envelope is a document (like /userTaxSetup) rather
-   * than an error. Default true; false for endpoints known to be lists.
+   * than an error. Only for endpoints known to answer documents; default false.
    */
-  allowDocument?: boolean;
+  allowDocument?: boolean | undefined;
 }
 
 export type PaginatedItem =
@@ -34,56 +38,90 @@ export type PaginatedItem =
   /** The endpoint answered something that is not an envelope (e.g. /userTaxSetup). */
   | { kind: 'document'; body: unknown };
 
-/** Spec 4.3 rule 3. */
-export const DEFAULT_LIMIT = 100;
-
-export function listUrl(baseUrl: string, path: string, filter: Record<string, string> = {}): URL {
+export function listUrl(baseUrl: string, path: string, filter: Readonly<Record<string, string>> = {}): URL {
   const url = new URL(`${baseUrl.replace(/\/+$/, '')}${path.startsWith('/') ? path : `/${path}`}`);
-  for (const [key, value] of Object.entries(filter).sort(([a], [b]) => a.localeCompare(b))) url.searchParams.set(key, value);
+  for (const [key, value] of Object.entries(filter).sort(([a], [b]) => a.localeCompare(b)))
+    url.searchParams.set(key, value);
   return url;
+}
+
+function badResponse(message: string, reason: string, url: URL, facts: Record<string, unknown> = {}) {
+  return new LedgerhookError('ERR_BAD_RESPONSE', message, { details: { reason, url: url.href, ...facts } });
+}
+
+/** Counts pages in a row that add nothing: an empty page, or one with exactly the ids of the page before. */
+class IdleCounter {
+  #previous = '';
+  #idle = 0;
+
+  /** Returns how many pages in a row brought nothing new. */
+  see(page: ListPage): number {
+    const ids = page.data.map((item) => idKey(item.id)).join(',');
+    const idle = page.data.length === 0 || ids === this.#previous;
+    this.#previous = ids;
+    this.#idle = idle ? this.#idle + 1 : 0;
+    return this.#idle;
+  }
 }
 
 /**
  * Every page of a dataset, as spec 4.3 describes the requests: GET with Authorization, the
  * `limit` header, `cursor` from the previous page (never on the first) and `lastUpdatedDate`
- * (when given). The last page is the one without a cursor. A cursor seen twice fails the run.
+ * (when given). The last page is the one without a cursor. A cursor seen twice, more than
+ * `maxPages` pages, or a run of pages that bring nothing new fails the run.
  */
 export async function* paginate(options: PaginateOptions): AsyncGenerator<PaginatedItem> {
   const url = listUrl(options.baseUrl, options.path, options.filter);
+  const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const fetchPage = (cursor: string | undefined) => {
     const headers: Record<string, string> = {
       authorization: `Bearer ${options.token}`,
       'content-type': 'application/json',
-      limit: String(options.limit ?? DEFAULT_LIMIT),
+      limit: String(options.limit ?? DEFAULT_PAGE_LIMIT),
     };
     if (cursor !== undefined) headers.cursor = cursor;
     if (options.lastUpdatedDate !== undefined) headers.lastUpdatedDate = options.lastUpdatedDate;
-    return fetchJson({
-      url, headers,
-      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.retry ? { retry: options.retry } : {}),
-      ...(options.backoff ? { backoff: options.backoff } : {}),
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.sleep ? { sleep: options.sleep } : {}),
-      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
-    });
+    return fetchJson({ ...options, url, headers });
   };
   const seen = new Set<string>();
+  const idle = new IdleCounter();
   let pending = fetchPage(undefined);
   for (let index = 0; ; index += 1) {
-    const body = await pending;
-    const classified = classifyBody(body);
-    if (classified.kind === 'invalid') throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${url.href} answered 200 but not a valid list envelope: ${classified.reason}`);
+    const classified = classifyBody(await pending);
+    if (classified.kind === 'invalid')
+      throw badResponse(
+        `GET ${url.href} answered 200 but not a valid list envelope: ${classified.reason}`,
+        'bad_envelope',
+        url,
+      );
     if (classified.kind === 'document') {
-      if (options.allowDocument === false) throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${url.href} answered 200 but not a list envelope (no data array and lastUpdatedDate) where a list is expected`);
-      if (index > 0) throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${url.href} answered page ${index + 1} with something that is not a list envelope`);
+      if (options.allowDocument !== true || index > 0)
+        throw badResponse(
+          `GET ${url.href} answered 200 with something that is not a list envelope (no data array and lastUpdatedDate) where a list is expected; nothing was changed`,
+          'not_an_envelope',
+          url,
+        );
       yield { kind: 'document', body: classified.body };
       return;
     }
     const cursor = classified.page.cursor;
     if (cursor !== undefined) {
-      if (seen.has(cursor)) throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${url.href} returned a cursor it had already returned in this run (page ${index + 1}); stopping instead of looping`);
+      if (seen.has(cursor))
+        throw badResponse(
+          `GET ${url.href} returned a cursor it had already returned in this run (page ${index + 1}); stopped instead of looping`,
+          'cursor_loop',
+          url,
+        );
+      if (index + 1 >= maxPages)
+        throw badResponse(`GET ${url.href} still had more pages after ${maxPages}; stopped`, 'too_many_pages', url, {
+          maxPages,
+        });
+      if (idle.see(classified.page) >= MAX_IDLE_PAGES)
+        throw badResponse(
+          `GET ${url.href} sent ${MAX_IDLE_PAGES} pages in a row that brought nothing new, each with a fresh cursor; stopped`,
+          'pages_without_progress',
+          url,
+        );
       seen.add(cursor);
       // The next request goes out while the caller works on this page; the requests stay in order.
       pending = fetchPage(cursor);

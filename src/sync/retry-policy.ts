@@ -17,6 +17,8 @@ export function backoffDelay(policy: RetryPolicy, attempt: number, random: () =>
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  // An HTTP-date names a day and month; anything else ("-1", "1.5") is not a Retry-After.
+  if (!/[A-Za-z]{3}/.test(value)) return undefined;
   const date = Date.parse(value);
   return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
 }

@@ -1,5 +1,6 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempFileOwner } from './temp-name.js';
 
 function alive(pid: number): boolean {
   try {
@@ -15,16 +16,16 @@ function alive(pid: number): boolean {
  * state are untouched, so they are only litter. Removes those of dead processes for this file.
  */
 export async function removeStaleTempFiles(dir: string, fileName: string): Promise<void> {
-  const escaped = fileName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const pattern = new RegExp(`^\\.${escaped}\\.(\\d+)\\.[0-9a-f]{8}\\.tmp$`);
   let names: string[];
   try {
     names = await readdir(dir);
   } catch {
     return;
   }
-  await Promise.all(names.map(async (name) => {
-    const match = pattern.exec(name);
-    if (match && Number(match[1]) !== process.pid && !alive(Number(match[1]))) await rm(join(dir, name), { force: true });
-  }));
+  await Promise.all(
+    names.map(async (name) => {
+      const pid = tempFileOwner(name, fileName);
+      if (pid !== undefined && pid !== process.pid && !alive(pid)) await rm(join(dir, name), { force: true });
+    }),
+  );
 }

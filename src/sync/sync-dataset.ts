@@ -1,47 +1,41 @@
-import { mkdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import type { Dispatcher } from 'undici';
 import { ENTITIES } from '../catalogue/entities.js';
 import { LedgerhookError } from '../errors.js';
-import { AtomicItemWriter, readItems, writeDocumentAtomically, type Item } from './data-file.js';
-import { datasetFileName } from './dataset-file-name.js';
-import { compareIds, idKey } from './item-id.js';
-import { DEFAULT_LIMIT, paginate, type PaginateOptions } from './paginate.js';
-import type { RetryPolicy, SharedBackoff } from './retry-policy.js';
-import { FullReadWriter } from './full-read-writer.js';
-import { removeStaleTempFiles } from './stale-temp-files.js';
-import { datasetKey, type SyncStateRecord, type SyncStateStore } from './state-store.js';
+import type { FetchJsonOptions } from '../http/fetch-json.js';
+import type { DatasetRef, DatasetStore } from '../store/dataset-store.js';
+import { datasetKey, normaliseBaseUrl, tokenFingerprint } from '../store/identity.js';
+import { PageSink } from './page-sink.js';
+import { paginate } from './paginate.js';
 
 export type SyncProgressEvent =
-  | { type: 'start'; dataset: string; mode: 'full' | 'incremental'; since?: string }
+  | { type: 'start'; dataset: string; mode: 'full' | 'incremental'; since?: string | undefined }
   | { type: 'page'; dataset: string; page: number; items: number; itemsSoFar: number; deletedSoFar: number }
   | { type: 'retry'; dataset: string; attempt: number; waitMs: number; reason: string }
-  | { type: 'writing'; dataset: string; file: string }
+  | { type: 'writing'; dataset: string }
   | { type: 'done'; summary: SyncSummary };
 
-export interface SyncDatasetOptions {
+export interface SyncDatasetOptions
+  extends Pick<
+    FetchJsonOptions,
+    'dispatcher' | 'signal' | 'retry' | 'backoff' | 'sleep' | 'timeoutMs' | 'maxResponseBytes'
+  > {
   baseUrl: string;
   token: string;
   path: string;
-  filter?: Record<string, string>;
-  limit?: number;
-  /** Directory of the local JSON files (created if missing). */
-  outDir: string;
+  filter?: Readonly<Record<string, string>> | undefined;
+  /** Whose data this is ('' for a plain CLI sync: the token is then the owner). */
+  userId?: string | undefined;
+  /** Where data and state go (FileStore, PostgresStore...). */
+  store: DatasetStore;
+  limit?: number | undefined;
   /** Ignore stored state and rebuild from a full read. */
-  full?: boolean;
-  /** Fetch and report, write nothing (no file, no state). */
-  dryRun?: boolean;
-  store: SyncStateStore;
-  /** Keeps the state of several accounts apart (e.g. the userId): part of the state key. */
-  scope?: string;
-  dispatcher?: Dispatcher;
-  signal?: AbortSignal;
-  retry?: RetryPolicy;
-  backoff?: SharedBackoff;
+  full?: boolean | undefined;
+  /** Fetch and report, write nothing (no data, no state). */
+  dryRun?: boolean | undefined;
+  /** Stop with an error after this many pages (an endless cursor chain). */
+  maxPages?: number | undefined;
   /** Clock in ms since the epoch (only for syncedAt; lastUpdatedDate always comes from the server). */
-  now?: () => number;
-  sleep?: PaginateOptions['sleep'];
-  onProgress?: (event: SyncProgressEvent) => void;
+  now?: (() => number) | undefined;
+  onProgress?: ((event: SyncProgressEvent) => void) | undefined;
 }
 
 export interface SyncSummary {
@@ -52,157 +46,99 @@ export interface SyncSummary {
   deleted: number;
   total: number;
   lastUpdatedDate: string | null;
-  file: string;
   dryRun: boolean;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+/** The ref of a dataset: who, which server, which path and filter. */
+export function datasetRef(options: Pick<SyncDatasetOptions, 'baseUrl' | 'token' | 'path' | 'filter' | 'userId'>) {
+  const path = `/${options.path.replace(/^\/+/, '')}`;
+  const filter = { ...(options.filter ?? {}) };
+  const ref: DatasetRef = {
+    userId: options.userId ?? '',
+    dataset: datasetKey(path, filter),
+    path,
+    filter,
+    baseUrl: normaliseBaseUrl(options.baseUrl),
+    tokenFingerprint: tokenFingerprint(options.token),
+  };
+  return ref;
 }
 
+const stopped = () => new LedgerhookError('ERR_ABORTED', 'stopped');
+
 /**
- * Syncs one dataset into `<outDir>/<name>.json` (spec 4.3): a full read the first time, then
- * only what changed since the stored lastUpdatedDate. Commit order: every page fetched and
- * checked, the new file written under a temporary name, fsynced and renamed, and only then the
- * state. A crash at any point leaves the old file and state, or the new file with the old state
- * (the next run re-applies the same changes and converges), never a state ahead of its file.
+ * Syncs one dataset into a store (spec 4.3): a full read the first time, then only what changed
+ * since the stored lastUpdatedDate. Every page is fetched and checked before the store commits
+ * data and state together; a failure or Ctrl-C leaves the previous data and state as they were.
+ * The stored lastUpdatedDate is the FIRST page's (the earliest): an item edited while later
+ * pages were read is newer than it, so the next run fetches it again instead of losing it.
  */
 export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSummary> {
-  const filter = options.filter ?? {};
-  const path = options.path.startsWith('/') ? options.path : `/${options.path}`;
-  const key = `${options.scope ? `${options.scope}@` : ''}${datasetKey(options.baseUrl, path, filter)}`;
-  // The dataset's name in progress and summaries: its state key without the server.
-  const dataset = datasetKey('', path, filter);
-  const outDir = resolve(options.outDir);
-  const file = join(outDir, datasetFileName(path, filter));
+  const ref = datasetRef(options);
+  const { dataset, path } = ref;
   const emit = (event: SyncProgressEvent) => options.onProgress?.(event);
-  if (!options.dryRun) {
-    await mkdir(outDir, { recursive: true }).catch((error: Error) => {
-      throw new LedgerhookError('ERR_IO', `cannot create ${outDir}: ${error.message}`, { cause: error });
-    });
-    await removeStaleTempFiles(outDir, datasetFileName(path, filter));
-  }
-  const stored = options.full ? undefined : options.store.get(key);
-  // A state without its file (deleted by hand) would make an incremental run drop everything else.
-  const state = stored && (await exists(file)) ? stored : undefined;
-  const mode = state ? 'incremental' : 'full';
-  emit({ type: 'start', dataset, mode, ...(state ? { since: state.lastUpdatedDate } : {}) });
-
+  const stored = await options.store.getState(ref);
   const known = ENTITIES.find((entity) => entity.path === path);
+  const isDocument = known?.paginated === false;
+  const state = options.full || isDocument || stored?.mode === 'document' ? undefined : stored;
+  const mode = state ? 'incremental' : 'full';
+  emit({ type: 'start', dataset, mode, since: state?.lastUpdatedDate });
+
   const pages = paginate({
-    // A dataset synced as a list before, or one the catalogue knows is paginated, must stay a list.
-    allowDocument: !options.store.get(key) && known?.paginated !== true,
-    baseUrl: options.baseUrl, token: options.token, path, filter, limit: options.limit ?? DEFAULT_LIMIT,
-    ...(state ? { lastUpdatedDate: state.lastUpdatedDate } : {}),
-    ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.retry ? { retry: options.retry } : {}),
-    ...(options.backoff ? { backoff: options.backoff } : {}),
-    ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...options,
+    path,
+    filter: ref.filter,
+    allowDocument: isDocument,
+    lastUpdatedDate: state?.lastUpdatedDate,
     onRetry: (event) => emit({ type: 'retry', dataset, ...event }),
   });
-
-  let fullWriter: FullReadWriter | undefined;
-  const changes = new Map<string, Item>();
-  const deletedIds = new Set<string>();
-  let pageCount = 0;
-  let received = 0;
-  let lastUpdatedDate: string | undefined;
+  const syncedAt = () => new Date((options.now ?? Date.now)()).toISOString();
+  const summary: SyncSummary = {
+    dataset,
+    mode,
+    pages: 0,
+    upserted: 0,
+    deleted: 0,
+    total: 0,
+    lastUpdatedDate: null,
+    dryRun: Boolean(options.dryRun),
+  };
+  const sink = new PageSink(options.store, ref, mode, Boolean(options.dryRun));
   try {
     for await (const item of pages) {
       if (item.kind === 'document') {
-        // Not an envelope (/userTaxSetup): saved as it is, with no state (there is nothing to resume).
-        const summary: SyncSummary = { dataset, mode: 'document', pages: 1, upserted: 0, deleted: 0, total: 1, lastUpdatedDate: null, file, dryRun: Boolean(options.dryRun) };
-        if (!options.dryRun) await writeDocumentAtomically(file, item.body);
+        // Only for endpoints known to answer a document (/userTaxSetup): replaced whole each time.
+        const next = { lastUpdatedDate: '', items: 1, syncedAt: syncedAt(), mode: 'document' as const };
+        if (!options.dryRun)
+          await options.store.saveDocument(ref, item.body, { ...next, tokenFingerprint: ref.tokenFingerprint });
+        Object.assign(summary, { mode: 'document', pages: 1, total: 1 });
         emit({ type: 'done', summary });
         return summary;
       }
-      const page = item.page;
-      pageCount += 1;
-      received += page.data.length;
-      lastUpdatedDate = page.lastUpdatedDate;
-      if (mode === 'full') {
-        fullWriter ??= await FullReadWriter.create(file, Boolean(options.dryRun));
-        await fullWriter.add(page.data as Item[]);
-      } else {
-        for (const entry of page.data) changes.set(idKey(entry.id), entry as Item);
-        for (const id of page.deletedIds ?? []) deletedIds.add(idKey(id));
-      }
-      emit({ type: 'page', dataset, page: pageCount, items: page.data.length, itemsSoFar: received, deletedSoFar: deletedIds.size });
-      if (options.signal?.aborted) throw new LedgerhookError('ERR_ABORTED', 'stopped');
+      summary.pages += 1;
+      summary.lastUpdatedDate ??= item.page.lastUpdatedDate;
+      await sink.add(item.page);
+      const { received: itemsSoFar, deletedSoFar } = sink;
+      emit({ type: 'page', dataset, page: summary.pages, items: item.page.data.length, itemsSoFar, deletedSoFar });
+      if (options.signal?.aborted) throw stopped();
     }
-    if (lastUpdatedDate === undefined) throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${dataset} returned no page`);
-
-    let total = 0;
-    let upserted = 0;
-    let removed = 0;
-    if (!options.dryRun) emit({ type: 'writing', dataset, file });
-    if (mode === 'full') {
-      // Every page arrived and was checked: only now does the new file replace the old one.
-      fullWriter ??= await FullReadWriter.create(file, Boolean(options.dryRun));
-      total = upserted = await fullWriter.commit();
-      fullWriter = undefined;
-    } else {
-      const writer = options.dryRun ? undefined : await AtomicItemWriter.create(file);
-      try {
-        ({ total, upserted, removed } = await mergeChanges(file, changes, deletedIds, writer));
-        if (options.signal?.aborted) throw new LedgerhookError('ERR_ABORTED', 'stopped');
-        await writer?.commit();
-      } catch (error) {
-        await writer?.discard();
-        throw error;
-      }
-    }
-    const summary: SyncSummary = { dataset, mode, pages: pageCount, upserted, deleted: removed, total, lastUpdatedDate, file, dryRun: Boolean(options.dryRun) };
-    if (!options.dryRun) {
-      const record: SyncStateRecord = {
-        baseUrl: options.baseUrl.replace(/\/+$/, ''), path, filter, lastUpdatedDate, mode,
-        syncedAt: new Date((options.now ?? Date.now)()).toISOString(), items: total, file,
-      };
-      options.store.set(key, record);
-    }
+    if (summary.lastUpdatedDate === null)
+      throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${dataset} returned no page`, {
+        details: { reason: 'no_page' },
+      });
+    if (!options.dryRun) emit({ type: 'writing', dataset });
+    if (options.signal?.aborted) throw stopped();
+    const result = await sink.commit({
+      lastUpdatedDate: summary.lastUpdatedDate,
+      items: 0,
+      syncedAt: syncedAt(),
+      mode,
+      tokenFingerprint: ref.tokenFingerprint,
+    });
+    Object.assign(summary, { upserted: result.upserted, deleted: result.removed, total: result.total });
     emit({ type: 'done', summary });
     return summary;
   } finally {
-    await fullWriter?.discard();
+    await sink.abort();
   }
-}
-
-/**
- * One streaming pass over the old (sorted) file and the sorted changes: an id in `data` is
- * upserted (and stays even if deletedIds names it too, since data is its current state); an id
- * only in deletedIds is dropped.
- */
-async function mergeChanges(file: string, changes: Map<string, Item>, deletedIds: Set<string>, writer: AtomicItemWriter | undefined): Promise<{ total: number; upserted: number; removed: number }> {
-  const sorted = [...changes.values()].sort((a, b) => compareIds(a.id, b.id));
-  let next = 0;
-  let total = 0;
-  let removed = 0;
-  let previous: Item['id'] | undefined;
-  // write() returns a promise only when its buffer is flushed: no await (and no tick) per item.
-  const put = (item: Item) => {
-    total += 1;
-    return writer?.write(item);
-  };
-  const flush = async (pending: Promise<void> | undefined) => {
-    if (pending) await pending;
-  };
-  for await (const old of readItems(file)) {
-    if (previous !== undefined && compareIds(previous, old.id) >= 0) {
-      throw new LedgerhookError('ERR_IO', `${file} is not sorted by id (id ${String(old.id)} after ${String(previous)}); run with --full to rebuild it`);
-    }
-    previous = old.id;
-    while (next < sorted.length && compareIds(sorted[next]!.id, old.id) < 0) await flush(put(sorted[next++]!));
-    if (next < sorted.length && compareIds(sorted[next]!.id, old.id) === 0) {
-      const pending = put(sorted[next++]!);
-      if (pending) await pending;
-    } else if (deletedIds.has(idKey(old.id))) {
-      removed += 1;
-    } else {
-      const pending = put(old);
-      if (pending) await pending;
-    }
-  }
-  while (next < sorted.length) await flush(put(sorted[next++]!));
-  return { total, upserted: sorted.length, removed };
 }

@@ -1,29 +1,44 @@
 import { LedgerhookError } from '../errors.js';
+import { runPool } from '../util/worker-pool.js';
 import { SharedBackoff } from './retry-policy.js';
-import { syncDataset, type SyncDatasetOptions, type SyncSummary } from './sync-dataset.js';
+import { type SyncDatasetOptions, type SyncSummary, syncDataset } from './sync-dataset.js';
 
-export type SyncOutcome = { path: string; ok: true; summary: SyncSummary } | { path: string; ok: false; error: LedgerhookError };
+export type SyncOutcome =
+  | { path: string; ok: true; summary: SyncSummary; ms: number }
+  | { path: string; ok: false; error: LedgerhookError; ms: number }
+  /** Not finished when the run was stopped: its previous data and state are as they were. */
+  | { path: string; ok: false; stopped: true };
 
 /**
  * Syncs several datasets with at most `concurrency` at once and one shared rate-limit pause.
- * A dataset that fails does not stop the others; Ctrl-C (the signal) stops them all.
+ * A dataset that fails does not stop the others; the signal (Ctrl-C) stops them all, and the
+ * outcome of each is still reported (finished, failed, or left as it was).
  */
-export async function syncDatasets(datasets: readonly SyncDatasetOptions[], concurrency = 4): Promise<SyncOutcome[]> {
+export async function syncDatasets(
+  datasets: readonly SyncDatasetOptions[],
+  concurrency = 4,
+  now: () => number = Date.now,
+): Promise<SyncOutcome[]> {
   const backoff = new SharedBackoff();
-  const outcomes: SyncOutcome[] = new Array(datasets.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < datasets.length) {
-      const index = next++;
-      const options = datasets[index]!;
+  const outcomes: SyncOutcome[] = datasets.map((options) => ({ path: options.path, ok: false, stopped: true }));
+  const signal = datasets[0]?.signal;
+  await runPool(
+    datasets.length,
+    concurrency,
+    async (index) => {
+      const options = datasets[index];
+      if (!options) return;
+      const started = now();
       try {
-        outcomes[index] = { path: options.path, ok: true, summary: await syncDataset({ backoff, ...options }) };
+        const summary = await syncDataset({ backoff, ...options });
+        outcomes[index] = { path: options.path, ok: true, summary, ms: now() - started };
       } catch (error) {
-        if (!(error instanceof LedgerhookError) || error.code === 'ERR_ABORTED') throw error;
-        outcomes[index] = { path: options.path, ok: false, error };
+        if (!(error instanceof LedgerhookError)) throw error;
+        if (error.code === 'ERR_ABORTED') return;
+        outcomes[index] = { path: options.path, ok: false, error, ms: now() - started };
       }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, datasets.length)) }, worker));
+    },
+    () => signal?.aborted === true,
+  );
   return outcomes;
 }

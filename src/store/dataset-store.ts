@@ -1,0 +1,85 @@
+/**
+ * The contract between a sync run and where its data lands (issue #13). A sync run fetches pages
+ * and hands them to a store; the store alone decides how a dataset's items and its next
+ * lastUpdatedDate are committed together. Two implementations: files + a state file (the embedded
+ * default, src/sync) and PostgreSQL (src/store/postgres-*).
+ *
+ * Identity (issue #10): `owner` is the single collision-free encoding of whose data this is,
+ * from which the state key, a file store's directory and a queue's job id are all derived.
+ */
+import type { ItemId } from '../sync/item-id.js';
+
+export type StoredItem = Record<string, unknown> & { id: ItemId };
+
+export interface DatasetRef {
+  /** The user the data belongs to ('' for a plain CLI sync without a user). Raw, as received. */
+  userId: string;
+  /** The dataset key (spec 4.3 rule 6): path plus the sorted filter as a query string, e.g. `/expenses?type=PENDING`. */
+  dataset: string;
+  path: string;
+  filter: Readonly<Record<string, string>>;
+  /** API root the data came from, without a trailing slash. */
+  baseUrl: string;
+  /**
+   * A fingerprint of the access token (a short hash, never the token): a store refuses to merge
+   * changes fetched with one token into data synced with another.
+   */
+  tokenFingerprint: string;
+}
+
+/**
+ * A dataset's state after a commit. In the state handed to `commit`/`applyChanges`/`saveDocument`,
+ * `items` and `checksum` are not known yet: the store sets them from what it holds after the commit.
+ */
+export interface DatasetState {
+  /** Exactly as the server returned it, from the FIRST page of the run (the earliest). */
+  lastUpdatedDate: string;
+  items: number;
+  syncedAt: string;
+  mode: 'full' | 'incremental' | 'document';
+  tokenFingerprint: string;
+  /** Store-specific integrity data (the file store keeps a checksum of the file here). */
+  checksum?: string | undefined;
+}
+
+export interface ChangeSet {
+  /** Items from `data`: inserted or replaced by id (number 7 and string "7" are the same id). */
+  upserts: readonly StoredItem[];
+  /** Ids from `deletedIds` that are not also in upserts. */
+  deletedIds: readonly ItemId[];
+}
+
+export interface CommitResult {
+  total: number;
+  upserted: number;
+  removed: number;
+}
+
+/** A full read in progress: pages stream in, and nothing is visible to readers until `commit`. */
+export interface FullLoad {
+  add(items: readonly StoredItem[]): Promise<void>;
+  /** Replaces the dataset and its state in one step. */
+  commit(state: DatasetState): Promise<CommitResult>;
+  /** Drops everything added; the previous data and state stay as they were. */
+  abort(): Promise<void>;
+}
+
+export interface DatasetStore {
+  readonly kind: 'files' | 'postgres';
+  /**
+   * The committed state, or undefined (never synced, or its data is gone: the next run is full).
+   * Throws LedgerhookError reason 'owner_mismatch' when the dataset's data belongs to another owner.
+   */
+  getState(ref: DatasetRef): Promise<DatasetState | undefined>;
+  beginFull(ref: DatasetRef): Promise<FullLoad>;
+  /**
+   * Upserts, deletes and moves the state together: data and state never disagree. Data that no
+   * longer matches its state (damaged) is refused with reason 'data_file_damaged', never merged.
+   */
+  applyChanges(ref: DatasetRef, changes: ChangeSet, state: DatasetState): Promise<CommitResult>;
+  /** A non-paginated endpoint known to be a document (spec 4.3 rule 1: /userTaxSetup). */
+  saveDocument(ref: DatasetRef, body: unknown, state: DatasetState): Promise<void>;
+  list(): Promise<Array<{ ref: Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>; state: DatasetState }>>;
+  reset(ref: Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,148 @@
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { LedgerhookError } from '../errors.js';
+import { tempFileName } from '../sync/temp-name.js';
+import { isObject } from '../util/is-object.js';
+import type { DatasetState } from './dataset-store.js';
+
+/** What the file store remembers of one dataset: whose it is, where its file is, and its state. */
+export interface FileStoreRecord extends DatasetState {
+  baseUrl: string;
+  userId: string;
+  dataset: string;
+  path: string;
+  filter: Record<string, string>;
+  file: string;
+  /**
+   * The state of a new file written but maybe not yet renamed into place (a crash in between):
+   * a file matching it is as good as one matching the committed state.
+   */
+  pending?: DatasetState | undefined;
+}
+
+export type StateRecords = Record<string, FileStoreRecord>;
+
+const STATE_FILE_MODE = 0o600;
+
+function invalid(path: string, why: string): LedgerhookError {
+  return new LedgerhookError(
+    'ERR_IO',
+    `${path} is not a ledgerhook sync state file (${why}); move it away, and every dataset is read in full on its next sync`,
+    { details: { reason: 'state_file_invalid', path } },
+  );
+}
+
+const isStringMap = (value: unknown): value is Record<string, string> =>
+  isObject(value) && Object.values(value).every((entry) => typeof entry === 'string');
+
+function isState(value: unknown): value is DatasetState {
+  return (
+    isObject(value) &&
+    typeof value.lastUpdatedDate === 'string' &&
+    typeof value.items === 'number' &&
+    typeof value.syncedAt === 'string' &&
+    (value.mode === 'full' || value.mode === 'incremental' || value.mode === 'document') &&
+    typeof value.tokenFingerprint === 'string' &&
+    (value.checksum === undefined || typeof value.checksum === 'string')
+  );
+}
+
+function isRecord(value: unknown): value is FileStoreRecord {
+  return (
+    isState(value) &&
+    isObject(value) &&
+    ['baseUrl', 'userId', 'dataset', 'path', 'file'].every((key) => typeof value[key] === 'string') &&
+    isStringMap(value.filter) &&
+    (value.pending === undefined || isState(value.pending))
+  );
+}
+
+function parseRecords(path: string, text: string): StateRecords {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid(path, 'not JSON');
+  }
+  if (!isObject(value) || !isObject(value.datasets)) throw invalid(path, 'no "datasets" object');
+  for (const [key, record] of Object.entries(value.datasets))
+    if (!isRecord(record)) throw invalid(path, `the record ${JSON.stringify(key)} is not a dataset state`);
+  return value.datasets as StateRecords;
+}
+
+/**
+ * The state file (`state.json`, mode 0600). Reads need no lock (every write is an atomic rename);
+ * writers are serialised with a lock file and re-read under it, so two processes never lose each
+ * other's records.
+ */
+export class StateFile {
+  readonly path: string;
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  async read(): Promise<StateRecords> {
+    let text: string;
+    try {
+      text = await readFile(this.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw new LedgerhookError('ERR_IO', `cannot read ${this.path}: ${(error as NodeJS.ErrnoException).code}`, {
+        cause: error,
+        details: { reason: 'state_file_unreadable', path: this.path },
+      });
+    }
+    return parseRecords(this.path, text);
+  }
+
+  /** Runs `change` on the current records under the lock and writes the result if it says so. */
+  async update<T>(change: (records: StateRecords) => { write: boolean; result: T }): Promise<T> {
+    const dir = dirname(this.path);
+    let release: () => Promise<void>;
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      release = await lockfile.lock(this.path, {
+        realpath: false,
+        stale: 10_000,
+        retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
+      });
+    } catch (error) {
+      throw new LedgerhookError(
+        'ERR_IO',
+        `cannot lock ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        { cause: error, details: { reason: 'state_file_unwritable', path: this.path } },
+      );
+    }
+    try {
+      const records = await this.read();
+      const { write, result } = change(records);
+      if (write) await this.#write(records);
+      return result;
+    } finally {
+      await release().catch(() => {});
+    }
+  }
+
+  async #write(records: StateRecords): Promise<void> {
+    const temp = join(dirname(this.path), tempFileName(basename(this.path)));
+    try {
+      const handle = await open(temp, 'wx', STATE_FILE_MODE);
+      try {
+        await handle.write(`${JSON.stringify({ datasets: records }, null, 2)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, this.path);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw new LedgerhookError(
+        'ERR_IO',
+        `cannot write ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        { cause: error, details: { reason: 'state_file_unwritable', path: this.path } },
+      );
+    }
+  }
+}

@@ -1,0 +1,231 @@
+import { mkdir, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { LedgerhookError } from '../errors.js';
+import { AtomicItemWriter, type FileDigest, writeDocumentAtomically, writeFailed } from '../sync/data-file.js';
+import { FullReadWriter } from '../sync/full-read-writer.js';
+import { removeStaleTempFiles } from '../sync/stale-temp-files.js';
+import type { ChangeSet, CommitResult, DatasetRef, DatasetState, DatasetStore, FullLoad } from './dataset-store.js';
+import { mergeIntoFile } from './file-store-merge.js';
+import { type FileStoreRecord, StateFile, type StateRecords } from './file-store-state.js';
+import { datasetFileName, normaliseBaseUrl, stateKey, userDirName } from './identity.js';
+
+export interface FileStoreOptions {
+  /** Directory of the data files; a user's files go in `<outDir>/<userDirName(userId)>/`. */
+  outDir: string;
+  /** The state file (the CLI puts `state.json` beside its settings). */
+  stateFile: string;
+}
+
+type Ref = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
+
+function stateOf(record: DatasetState): DatasetState {
+  return {
+    lastUpdatedDate: record.lastUpdatedDate,
+    items: record.items,
+    syncedAt: record.syncedAt,
+    mode: record.mode,
+    tokenFingerprint: record.tokenFingerprint,
+    checksum: record.checksum,
+  };
+}
+
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * The embedded store: one JSON file per dataset (one item per line, sorted by id) under an output
+ * directory, and a state file. Each file belongs to exactly one owner (user or token) on one
+ * server; another owner's changes are never merged into it.
+ */
+export class FileStore implements DatasetStore {
+  readonly kind = 'files' as const;
+  readonly outDir: string;
+  readonly stateFile: StateFile;
+
+  constructor(options: FileStoreOptions) {
+    this.outDir = resolve(options.outDir);
+    this.stateFile = new StateFile(options.stateFile);
+  }
+
+  /** Where a dataset's file is: pure, nothing is created. */
+  fileFor(ref: Pick<DatasetRef, 'userId' | 'dataset'>): string {
+    const dir = ref.userId === '' ? this.outDir : join(this.outDir, userDirName(ref.userId));
+    return join(dir, datasetFileName(ref.dataset));
+  }
+
+  /** Creates the file's directory and checks that it really is inside the output directory (no symlink out). */
+  async #prepare(ref: DatasetRef): Promise<string> {
+    const file = this.fileFor(ref);
+    const dir = join(file, '..');
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const root = await realpath(this.outDir);
+      const real = await realpath(dir);
+      const rel = relative(root, real);
+      if (rel.startsWith('..') || isAbsolute(rel))
+        throw new LedgerhookError('ERR_USAGE', `${dir} leads outside ${this.outDir} (to ${real}); nothing written`, {
+          details: { reason: 'path_outside_out_dir', path: dir },
+        });
+    } catch (error) {
+      throw writeFailed(file, error);
+    }
+    await removeStaleTempFiles(dir, datasetFileName(ref.dataset));
+    return file;
+  }
+
+  /** A file belongs to the first owner that synced it; anyone else is refused. */
+  #assertOwner(records: StateRecords, ref: DatasetRef, file: string): void {
+    const key = stateKey(ref);
+    for (const [other, record] of Object.entries(records)) {
+      if (other === key || record.file !== file) continue;
+      const whose =
+        record.userId !== ref.userId
+          ? 'for another user'
+          : record.tokenFingerprint !== ref.tokenFingerprint
+            ? `with another access token (fingerprint ${record.tokenFingerprint})`
+            : 'from another server';
+      throw new LedgerhookError(
+        'ERR_USAGE',
+        `${file} holds ${record.dataset} synced from ${record.baseUrl} ${whose}; data of different accounts or servers is never merged`,
+        { details: { reason: 'owner_mismatch', path: file, dataset: record.dataset } },
+      );
+    }
+  }
+
+  async getState(ref: DatasetRef): Promise<DatasetState | undefined> {
+    const file = this.fileFor(ref);
+    const records = await this.stateFile.read();
+    this.#assertOwner(records, ref, file);
+    const record = records[stateKey(ref)];
+    // A state without its file (deleted by hand) would make an incremental run drop everything else, and a
+    // state of the same dataset synced into another output directory says nothing about this one's file:
+    // both make the run a full read (rebuilt from the server, nothing lost).
+    if (!record || record.file !== file || !(await exists(file))) return undefined;
+    return stateOf(record);
+  }
+
+  /** Notes the state of a file about to be renamed into place, so a crash right after is no damage. */
+  async #markPending(ref: DatasetRef, file: string, state: DatasetState): Promise<void> {
+    await this.stateFile.update((records) => {
+      this.#assertOwner(records, ref, file);
+      const record = records[stateKey(ref)];
+      if (record) record.pending = state;
+      return { write: record !== undefined, result: undefined };
+    });
+  }
+
+  async #commitState(ref: DatasetRef, file: string, state: DatasetState): Promise<void> {
+    const record: FileStoreRecord = {
+      ...stateOf(state),
+      baseUrl: normaliseBaseUrl(ref.baseUrl),
+      userId: ref.userId,
+      dataset: ref.dataset,
+      path: ref.path,
+      filter: { ...ref.filter },
+      file,
+    };
+    await this.stateFile.update((records) => {
+      this.#assertOwner(records, ref, file);
+      records[stateKey(ref)] = record;
+      return { write: true, result: undefined };
+    });
+  }
+
+  async #install(
+    ref: DatasetRef,
+    file: string,
+    state: DatasetState,
+    write: (before: (digest: FileDigest) => Promise<void>) => Promise<FileDigest>,
+  ): Promise<FileDigest> {
+    const withDigest = (digest: FileDigest): DatasetState => ({
+      ...state,
+      items: digest.items,
+      checksum: digest.checksum,
+    });
+    const digest = await write((found) => this.#markPending(ref, file, withDigest(found)));
+    await this.#commitState(ref, file, withDigest(digest));
+    return digest;
+  }
+
+  async beginFull(ref: DatasetRef): Promise<FullLoad> {
+    const file = await this.#prepare(ref);
+    this.#assertOwner(await this.stateFile.read(), ref, file);
+    const writer = await FullReadWriter.create(file, false);
+    return {
+      add: (items) => writer.add(items),
+      commit: async (state) => {
+        const digest = await this.#install(ref, file, state, (before) => writer.commit(before));
+        return { total: digest.items, upserted: digest.items, removed: 0 };
+      },
+      abort: () => writer.discard(),
+    };
+  }
+
+  async applyChanges(ref: DatasetRef, changes: ChangeSet, state: DatasetState): Promise<CommitResult> {
+    const file = await this.#prepare(ref);
+    const records = await this.stateFile.read();
+    this.#assertOwner(records, ref, file);
+    const record = records[stateKey(ref)];
+    if (!record || !(await exists(file)))
+      throw new LedgerhookError('ERR_IO', `${file} is missing: its changes have nothing to be merged into`, {
+        details: { reason: 'data_file_damaged', path: file },
+      });
+    const expected = [record, record.pending]
+      .filter((entry): entry is DatasetState => entry !== undefined)
+      .map((entry) => ({ items: entry.items, checksum: entry.checksum ?? '' }));
+    const writer = await AtomicItemWriter.create(file);
+    let result: CommitResult;
+    try {
+      result = await mergeIntoFile(file, changes, expected, writer);
+    } catch (error) {
+      await writer.discard();
+      throw error;
+    }
+    await this.#install(ref, file, state, (before) => writer.commit(before));
+    return result;
+  }
+
+  async saveDocument(ref: DatasetRef, body: unknown, state: DatasetState): Promise<void> {
+    const file = await this.#prepare(ref);
+    this.#assertOwner(await this.stateFile.read(), ref, file);
+    await this.#install(ref, file, state, (before) => writeDocumentAtomically(file, body, before));
+  }
+
+  /** Every record with its key (for `state list`). */
+  async records(): Promise<Array<[string, FileStoreRecord]>> {
+    return Object.entries(await this.stateFile.read());
+  }
+
+  async list(): Promise<Array<{ ref: Ref; state: DatasetState }>> {
+    return (await this.records()).map(([, record]) => ({
+      ref: { userId: record.userId, dataset: record.dataset, baseUrl: record.baseUrl },
+      state: stateOf(record),
+    }));
+  }
+
+  /** Forgets the records of `keys`; files are kept. Returns the keys that were there. */
+  async forget(keys: readonly string[]): Promise<string[]> {
+    return this.stateFile.update((records) => {
+      const gone = keys.filter((key) => key in records);
+      for (const key of gone) delete records[key];
+      return { write: gone.length > 0, result: gone };
+    });
+  }
+
+  /** Forgets a dataset of a user on a server (any server when baseUrl is ''), for every token. */
+  async reset(ref: Ref): Promise<boolean> {
+    const base = normaliseBaseUrl(ref.baseUrl);
+    const keys = (await this.records())
+      .filter(
+        ([, record]) =>
+          record.userId === ref.userId && record.dataset === ref.dataset && (base === '' || record.baseUrl === base),
+      )
+      .map(([key]) => key);
+    return (await this.forget(keys)).length > 0;
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,41 @@
+import pg from 'pg';
+import { LedgerhookError } from '../errors.js';
+import { checkServiceUrl, redactUrl } from '../util/service-url.js';
+
+/**
+ * A bounded pg pool from a postgres:// URL. The URL may carry `?options=-c search_path=NAME` to
+ * keep ledgerhook's tables in their own schema (tests use one schema each).
+ */
+export function createPostgresPool(url: string, maxConnections: number): pg.Pool {
+  checkServiceUrl(url, ['postgres:', 'postgresql:'], 'store', 'store_url_invalid');
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: Math.max(1, maxConnections),
+    // A dead database must fail a run, not hang it.
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its connection must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** The URL without its password: what may appear in messages and logs (shared with the queue). */
+export { redactUrl };
+
+/** Turns a connection or query failure into one neutral line naming the store. */
+export function storeError(error: unknown, url: string): LedgerhookError {
+  if (error instanceof LedgerhookError) return error;
+  const err = error as NodeJS.ErrnoException & { code?: string };
+  const network = ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH'].includes(err.code ?? '');
+  const timedOut = /timeout/i.test(err.message ?? '');
+  if (network || timedOut)
+    return new LedgerhookError('ERR_NETWORK', `cannot reach the Postgres store ${redactUrl(url)}: ${err.message}`, {
+      cause: error,
+      details: { reason: 'store_unreachable' },
+    });
+  return new LedgerhookError('ERR_IO', `the Postgres store ${redactUrl(url)} failed: ${err.message}`, {
+    cause: error,
+    details: { reason: 'store_failed', sqlState: err.code },
+  });
+}

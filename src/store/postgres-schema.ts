@@ -1,0 +1,61 @@
+import type pg from 'pg';
+
+/**
+ * The store's tables (issue #13), created on first use or by `store migrate`. Each migration runs
+ * once, in order, recorded in ledgerhook_migrations; concurrent starters (several workers at once)
+ * are serialised by an advisory lock so none sees a half-made schema.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS ledgerhook_items (
+     user_id text NOT NULL,
+     dataset text NOT NULL,
+     item_id text NOT NULL,
+     item jsonb NOT NULL,
+     updated_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (user_id, dataset, item_id)
+   );
+   CREATE TABLE IF NOT EXISTS ledgerhook_state (
+     user_id text NOT NULL,
+     dataset text NOT NULL,
+     last_updated_date text NOT NULL,
+     items bigint NOT NULL,
+     synced_at timestamptz NOT NULL,
+     base_url text NOT NULL DEFAULT '',
+     mode text NOT NULL DEFAULT 'full',
+     token_fingerprint text NOT NULL DEFAULT '',
+     PRIMARY KEY (user_id, dataset)
+   );`,
+];
+
+/** Any 64-bit number unlikely to collide with an application's own advisory locks. */
+const MIGRATION_LOCK = 0x6c656467_6572;
+
+export interface MigrationResult {
+  applied: number[];
+  version: number;
+}
+
+export async function migrate(client: pg.ClientBase): Promise<MigrationResult> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS ledgerhook_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const done = await client.query<{ version: number }>('SELECT version FROM ledgerhook_migrations');
+    const have = new Set(done.rows.map((row) => row.version));
+    const applied: number[] = [];
+    for (const [index, sql] of MIGRATIONS.entries()) {
+      const version = index + 1;
+      if (have.has(version)) continue;
+      await client.query(sql);
+      await client.query('INSERT INTO ledgerhook_migrations (version) VALUES ($1)', [version]);
+      applied.push(version);
+    }
+    await client.query('COMMIT');
+    return { applied, version: MIGRATIONS.length };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,195 @@
+import type pg from 'pg';
+import { LedgerhookError } from '../errors.js';
+import type { ChangeSet, CommitResult, DatasetRef, DatasetState, DatasetStore, FullLoad } from './dataset-store.js';
+import { createPostgresPool, redactUrl, storeError } from './postgres-connect.js';
+import { PostgresFullLoad } from './postgres-full-load.js';
+import {
+  assertStorable,
+  datasetLockKey,
+  deleteItems,
+  STATE_COLUMNS,
+  stateFromRow,
+  upsertItems,
+  writeState,
+  type StateRow,
+} from './postgres-rows.js';
+import { migrate, type MigrationResult } from './postgres-schema.js';
+
+export interface PostgresStoreOptions {
+  /** postgres://user@host:port/db (a `?options=-c search_path=NAME` picks the schema). */
+  url: string;
+  /** Connections at most (a worker needs one per concurrent job, plus one). */
+  maxConnections?: number | undefined;
+}
+
+type RefKey = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
+
+/**
+ * The Postgres implementation of DatasetStore (issue #13): rows in ledgerhook_items, one state
+ * row per (user, dataset) in ledgerhook_state. Every change of data commits together with its
+ * state in one transaction, so data and state can never disagree.
+ */
+export class PostgresStore implements DatasetStore {
+  readonly kind = 'postgres' as const;
+  readonly url: string;
+  readonly #pool: pg.Pool;
+  #ready: Promise<MigrationResult> | undefined;
+
+  constructor(options: PostgresStoreOptions) {
+    this.url = redactUrl(options.url);
+    this.#pool = createPostgresPool(options.url, options.maxConnections ?? 4);
+  }
+
+  /** Creates or upgrades the tables (idempotent); every other method calls it first. */
+  migrate(): Promise<MigrationResult> {
+    this.#ready ??= this.#withClient((client) => migrate(client)).catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  async getState(ref: DatasetRef): Promise<DatasetState | undefined> {
+    const row = await this.#one(ref);
+    return row ? stateFromRow(row) : undefined;
+  }
+
+  async beginFull(ref: DatasetRef): Promise<FullLoad> {
+    assertStorable(ref);
+    await this.migrate();
+    return PostgresFullLoad.begin(this.#pool, ref, (error) => storeError(error, this.url));
+  }
+
+  async applyChanges(ref: DatasetRef, changes: ChangeSet, state: DatasetState): Promise<CommitResult> {
+    assertStorable(ref);
+    await this.migrate();
+    return this.#transaction(async (client) => {
+      // Locks the state row (or, before the first state, the dataset) against a concurrent run.
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [datasetLockKey(ref)]);
+      const current = await client.query<StateRow>(
+        `SELECT ${STATE_COLUMNS} FROM ledgerhook_state WHERE user_id = $1 AND dataset = $2`,
+        [ref.userId, ref.dataset],
+      );
+      const before = current.rows[0];
+      if (!before)
+        throw new LedgerhookError(
+          'ERR_USAGE',
+          `${ref.dataset} of user "${ref.userId}" has no state to apply changes to`,
+          {
+            details: { reason: 'store_state_missing', dataset: ref.dataset },
+          },
+        );
+      if (before.token_fingerprint !== '' && before.token_fingerprint !== ref.tokenFingerprint)
+        throw new LedgerhookError(
+          'ERR_USAGE',
+          `${ref.dataset} of user "${ref.userId}" was synced with another access token; changes are not merged into it`,
+          { details: { reason: 'store_token_changed', dataset: ref.dataset } },
+        );
+      const upsertIds = new Set(changes.upserts.map((item) => String(item.id)));
+      const removedIds = [...new Set(changes.deletedIds.map(String))].filter((id) => !upsertIds.has(id));
+      const inserted = await upsertItems(client, ref, changes.upserts);
+      const removed = await deleteItems(client, ref, removedIds);
+      // Counted from the previous total, not with count(*): an incremental run touches only its rows.
+      const total = Number(before.items) + inserted - removed;
+      await writeState(client, ref, { ...state, items: total });
+      return { total, upserted: upsertIds.size, removed };
+    });
+  }
+
+  async saveDocument(ref: DatasetRef, body: unknown, state: DatasetState): Promise<void> {
+    assertStorable(ref);
+    await this.migrate();
+    await this.#transaction(async (client) => {
+      await client.query('DELETE FROM ledgerhook_items WHERE user_id = $1 AND dataset = $2', [ref.userId, ref.dataset]);
+      // A document is one row with the empty item id.
+      await client.query(
+        'INSERT INTO ledgerhook_items (user_id, dataset, item_id, item, updated_at) VALUES ($1, $2, $3, $4::jsonb, now())',
+        [ref.userId, ref.dataset, '', JSON.stringify(body)],
+      );
+      await writeState(client, ref, { ...state, items: 1, mode: 'document' });
+    });
+  }
+
+  async list(): Promise<Array<{ ref: RefKey; state: DatasetState }>> {
+    await this.migrate();
+    const result = await this.#withClient((client) =>
+      client.query<StateRow>(`SELECT ${STATE_COLUMNS} FROM ledgerhook_state ORDER BY user_id, dataset`),
+    );
+    return result.rows.map((row) => ({
+      ref: { userId: row.user_id, dataset: row.dataset, baseUrl: row.base_url },
+      state: stateFromRow(row),
+    }));
+  }
+
+  /** Forgets the state and the rows of a dataset: the next run is a full one. */
+  async reset(ref: RefKey): Promise<boolean> {
+    await this.migrate();
+    return this.#transaction(async (client) => {
+      await client.query('DELETE FROM ledgerhook_items WHERE user_id = $1 AND dataset = $2', [ref.userId, ref.dataset]);
+      const result = await client.query('DELETE FROM ledgerhook_state WHERE user_id = $1 AND dataset = $2', [
+        ref.userId,
+        ref.dataset,
+      ]);
+      return (result.rowCount ?? 0) > 0;
+    });
+  }
+
+  /** Every item of a dataset, ordered by id (numbers first, numerically); for tests and tools. */
+  async items(ref: Pick<DatasetRef, 'userId' | 'dataset'>): Promise<unknown[]> {
+    await this.migrate();
+    const result = await this.#withClient((client) =>
+      client.query<{ item: unknown }>(
+        `SELECT item FROM ledgerhook_items WHERE user_id = $1 AND dataset = $2
+         ORDER BY (item_id ~ '^-?[0-9]+$') DESC, CASE WHEN item_id ~ '^-?[0-9]+$' THEN item_id::numeric END, item_id`,
+        [ref.userId, ref.dataset],
+      ),
+    );
+    return result.rows.map((row) => row.item);
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  async #one(ref: RefKey): Promise<StateRow | undefined> {
+    assertStorable(ref);
+    await this.migrate();
+    const result = await this.#withClient((client) =>
+      client.query<StateRow>(`SELECT ${STATE_COLUMNS} FROM ledgerhook_state WHERE user_id = $1 AND dataset = $2`, [
+        ref.userId,
+        ref.dataset,
+      ]),
+    );
+    return result.rows[0];
+  }
+
+  async #withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw storeError(error, this.url);
+    }
+    try {
+      return await work(client);
+    } catch (error) {
+      throw storeError(error, this.url);
+    } finally {
+      client.release();
+    }
+  }
+
+  #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.#withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const value = await work(client);
+        await client.query('COMMIT');
+        return value;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      }
+    });
+  }
+}
