@@ -1,0 +1,65 @@
+import { findEntity } from '../catalogue/entities.js';
+import { datasetKey, jobId, tokenFingerprint, userDirName } from '../store/identity.js';
+import { isObject } from '../util/is-object.js';
+
+/**
+ * What a sync job carries through Redis: whose dataset, which one. Never a token (the worker maps
+ * userId to its token from its own file). Job data read back from Redis is checked like any input.
+ */
+export interface SyncJobData {
+  userId: string;
+  /** The entity name from the webhook (for lines and events). */
+  entity: string;
+  path: string;
+  filter: Record<string, string>;
+}
+
+export const SYNC_JOB_NAME = 'sync';
+const MAX_USER_ID = 512;
+
+export function datasetOf(data: Pick<SyncJobData, 'path' | 'filter'>): string {
+  return datasetKey(data.path, data.filter);
+}
+
+/**
+ * The deduplication id of a (user, dataset): the same for every receiver, and two different pairs
+ * never share one. It is identity.ts's job id (the percent-encoded owner and dataset key), for a
+ * queue serving one API: the base URL is left out, and a job always has a user.
+ */
+export function syncDedupeId(userId: string, dataset: string): string {
+  return jobId({ userId, tokenFingerprint: '', baseUrl: '', dataset });
+}
+
+/** The job for one (user, entity) of an ENTITY_UPDATE, or undefined for an entity not in the catalogue. */
+export function syncJobFor(userId: string, entityName: string): SyncJobData | undefined {
+  const entity = findEntity(entityName);
+  if (!entity) return undefined;
+  return { userId, entity: entity.name, path: entity.path, filter: {} };
+}
+
+/** A webhook's userId that can name a user (identity.ts: not '', '.' or '..', not too long). */
+export function isQueueableUser(userId: string): boolean {
+  if (userId.length > MAX_USER_ID) return false;
+  try {
+    userDirName(userId);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function parseSyncJobData(value: unknown): SyncJobData | undefined {
+  if (!isObject(value)) return undefined;
+  const { userId, entity, path, filter } = value;
+  if (typeof userId !== 'string' || !isQueueableUser(userId) || typeof entity !== 'string') return undefined;
+  const known = findEntity(entity);
+  // Only catalogue paths: a job can never make a worker fetch an arbitrary URL.
+  if (!known || known.path !== path) return undefined;
+  if (!isObject(filter) || !Object.values(filter).every((v) => typeof v === 'string')) return undefined;
+  return { userId, entity: known.name, path: known.path, filter: filter as Record<string, string> };
+}
+
+/** A short, stable name for a token's rate-limit keys: its fingerprint, never the token. */
+export function tokenKey(token: string): string {
+  return tokenFingerprint(token);
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { connectRedis, ensureConnected, queueUnreachable } from './redis-connection.js';
+import { datasetOf, isQueueableUser, SYNC_JOB_NAME, syncDedupeId, syncJobFor, type SyncJobData } from './sync-job.js';
+
+export interface SyncQueueOptions {
+  /** redis://host:port */
+  url: string;
+  queueName: string;
+  /** BullMQ attempts of a job before it stays failed. */
+  attempts?: number | undefined;
+  /** First retry delay in ms; doubles on each attempt. */
+  backoffMs?: number | undefined;
+  /** How long an enqueue may wait for Redis before the delivery is refused (503): 5 s. */
+  enqueueTimeoutMs?: number | undefined;
+}
+
+export type EnqueueOutcome =
+  | { userId: string; entity: string; dataset: string; outcome: 'queued' | 'coalesced'; jobId: string }
+  | { userId: string; entity: string; outcome: 'unknown-entity' }
+  /** A userId that cannot name a user ('' or longer than a job may carry): not queued. */
+  | { userId: string; entity: string; outcome: 'invalid-user' };
+
+/**
+ * The producer half: one job per (user, dataset), deduplicated across every receiver and worker
+ * with BullMQ's `deduplication: { id, keepLastIfActive: true }`: at most one job of a dataset
+ * runs and at most one waits, so a burst of webhooks collapses into one follow-up run.
+ */
+export class SyncQueue {
+  readonly #queue: Queue;
+  readonly #redis: Redis;
+  readonly #url: string;
+  readonly #jobOptions: JobsOptions;
+  readonly #timeoutMs: number;
+
+  constructor(options: SyncQueueOptions) {
+    this.#url = options.url;
+    this.#timeoutMs = options.enqueueTimeoutMs ?? 5000;
+    this.#redis = connectRedis(options.url, 'producer');
+    this.#queue = new Queue(options.queueName, { connection: this.#redis });
+    this.#queue.on('error', () => {});
+    this.#jobOptions = {
+      attempts: options.attempts ?? 5,
+      backoff: { type: 'exponential', delay: options.backoffMs ?? 2000 },
+      // Finished jobs are kept only as a short history: Redis memory stays bounded.
+      removeOnComplete: { count: 1000, age: 3600 },
+      removeOnFail: { count: 5000, age: 7 * 24 * 3600 },
+    };
+  }
+
+  get queue(): Queue {
+    return this.#queue;
+  }
+
+  /** Fails fast with one neutral line when Redis cannot be reached. */
+  async connect(): Promise<void> {
+    await ensureConnected(this.#redis, this.#url);
+  }
+
+  /**
+   * Enqueues the datasets of one ENTITY_UPDATE; resolves once every job is in Redis (the caller
+   * answers the webhook only then) and rejects when Redis did not take them.
+   */
+  async enqueueEntities(userId: string, entities: readonly string[]): Promise<EnqueueOutcome[]> {
+    const outcomes: EnqueueOutcome[] = [];
+    const jobs: SyncJobData[] = [];
+    if (!isQueueableUser(userId))
+      return [...new Set(entities)].map((entity) => ({ userId, entity, outcome: 'invalid-user' as const }));
+    for (const name of new Set(entities)) {
+      const job = syncJobFor(userId, name);
+      if (job) jobs.push(job);
+      else outcomes.push({ userId, entity: name, outcome: 'unknown-entity' });
+    }
+    const added = await Promise.all(jobs.map((job) => this.enqueue(job)));
+    return [...added, ...outcomes];
+  }
+
+  async enqueue(data: SyncJobData): Promise<EnqueueOutcome> {
+    const dataset = datasetOf(data);
+    // Our own job id: when BullMQ answers with another, the request joined an existing job.
+    const jobId = randomUUID();
+    try {
+      // BullMQ waits for a connection that may never come: a receiver must answer, so the wait is bounded.
+      const job = await withTimeout(
+        this.#queue.add(SYNC_JOB_NAME, data, {
+          ...this.#jobOptions,
+          jobId,
+          deduplication: { id: syncDedupeId(data.userId, dataset), keepLastIfActive: true },
+        }),
+        this.#timeoutMs,
+      );
+      return {
+        userId: data.userId,
+        entity: data.entity,
+        dataset,
+        outcome: job.id === jobId ? 'queued' : 'coalesced',
+        jobId: job.id ?? jobId,
+      };
+    } catch (error) {
+      throw queueUnreachable(error, this.#url);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#queue.close().catch(() => {});
+    this.#redis.disconnect();
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  promise.catch(() => {}); // a late failure after the timeout is not unhandled
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
