@@ -1,0 +1,108 @@
+import { captureBody } from '../capture/capture-record.js';
+import { resolveTarget } from '../delivery/target.js';
+import { LedgerhookError } from '../errors.js';
+import { planReplay, replayDeliveries } from '../replay/replay.js';
+import { curlCommand } from './curl-command.js';
+import type { InspectorDelivery } from './inspector-delivery.js';
+
+/** How a delivery is sent again: with a fresh token, or with the token it arrived with. */
+export type ReplayMode = 'resigned' | 'as-captured';
+
+export interface ReplayAnswer {
+  url: string;
+  mode: ReplayMode;
+  status?: number | undefined;
+  latencyMs?: number | undefined;
+  body?: string | undefined;
+  error?: string | undefined;
+}
+
+export interface InspectorActions {
+  /** Which modes a delivery may be replayed in (the page greys out the others). */
+  modesFor(delivery: InspectorDelivery): ReplayMode[];
+  replay(delivery: InspectorDelivery, target: string, mode: ReplayMode): Promise<ReplayAnswer>;
+  curl(delivery: InspectorDelivery, target: string): string;
+}
+
+export interface ActionOptions {
+  /** The re-signing secret. Stays in this process: the page only ever sees results. */
+  secret?: string | undefined;
+  timeoutMs?: number | undefined;
+}
+
+/**
+ * Replay and copy-as-curl follow the CLI's rules: only a delivery that verified is re-signed; a
+ * refused or unverified one goes out only as captured (its original token), never laundered.
+ */
+export function inspectorActions(options: ActionOptions = {}): InspectorActions {
+  // `ledgerhook sign` reads the secret from this variable: the command never contains it.
+  const envName = 'LEDGERHOOK_WEBHOOK_SECRET';
+  const modesFor = (delivery: InspectorDelivery): ReplayMode[] =>
+    delivery.verdict === 'valid' && options.secret !== undefined && !delivery.bodyTruncated
+      ? ['resigned', 'as-captured']
+      : delivery.bodyTruncated
+        ? []
+        : ['as-captured'];
+  return {
+    modesFor,
+    async replay(delivery, target, mode) {
+      const url = resolveTarget(target);
+      if (!modesFor(delivery).includes(mode))
+        throw new LedgerhookError(
+          'ERR_USAGE',
+          delivery.bodyTruncated
+            ? 'only the head of this body was captured: it cannot be replayed'
+            : mode === 'resigned' && delivery.verdict !== 'valid'
+              ? `this delivery was ${delivery.verdict === 'refused' ? 'refused' : 'not verified'}: it is replayed only as captured, never re-signed`
+              : 're-signing needs the webhook secret, which this inspector was not given',
+          { details: { reason: 'replay_mode_not_allowed', mode } },
+        );
+      let answer: ReplayAnswer = { url: url.href, mode };
+      // The replay library's own policy decides: a refused or unverified delivery is sent as captured.
+      const plan = planReplay([delivery.record], {
+        includeRefused: true,
+        includeUnverified: true,
+        asCaptured: mode === 'as-captured',
+      });
+      await replayDeliveries({
+        planned: plan.send,
+        url,
+        secret: options.secret,
+        timeoutMs: options.timeoutMs ?? 10_000,
+        onProgress: ({ outcome }) => {
+          answer = outcome.ok
+            ? {
+                ...answer,
+                status: outcome.response.status,
+                latencyMs: Number(outcome.response.latencyMs.toFixed(1)),
+                body: outcome.response.bodyExcerpt,
+              }
+            : { ...answer, error: outcome.error.message };
+        },
+      });
+      return answer;
+    },
+    curl(delivery, target) {
+      const url = resolveTarget(target).href;
+      if (delivery.bodyTruncated)
+        throw new LedgerhookError(
+          'ERR_USAGE',
+          'only the head of this body was captured: there is nothing exact to send',
+          {
+            details: { reason: 'replay_mode_not_allowed' },
+          },
+        );
+      const type = delivery.record.headers['content-type'];
+      const original = delivery.record.headers[delivery.record.headerName];
+      return curlCommand({
+        url,
+        body: captureBody(delivery.record),
+        contentType: (Array.isArray(type) ? type[0] : type) ?? 'application/json',
+        headerName: delivery.record.headerName,
+        resign: modesFor(delivery).includes('resigned'),
+        token: Array.isArray(original) ? (original[0] ?? '') : (original ?? ''),
+        secretEnv: envName,
+      });
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import type { CaptureRecord } from '../capture/capture-record.js';
+
+/**
+ * What the inspector (and `captures show`) knows of one delivery. Built from a CaptureRecord by
+ * `fromCaptureRecord`, so that a capture file and a running listener feed the same views.
+ */
+export type InspectorVerdict = 'valid' | 'refused' | 'unverified';
+
+/** One row of the list: small, so that thousands of them travel and render cheaply. */
+export interface InspectorSummary {
+  /** Position in the source, 0-based (the `:index` selector of the CLI). */
+  index: number;
+  id: string;
+  receivedAt: string;
+  type?: string | undefined;
+  event?: string | undefined;
+  entities?: string[] | undefined;
+  userId?: string | undefined;
+  verdict: InspectorVerdict;
+  /** The verify failure code of a refused delivery (bad_signature, expired...). */
+  code?: string | undefined;
+  message?: string | undefined;
+  /** What the listener answered. */
+  status: number;
+  bodyBytes: number;
+  /** The stored body is only the head of a larger one (refused deliveries may be cut). */
+  bodyTruncated: boolean;
+}
+
+export interface InspectorDelivery extends InspectorSummary {
+  record: CaptureRecord;
+}
+
+export function verdictOf(record: CaptureRecord): InspectorVerdict {
+  if (record.verdict.valid === true) return 'valid';
+  if (record.verdict.valid === false) return 'refused';
+  return 'unverified';
+}
+
+/** Refused captures may carry only the head of the body plus the digest of the whole. */
+interface TruncationFields {
+  bodyTruncated?: unknown;
+  bodySha256?: unknown;
+}
+
+export function isTruncated(record: CaptureRecord): boolean {
+  return (record as CaptureRecord & TruncationFields).bodyTruncated === true;
+}
+
+/** The recorded SHA-256 (hex) of the whole body when the capture kept only its head. */
+export function recordedBodySha256(record: CaptureRecord): string | undefined {
+  const value = (record as CaptureRecord & TruncationFields).bodySha256;
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function fromCaptureRecord(record: CaptureRecord, index: number): InspectorDelivery {
+  return {
+    index,
+    id: record.id,
+    receivedAt: record.receivedAt,
+    type: typeof record.type === 'string' ? record.type : undefined,
+    event: typeof record.event === 'string' ? record.event : undefined,
+    entities: Array.isArray(record.entities) ? record.entities.filter((e) => typeof e === 'string') : undefined,
+    userId: typeof record.userId === 'string' ? record.userId : undefined,
+    verdict: verdictOf(record),
+    code: record.verdict.code,
+    message: record.verdict.message,
+    status: record.verdict.status,
+    bodyBytes: typeof record.bodyBytes === 'number' ? record.bodyBytes : Buffer.byteLength(record.body, 'base64'),
+    bodyTruncated: isTruncated(record),
+    record,
+  };
+}
+
+export function toSummary(delivery: InspectorDelivery): InspectorSummary {
+  const { record: _record, ...summary } = delivery;
+  return summary;
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}

@@ -1,0 +1,139 @@
+/// <reference lib="dom" />
+import { api, follow, type Meta, type Summary } from './api.js';
+import { detailView } from './detail-view.js';
+import { clear, h } from './dom.js';
+import { filterBar, matches, type FilterState } from './filters.js';
+import { VirtualList } from './virtual-list.js';
+
+/** The inspector page: a live, filterable list of deliveries (newest first) and one in detail. */
+const all: Summary[] = [];
+let shown: Summary[] = [];
+let selected: string | undefined;
+let meta: Meta = { title: 'ledgerhook inspector', forwardTo: null };
+
+function what(d: Summary): string {
+  if (d.type === 'ENTITY_UPDATE') return d.entities?.join(', ') ?? '';
+  if (d.type === 'LIFECYCLE_EVENT') return d.event ?? '';
+  return 'not a webhook body';
+}
+
+function renderRow(d: Summary): HTMLElement {
+  const verdict = d.verdict === 'valid' ? 'valid' : d.verdict === 'refused' ? (d.code ?? 'refused') : 'not verified';
+  return h(
+    'div',
+    {
+      class: `row-item ${d.verdict}${d.id === selected ? ' selected' : ''}`,
+      attrs: { role: 'option', 'data-id': d.id, 'aria-selected': String(d.id === selected) },
+      on: { click: () => select(d.id) },
+    },
+    h('span', { class: 'time' }, d.receivedAt.slice(11, 23)),
+    h('span', { class: 'type' }, d.type === 'LIFECYCLE_EVENT' ? 'EVENT' : d.type === 'ENTITY_UPDATE' ? 'ENTITY' : '?'),
+    h('span', { class: 'what' }, what(d)),
+    h('span', { class: 'user' }, d.userId ?? ''),
+    h('span', { class: `badge ${d.verdict}` }, verdict),
+    h('span', { class: 'status' }, String(d.status)),
+  );
+}
+
+const list = new VirtualList<Summary>(renderRow, 'deliveries');
+const count = h('span', { class: 'count' });
+const live = h('span', { class: 'live' }, 'connecting…');
+const detail = h('main', { class: 'detail' }, h('p', { class: 'muted empty' }, 'Select a delivery.'));
+const bar = filterBar(() => applyFilters());
+
+function updateCount(): void {
+  count.textContent = `${shown.length} of ${all.length} ${all.length === 1 ? 'delivery' : 'deliveries'}`;
+}
+
+function applyFilters(): void {
+  const state: FilterState = bar.state();
+  shown = [];
+  for (let index = all.length - 1; index >= 0; index -= 1) {
+    const d = all[index];
+    if (d !== undefined && matches(d, state)) shown.push(d);
+  }
+  list.setItems(shown);
+  updateCount();
+}
+
+/** Like the server, the page keeps a bounded window of the newest deliveries. */
+const MAX_KEPT = 20_000;
+
+function add(d: Summary): void {
+  all.push(d);
+  if (all.length > MAX_KEPT + 1000) {
+    all.splice(0, all.length - MAX_KEPT);
+    bar.learn(d);
+    applyFilters();
+    return;
+  }
+  bar.learn(d);
+  if (matches(d, bar.state())) {
+    shown.unshift(d);
+    list.setItems(shown, 1);
+  }
+  updateCount();
+}
+
+function select(id: string): void {
+  selected = id;
+  list.refresh();
+  api
+    .detail(id)
+    .then((d) => {
+      if (selected !== id) return;
+      clear(detail);
+      detail.appendChild(detailView(d, meta));
+    })
+    .catch((error: Error) => {
+      clear(detail);
+      detail.appendChild(h('p', { class: 'warn' }, error.message));
+    });
+}
+
+list.element.addEventListener('keydown', (event) => {
+  if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+  event.preventDefault();
+  const at = shown.findIndex((d) => d.id === selected);
+  const next = shown[Math.max(0, Math.min(shown.length - 1, at + (event.key === 'ArrowDown' ? 1 : -1)))];
+  if (next) {
+    select(next.id);
+    list.scrollToIndex(shown.indexOf(next));
+  }
+});
+
+const title = h('h1', {}, 'ledgerhook inspector');
+document.body.appendChild(
+  h(
+    'div',
+    { class: 'app' },
+    h('header', {}, title, h('span', { class: 'source muted' }), count, live),
+    h('aside', { class: 'side' }, bar.element, list.element),
+    detail,
+  ),
+);
+
+api
+  .meta()
+  .then((m) => {
+    meta = m;
+    const source = document.querySelector('.source');
+    if (source) source.textContent = m.title;
+  })
+  .catch(() => undefined);
+
+follow(
+  (deliveries) => {
+    all.length = 0;
+    for (const d of deliveries) {
+      all.push(d);
+      bar.learn(d);
+    }
+    applyFilters();
+  },
+  add,
+  (on) => {
+    live.textContent = on ? '● live' : '○ reconnecting…';
+    live.className = on ? 'live on' : 'live';
+  },
+);

@@ -1,0 +1,214 @@
+/// <reference lib="dom" />
+import { api, type Detail, type Meta, type ReplayMode } from './api.js';
+import { h, type Child } from './dom.js';
+
+const MARKS = { pass: '✔', fail: '✖', warn: '!', skip: '–' } as const;
+
+function section(title: string, ...children: Child[]): HTMLElement {
+  return h('section', { class: 'card' }, h('h3', {}, title), ...children);
+}
+
+function formatAge(seconds: number): string {
+  const abs = Math.abs(seconds);
+  const text =
+    abs < 120
+      ? `${abs} s`
+      : abs < 7200
+        ? `${Math.round(abs / 60)} min`
+        : abs < 172800
+          ? `${Math.round(abs / 3600)} h`
+          : `${Math.round(abs / 86400)} days`;
+  return seconds < 0 ? `${text} in the future` : `${text} old`;
+}
+
+function checklist(detail: Detail): HTMLElement {
+  if (detail.checks === null) {
+    return section(
+      'Verification',
+      h('p', { class: `verdict ${detail.verdict}` }, verdictText(detail)),
+      h('p', { class: 'muted' }, 'No secret was given to this inspector: this is the verdict recorded at receipt.'),
+    );
+  }
+  const failed = detail.checks.filter((check) => check.status === 'fail').map((check) => check.name);
+  return section(
+    'Verification',
+    h('p', { class: `verdict ${detail.verdict}` }, verdictText(detail)),
+    failed.length > 0 ? h('p', { class: 'failed-checks' }, `Failed check: ${failed.join(', ')}`) : null,
+    h(
+      'table',
+      { class: 'checks' },
+      ...detail.checks.map((check) =>
+        h(
+          'tr',
+          { class: `check ${check.status}`, attrs: { 'data-check': check.name } },
+          h('td', { class: 'mark' }, MARKS[check.status]),
+          h('td', { class: 'name' }, check.name),
+          h('td', {}, check.detail),
+        ),
+      ),
+    ),
+    detail.hints.length > 0 ? h('ul', { class: 'hints' }, ...detail.hints.map((hint) => h('li', {}, hint))) : null,
+    ...detail.warnings.map((warning) => h('p', { class: 'warn' }, warning)),
+  );
+}
+
+function verdictText(detail: Detail): string {
+  if (detail.verdict === 'valid') return `Valid — answered ${detail.status}`;
+  if (detail.verdict === 'refused')
+    return `Refused: ${detail.code ?? ''} — ${detail.message ?? ''} (answered ${detail.status})`;
+  return `Not verified (no secret configured) — answered ${detail.status}`;
+}
+
+function tokenCard(detail: Detail): HTMLElement {
+  const token = detail.token;
+  if (token === null) return section('Token', h('p', { class: 'muted' }, `No ${detail.headerName} header.`));
+  if (token.problem !== undefined)
+    return section('Token', h('p', { class: 'warn' }, `Does not decode: ${token.problem}`));
+  const iat =
+    token.iatDate !== undefined && token.ageAtReceiptSeconds !== undefined
+      ? h(
+          'p',
+          { class: 'iat' },
+          `iat ${token.iatDate} — ${formatAge(token.ageAtReceiptSeconds)} when received, ${formatAge(Math.floor(Date.now() / 1000) - Math.floor(Date.parse(token.iatDate) / 1000))} now`,
+        )
+      : null;
+  return section(
+    'Token',
+    iat,
+    h('h4', {}, 'Header'),
+    h('pre', {}, JSON.stringify(token.header, null, 2)),
+    h('h4', {}, 'Claims'),
+    h('pre', {}, JSON.stringify(token.claims, null, 2)),
+  );
+}
+
+function headersCard(detail: Detail): HTMLElement {
+  const rows = Object.entries(detail.headers).flatMap(([name, value]) =>
+    (Array.isArray(value) ? value : [value]).map((one) => h('tr', {}, h('th', {}, name), h('td', {}, one))),
+  );
+  return section(
+    'Request',
+    h('p', { class: 'mono' }, `${detail.method} ${detail.path}`),
+    h('table', { class: 'headers' }, ...rows),
+  );
+}
+
+function bodyCard(detail: Detail): HTMLElement {
+  const body = detail.body;
+  const pre = h('pre', { class: 'body' }, body.pretty ?? body.text);
+  const tab = (label: string, text: string) =>
+    h(
+      'button',
+      {
+        class: 'tab',
+        on: {
+          click: () => {
+            pre.textContent = text;
+          },
+        },
+      },
+      label,
+    );
+  const size = body.truncated ? `${body.storedBytes} of ${body.bytes} bytes captured (cut)` : `${body.bytes} bytes`;
+  return section(
+    'Body',
+    h('p', { class: 'muted' }, `${size} · SHA-256 ${body.sha256Hex}`),
+    h(
+      'div',
+      { class: 'tabs' },
+      body.pretty !== null ? tab('Pretty', body.pretty) : null,
+      tab('Raw', body.text),
+      // Text cannot show bytes that are not UTF-8; Base64 is the exact bytes.
+      body.base64 !== null ? tab('Base64 (not UTF-8)', body.base64) : null,
+    ),
+    pre,
+  );
+}
+
+function extrasCard(detail: Detail): HTMLElement | null {
+  const lines: Child[] = [];
+  if (detail.forward)
+    lines.push(
+      h(
+        'p',
+        {},
+        `Forwarded to ${detail.forward.url}: ${detail.forward.error ?? `${detail.forward.status} in ${detail.forward.latencyMs} ms`}`,
+      ),
+    );
+  for (const sync of detail.syncs)
+    lines.push(h('p', { class: sync.ok ? 'ok' : 'warn' }, `${sync.entity}: ${sync.summary}`));
+  return lines.length > 0 ? section('Forward and syncs', ...lines) : null;
+}
+
+function actionsCard(detail: Detail, meta: Meta): HTMLElement {
+  const target = h('input', {
+    attrs: { type: 'url', placeholder: 'http://localhost:3000/webhooks', 'aria-label': 'replay target' },
+  });
+  target.value = meta.forwardTo ?? '';
+  const mode = h('select', { attrs: { 'aria-label': 'replay mode' } });
+  for (const value of ['resigned', 'as-captured'] as ReplayMode[]) {
+    const option = h('option', {}, value === 'resigned' ? 're-signed (fresh iat)' : 'as captured (original token)');
+    option.value = value;
+    option.disabled = !detail.replayModes.includes(value);
+    mode.appendChild(option);
+  }
+  mode.value = detail.replayModes[0] ?? 'as-captured';
+  const output = h('pre', { class: 'output', attrs: { 'aria-live': 'polite' } });
+  const show = (text: string) => {
+    output.textContent = text;
+  };
+  const replay = h(
+    'button',
+    {
+      on: {
+        click: () => {
+          show('sending…');
+          api
+            .replay(detail.id, target.value, mode.value as ReplayMode)
+            .then((a) =>
+              show(a.error ? `no answer: ${a.error}` : `${a.status} in ${a.latencyMs} ms (${a.mode})\n${a.body ?? ''}`),
+            )
+            .catch((error: Error) => show(error.message));
+        },
+      },
+    },
+    'Replay',
+  );
+  replay.disabled = detail.replayModes.length === 0;
+  const curl = h(
+    'button',
+    {
+      on: {
+        click: () => {
+          api
+            .curl(detail.id, target.value || 'http://localhost:3000/webhooks')
+            .then(async ({ command }) => {
+              show(command);
+              await navigator.clipboard?.writeText(command).catch(() => undefined);
+            })
+            .catch((error: Error) => show(error.message));
+        },
+      },
+    },
+    'Copy as curl',
+  );
+  const note =
+    detail.verdict === 'valid'
+      ? null
+      : h('p', { class: 'muted' }, 'This delivery did not verify: it is replayed only as captured, never re-signed.');
+  return section('Replay', h('div', { class: 'row' }, target, mode, replay, curl), note, output);
+}
+
+export function detailView(detail: Detail, meta: Meta): HTMLElement {
+  return h(
+    'div',
+    { class: 'detail-body' },
+    h('h2', {}, detail.id, h('span', { class: 'muted' }, `  #${detail.index} · ${detail.receivedAt}`)),
+    checklist(detail),
+    actionsCard(detail, meta),
+    tokenCard(detail),
+    headersCard(detail),
+    bodyCard(detail),
+    extrasCard(detail),
+  );
+}
