@@ -1,24 +1,76 @@
 import type { CaptureRecord } from '../capture/capture-record.js';
+import type { ReceivedDelivery } from '../listen/received-delivery.js';
 import type { CliContext } from './context.js';
+import { printable } from './render-delivery.js';
 
-/** What a delivery is about, in a few words: "ENTITY_UPDATE expense,invoice user_1". */
+/** What a captured delivery is about, in a few words: "ENTITY_UPDATE expense,invoice user_1". */
 export function describeRecord(record: CaptureRecord): string {
-  if (record.type === 'ENTITY_UPDATE') return `ENTITY_UPDATE ${record.entities?.join(',') ?? ''} ${record.userId ?? ''}`.trim();
-  if (record.type === 'LIFECYCLE_EVENT') return `LIFECYCLE_EVENT ${record.event ?? ''} ${record.userId ?? ''}`.trim();
+  return printable(describeUnescaped(record));
+}
+
+/** Captured values are attacker input: escaped by printable() above before they reach a terminal. */
+function describeUnescaped(record: CaptureRecord): string {
+  if (record.type === 'ENTITY_UPDATE')
+    return printable(`ENTITY_UPDATE ${record.entities?.join(',') ?? ''} ${record.userId ?? ''}`.trim());
+  if (record.type === 'LIFECYCLE_EVENT')
+    return printable(`LIFECYCLE_EVENT ${record.event ?? ''} ${record.userId ?? ''}`.trim());
   return `${record.bodyBytes} bytes, not a webhook body`;
 }
 
-/** One line per delivery: time, what, verdict (and reason), forward result. */
-export function deliveryLine(record: CaptureRecord, ctx: CliContext): string {
+/** The same for a delivery as the listener received it. */
+export function describeDelivery(delivery: ReceivedDelivery): string {
+  const { parsed } = delivery;
+  if (!parsed.ok) return `${delivery.body.length} bytes, not a webhook body`;
+  const body = parsed.body;
+  if (body.type === 'ENTITY_UPDATE') return printable(`ENTITY_UPDATE ${body.entities.join(',')} ${body.userId}`);
+  return printable(`LIFECYCLE_EVENT ${body.event} ${body.userId}`);
+}
+
+/** The `--json` line of a delivery: what it was and how it was judged, without body or headers. */
+export function deliveryJson(delivery: ReceivedDelivery): Record<string, unknown> {
+  const { parsed, verdict } = delivery;
+  const line: Record<string, unknown> = {
+    kind: 'delivery',
+    id: delivery.id,
+    receivedAt: delivery.receivedAt,
+    method: delivery.method,
+    path: delivery.path,
+    headerName: delivery.headerName,
+    bodyBytes: delivery.body.length,
+    verdict: {
+      valid: verdict.valid,
+      status: delivery.status,
+      code: verdict.code,
+      message: verdict.message,
+      warnings: verdict.warnings,
+    },
+  };
+  if (parsed.ok) {
+    line.type = parsed.body.type;
+    line.userId = parsed.body.userId;
+    if (parsed.body.type === 'LIFECYCLE_EVENT') line.event = parsed.body.event;
+    else line.entities = parsed.body.entities;
+  }
+  if (delivery.forward) line.forward = delivery.forward;
+  return line;
+}
+
+/** One line per delivery: time, what, verdict (and reason), forward result, then any warning. */
+export function deliveryLine(delivery: ReceivedDelivery, ctx: CliContext): string {
   const c = ctx.color;
-  const time = record.receivedAt.slice(11, 23);
-  const verdict = record.verdict.valid === true
-    ? c.green('✔ valid')
-    : record.verdict.valid === false
-      ? c.red(`✖ ${record.verdict.code}`) + c.dim(` ${record.verdict.message ?? ''}`)
-      : c.yellow('- not verified');
-  const forward = record.forward
-    ? record.forward.error ? c.red(` → forward failed: ${record.forward.error}`) : ` → ${record.forward.status} in ${record.forward.latencyMs} ms`
+  const { verdict, forward } = delivery;
+  const time = delivery.receivedAt.slice(11, 23);
+  const judged =
+    verdict.valid === true
+      ? c.green('✔ valid')
+      : verdict.valid === false
+        ? c.red(`✖ ${verdict.code}`) + c.dim(` ${verdict.message ?? ''}`)
+        : c.yellow('- not verified');
+  const forwarded = forward
+    ? forward.error !== undefined
+      ? c.red(` → forward failed: ${forward.error}`)
+      : ` → ${forward.status} in ${forward.latencyMs} ms`
     : '';
-  return `${c.dim(time)} ${c.dim(record.id)} ${describeRecord(record)}  ${verdict}${forward}`;
+  const warnings = verdict.warnings.map((warning) => `\n  ${c.yellow('! warning:')} ${printable(warning)}`).join('');
+  return `${c.dim(time)} ${c.dim(delivery.id)} ${describeDelivery(delivery)}  ${judged}${forwarded}${warnings}`;
 }

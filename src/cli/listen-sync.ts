@@ -1,9 +1,9 @@
 import { usageError } from '../errors.js';
-import { createWebhookSync, userDirectory, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';
+import { createWebhookSync, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';
 import type { CliContext } from './context.js';
 import type { ListenCommandOptions } from './definitions/listen.js';
 import { readInputFile } from './read-input.js';
-import { resolveBaseUrl, resolveToken, stateStore } from './resolve-dataset.js';
+import { fileStore, resolveBaseUrl, resolveToken } from './resolve-dataset.js';
 import { resolveEnvironment, settingsStore } from './resolve-settings.js';
 
 async function readTokenMap(path: string): Promise<Map<string, string>> {
@@ -14,29 +14,60 @@ async function readTokenMap(path: string): Promise<Map<string, string>> {
     if ((error as { code?: string }).code === 'ERR_USAGE') throw error;
     throw usageError(`${path} is not JSON; it must map userId to access token: { "user_1": "token..." }`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.values(value).every((token) => typeof token === 'string' && token !== '')) {
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    Array.isArray(value) ||
+    !Object.values(value).every((token) => typeof token === 'string' && token !== '')
+  ) {
     throw usageError(`${path} must be a JSON object mapping userId to access token: { "user_1": "token..." }`);
   }
   return new Map(Object.entries(value as Record<string, string>));
 }
 
+/** An access token kept in a file (out of shell history and process lists); surrounding whitespace dropped. */
+async function readTokenFile(path: string): Promise<string> {
+  const token = (await readInputFile(path, 'token file')).toString('utf8').trim();
+  if (token === '') throw usageError(`the token file ${path} is empty`);
+  return token;
+}
+
 /** The `--sync` half of listen: resolves where and as whom to sync, and builds the webhook-driven sync. */
-export async function createListenSync(options: ListenCommandOptions, ctx: CliContext, onEvent: (event: WebhookSyncEvent) => void) {
-  const baseUrl = (await resolveBaseUrl(options, ctx))!;
+export async function createListenSync(
+  options: ListenCommandOptions,
+  ctx: CliContext,
+  onEvent: (event: WebhookSyncEvent) => void,
+) {
+  const baseUrl = await resolveBaseUrl(options, ctx);
+  // Required: resolveBaseUrl throws a usage error rather than return nothing.
+  if (baseUrl === undefined) throw usageError('no base URL for --sync');
   let tokenFor: (userId: string) => string | undefined;
-  if (options.tokens && options.token) throw usageError('give --token (one token for every user) or --tokens FILE (per user), not both');
+  if ([options.tokens, options.token, options.tokenFile].filter((flag) => flag !== undefined).length > 1)
+    throw usageError(
+      'give one of --token or --token-file (one token for every user) or --tokens FILE (per user), not several',
+    );
   // --tokens, then --token or LEDGERHOOK_TOKEN, then the stored tokensFile, then the stored token.
-  const tokensFile = options.tokens ?? (options.token || ctx.env.LEDGERHOOK_TOKEN ? undefined : (await settingsStore(ctx)).get(resolveEnvironment(options.env, ctx), 'tokensFile'));
+  const tokensFile =
+    options.tokens ??
+    (options.token || options.tokenFile || ctx.env.LEDGERHOOK_TOKEN
+      ? undefined
+      : (await settingsStore(ctx)).get(resolveEnvironment(options.env, ctx), 'tokensFile'));
   if (tokensFile) {
     const map = await readTokenMap(tokensFile);
     tokenFor = (userId) => map.get(userId);
   } else {
-    const token = await resolveToken(options, ctx);
+    const token = options.tokenFile ? await readTokenFile(options.tokenFile) : await resolveToken(options, ctx);
     tokenFor = () => token;
   }
   return createWebhookSync({
-    baseUrl, tokenFor, outDirFor: (userId) => userDirectory(options.out, userId), store: await stateStore(ctx),
-    limit: options.limit, concurrency: options.syncConcurrency, signal: ctx.signal, onEvent,
+    baseUrl,
+    tokenFor,
+    // Each user's files in a directory of their own under --out (src/store/identity.ts).
+    store: await fileStore(ctx, options.out),
+    limit: options.limit,
+    concurrency: options.syncConcurrency,
+    signal: ctx.signal,
+    onEvent,
   });
 }
 
@@ -48,14 +79,18 @@ export function syncEventLine(event: WebhookSyncEvent, ctx: CliContext): string 
       return c.dim(`  ↻ syncing ${event.dataset} for ${event.userId}`);
     case 'sync-done': {
       const s = event.summary;
-      return `  ${c.green('✔')} ${s.dataset} for ${event.userId}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} in ${s.file}`;
+      return `  ${c.green('✔')} ${s.dataset} for ${event.userId}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items`;
     }
     case 'sync-failed':
       return `  ${c.red('✖')} ${event.dataset} for ${event.userId}: ${event.error}`;
     case 'sync-coalesced':
       return undefined;
     case 'unknown-entity':
-      return c.yellow(`  ! ${event.entity} is not in the catalogue: skipped (the entity list grows; update ledgerhook)`);
+      return c.yellow(
+        `  ! ${event.entity} is not in the catalogue: skipped (the entity list grows; update ledgerhook)`,
+      );
+    case 'bad-user':
+      return c.yellow(`  ! ${event.error}: not synced`);
     case 'no-token':
       return c.yellow(`  ! no access token for ${event.userId}: ${event.entities.join(', ')} not synced`);
     case 'lifecycle':

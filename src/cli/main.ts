@@ -2,30 +2,41 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isLedgerhookError } from '../errors.js';
 import { loadColor, writeLine, type CliContext } from './context.js';
+import { withAdvice } from './error-advice.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import type { RunCommand } from './runner.js';
+import { defineCaptures } from './definitions/captures.js';
 import { defineCatalogue } from './definitions/catalogue.js';
+import { defineInspect } from './definitions/inspect.js';
+import { defineCompletion } from './definitions/completion.js';
 import { defineCheckReceiver } from './definitions/check-receiver.js';
 import { defineConfig } from './definitions/config.js';
 import { defineDemo } from './definitions/demo.js';
 import { defineListen } from './definitions/listen.js';
 import { defineMock } from './definitions/mock.js';
+import { defineQueue } from './definitions/queue.js';
 import { defineReplay } from './definitions/replay.js';
 import { defineSendSample } from './definitions/send-sample.js';
-import { defineState, defineSync } from './definitions/sync.js';
+import { defineSync } from './definitions/sync.js';
+import { defineState } from './definitions/state.js';
 import { defineSign } from './definitions/sign.js';
+import { defineStore } from './definitions/store.js';
 import { defineVerify } from './definitions/verify.js';
+import { defineWorker } from './definitions/worker.js';
 
 /**
  * The CLI entry: builds the commander program from the command definitions (cheap, no heavy
  * imports), runs the chosen command, and decides the exit code. Nothing else calls process.exit.
  */
 
-const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
 const debug = process.argv.includes('--debug') || process.env.LEDGERHOOK_DEBUG === '1';
 // Error lines are coloured only on a terminal; elsewhere chalk is not even loaded.
 const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
-const stderrColor: { red: (text: string) => string } = process.stderr.isTTY && !noColor ? await loadColor(process.stderr, process.env) : { red: (text) => text };
+const stderrColor: { red: (text: string) => string } =
+  process.stderr.isTTY && !noColor ? await loadColor(process.stderr, process.env) : { red: (text) => text };
 
 async function createContext(): Promise<CliContext> {
   let controller: AbortController | undefined;
@@ -65,18 +76,55 @@ async function createContext(): Promise<CliContext> {
   };
 }
 
+/**
+ * `--json` promises a JSON document on stdout. A command that fails before printing its own gets
+ * this one instead (the usual line still goes to stderr): {"ok":false,"error":{code,reason,message}}.
+ */
+const jsonRequested = (() => {
+  const argv = process.argv.slice(2);
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+})();
+let stdoutUsed = false;
+if (jsonRequested) {
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((...args: Parameters<typeof write>) => {
+    stdoutUsed = true;
+    return write(...args);
+  }) as typeof process.stdout.write;
+}
+
+function writeJsonError(code: string, reason: string, message: string, exitCode: number): void {
+  if (!jsonRequested || stdoutUsed) return;
+  process.stdout.write(`${JSON.stringify({ ok: false, error: { code, reason, message, exitCode } }, null, 2)}\n`);
+}
+
 function reportError(error: unknown): number {
   if (error instanceof CommanderError) {
-    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
-    return EXIT.usage; // commander has already printed its one-line message
+    if (
+      error.code === 'commander.helpDisplayed' ||
+      error.code === 'commander.version' ||
+      error.code === 'commander.help'
+    )
+      return EXIT.ok;
+    // commander has already printed its one-line message on stderr
+    const reason = error.code.replace(/^commander\./, '').replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    writeJsonError('ERR_USAGE', reason, error.message.replace(/^error: /, ''), EXIT.usage);
+    return EXIT.usage;
   }
   if (isLedgerhookError(error)) {
-    writeLine(process.stderr, `${stderrColor.red('error:')} ${error.message}`);
+    writeLine(process.stderr, `${stderrColor.red('error:')} ${withAdvice(error)}`);
     if (debug && error.stack) writeLine(process.stderr, error.stack);
-    return exitCodeFor(error.code);
+    const exitCode = exitCodeFor(error.code);
+    writeJsonError(error.code, error.details.reason ?? error.code.slice(4).toLowerCase(), withAdvice(error), exitCode);
+    return exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
-  writeLine(process.stderr, `${stderrColor.red('internal error:')} ${message}. This is a bug in ledgerhook; please report it${debug ? '' : ' (run again with --debug for the stack)'}.`);
+  writeJsonError('ERR_INTERNAL', 'internal_error', message, EXIT.internal);
+  writeLine(
+    process.stderr,
+    `${stderrColor.red('internal error:')} ${message}. This is a bug in ledgerhook; please report it${debug ? '' : ' (run again with --debug for the stack)'}.`,
+  );
   if (debug && error instanceof Error && error.stack) writeLine(process.stderr, error.stack);
   return EXIT.internal;
 }
@@ -88,7 +136,9 @@ const run: RunCommand = async (load, options) => {
 
 function buildProgram(): Command {
   const program = new Command('ledgerhook')
-    .description('Webhooks and incremental sync for the bookkeeping API: sign, verify, send samples, listen, replay, emulate the service locally, and sync datasets into local JSON.')
+    .description(
+      'Webhooks and incremental sync for the bookkeeping API: sign, verify, send samples, listen, replay, emulate the service locally, and sync datasets into local JSON.',
+    )
     .version(packageJson.version, '-V, --version')
     .option('--debug', 'print stack traces for unexpected errors')
     .showSuggestionAfterError(true)
@@ -99,9 +149,14 @@ function buildProgram(): Command {
       // One line per error: commander puts its "(Did you mean …?)" suggestion on a second line.
       outputError: (text, write) => write(stderrColor.red(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`)),
     })
-    .addHelpText('after', `
-Exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 network or remote-service error.
-Run "ledgerhook <command> --help" for a command's options and examples.`);
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 network or remote-service error,
+            70 internal error (a bug: please report it), 130 interrupted (Ctrl-C).
+With --json, a failure also prints {"ok":false,"error":{"code","reason","message"}} on stdout.
+Run "ledgerhook <command> --help" (or "ledgerhook help <command> [<subcommand>]") for options and examples.`,
+    );
   defineDemo(program, run);
   defineSign(program, run);
   defineVerify(program, run);
@@ -109,25 +164,39 @@ Run "ledgerhook <command> --help" for a command's options and examples.`);
   defineCheckReceiver(program, run);
   defineListen(program, run);
   defineReplay(program, run);
+  defineCaptures(program, run);
+  defineInspect(program, run);
   defineMock(program, run);
   defineSync(program, run);
   defineState(program, run);
+  defineWorker(program, run);
+  defineQueue(program, run);
+  defineStore(program, run);
   defineCatalogue(program, run);
   defineConfig(program, run);
+  defineCompletion(program, run);
   return program;
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(args: string[]): Promise<number> {
   const program = buildProgram();
+  // commander's help command knows one level; `help state reset` shows that subcommand's help.
+  const argv = args[0] === 'help' && args.length > 2 ? [...args.slice(1), '--help'] : args;
   if (argv.length === 0) {
     program.outputHelp();
     return EXIT.ok;
   }
+  // Node ends a process whose event loop is empty even while a command still awaits (seen: a request
+  // timing out through an unref'd AbortSignal.timeout as undici let go of its socket, exit 0 and no
+  // output). A command in progress therefore always holds the process; the hold ends with it.
+  const hold = setInterval(() => {}, 1 << 30);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {
     return reportError(error);
+  } finally {
+    clearInterval(hold);
   }
 }
 

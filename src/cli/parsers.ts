@@ -5,7 +5,8 @@ export function integer(name: string, { min = Number.MIN_SAFE_INTEGER, max = Num
   return (value: string): number => {
     if (!/^-?\d+$/.test(value.trim())) throw new InvalidArgumentError(`${name} takes a whole number, got "${value}".`);
     const parsed = Number(value);
-    if (parsed < min || parsed > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max}, got ${parsed}.`);
+    if (parsed < min || parsed > max)
+      throw new InvalidArgumentError(`${name} must be between ${min} and ${max}, got ${parsed}.`);
     return parsed;
   };
 }
@@ -13,8 +14,10 @@ export function integer(name: string, { min = Number.MIN_SAFE_INTEGER, max = Num
 export function decimal(name: string, { min = -Infinity, max = Infinity } = {}) {
   return (value: string): number => {
     const parsed = Number(value);
-    if (value.trim() === '' || !Number.isFinite(parsed)) throw new InvalidArgumentError(`${name} takes a number, got "${value}".`);
-    if (parsed < min || parsed > max) throw new InvalidArgumentError(`${name} must be between ${min} and ${max}, got ${parsed}.`);
+    if (value.trim() === '' || !Number.isFinite(parsed))
+      throw new InvalidArgumentError(`${name} takes a number, got "${value}".`);
+    if (parsed < min || parsed > max)
+      throw new InvalidArgumentError(`${name} must be between ${min} and ${max}, got ${parsed}.`);
     return parsed;
   };
 }
@@ -26,8 +29,35 @@ export function collect(value: string, previous: string[] | undefined): string[]
 
 export function oneOf<T extends string>(name: string, values: readonly T[]) {
   return (value: string): T => {
-    if (!(values as readonly string[]).includes(value)) throw new InvalidArgumentError(`${name} must be one of ${values.join(', ')}, got "${value}".`);
+    if (!(values as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`${name} must be one of ${values.join(', ')}, got "${value}".`);
     return value as T;
+  };
+}
+
+/** REQUESTS/SECONDS, e.g. 1000/300: at most that many requests per window. */
+export function rateLimit(name: string) {
+  return (value: string): { requests: number; windowSeconds: number } => {
+    const match = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(value.trim());
+    const requests = Number(match?.[1]);
+    const windowSeconds = Number(match?.[2]);
+    if (!match || requests < 1 || windowSeconds <= 0)
+      throw new InvalidArgumentError(`${name} takes REQUESTS/SECONDS, e.g. 1000/300, got "${value}".`);
+    return { requests, windowSeconds };
+  };
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A duration such as 60s, 5m, 1h or 500ms (a bare number is seconds), in milliseconds. */
+export function duration(name: string, { minMs = 0, maxMs = 24 * 3_600_000 } = {}) {
+  return (value: string): number => {
+    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+    if (!match) throw new InvalidArgumentError(`${name} takes a duration such as 60s, 5m or 1h, got "${value}".`);
+    const ms = Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? 1000);
+    if (ms < minMs || ms > maxMs)
+      throw new InvalidArgumentError(`${name} must be between ${minMs / 1000}s and ${maxMs / 1000}s, got ${value}.`);
+    return ms;
   };
 }
 

@@ -9,7 +9,10 @@ export interface ProgressView {
   stop(): void;
 }
 
-export async function createProgressView(ctx: CliContext, options: { json?: boolean; plainEveryMs?: number } = {}): Promise<ProgressView> {
+export async function createProgressView(
+  ctx: CliContext,
+  options: { json?: boolean; plainEveryMs?: number } = {},
+): Promise<ProgressView> {
   if (options.json) return { update() {}, log() {}, stop() {} };
   if (!ctx.isTTY) {
     // Plain lines, but not one per event: at most one every plainEveryMs.

@@ -18,7 +18,14 @@ export async function readInputFile(path: string, what: string): Promise<Buffer>
     return readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : (error as Error).message;
     throw new LedgerhookError('ERR_USAGE', `cannot read ${what} ${path}: ${why}`, { cause: error });
   }
 }

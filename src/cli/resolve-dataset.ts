@@ -1,15 +1,18 @@
 import { resolveEntityName } from '../catalogue/resolve.js';
+import { dirname, join } from 'node:path';
 import { usageError } from '../errors.js';
-import type { SyncStateStore } from '../sync/state-store.js';
+import type { FileStore } from '../store/file-store.js';
 import type { CliContext } from './context.js';
 import type { DatasetFlags } from './definitions/sync.js';
+import { readInputFile } from './read-input.js';
 import { resolveEnvironment, settingsStore } from './resolve-settings.js';
 
 /** An entity name (any case, singular or plural) or a path starting with /. */
 export function resolveDatasetPath(target: string): string {
   const trimmed = target.trim();
   if (trimmed.startsWith('/')) {
-    if (!/^\/[A-Za-z0-9_\-/.]*$/.test(trimmed) || trimmed.includes('..')) throw usageError(`"${target}" is not a usable path`);
+    if (!/^\/[A-Za-z0-9_\-/.]*$/.test(trimmed) || trimmed.includes('..'))
+      throw usageError(`"${target}" is not a usable path`);
     return trimmed.replace(/\/+$/, '') || '/';
   }
   return resolveEntityName(trimmed).path;
@@ -25,7 +28,8 @@ export function resolveFilter(flags: DatasetFlags): Record<string, string> {
   }
   if (flags.type !== undefined) {
     if (flags.type.trim() === '') throw usageError('--type is empty');
-    if (filter.type !== undefined && filter.type !== flags.type) throw usageError('--type and --filter type=... disagree');
+    if (filter.type !== undefined && filter.type !== flags.type)
+      throw usageError('--type and --filter type=... disagree');
     filter.type = flags.type;
   }
   return filter;
@@ -38,28 +42,58 @@ function validateBaseUrl(value: string): string {
   } catch {
     throw usageError(`base URL "${value}" is not a URL, e.g. https://sandbox.example.com/rest/v5`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`base URL must be http or https, got ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usageError(`base URL must be http or https, got ${url.protocol}`);
   return value.replace(/\/+$/, '');
 }
 
 /** --base-url, then LEDGERHOOK_BASE_URL, then the stored baseUrl of the environment. */
-export async function resolveBaseUrl(flags: DatasetFlags, ctx: CliContext, required = true): Promise<string | undefined> {
-  const value = flags.baseUrl ?? ctx.env.LEDGERHOOK_BASE_URL ?? (await settingsStore(ctx)).get(resolveEnvironment(flags.env, ctx), 'baseUrl');
+export async function resolveBaseUrl(
+  flags: DatasetFlags,
+  ctx: CliContext,
+  required = true,
+): Promise<string | undefined> {
+  const value =
+    flags.baseUrl ??
+    ctx.env.LEDGERHOOK_BASE_URL ??
+    (await settingsStore(ctx)).get(resolveEnvironment(flags.env, ctx), 'baseUrl');
   if (value) return validateBaseUrl(value);
   if (!required) return undefined;
-  throw usageError('no base URL: pass --base-url, set LEDGERHOOK_BASE_URL or `ledgerhook config set baseUrl URL`; to try it locally, run `ledgerhook mock` and use --base-url http://127.0.0.1:4010/rest/v5');
+  throw usageError(
+    'no base URL: pass --base-url, set LEDGERHOOK_BASE_URL or `ledgerhook config set baseUrl URL`; to try it locally, run `ledgerhook mock` and use --base-url http://127.0.0.1:4010/rest/v5',
+  );
 }
 
-/** --token, then LEDGERHOOK_TOKEN, then the stored token of the environment. */
-export async function resolveToken(flags: DatasetFlags & { token?: string }, ctx: CliContext): Promise<string> {
-  const value = flags.token ?? ctx.env.LEDGERHOOK_TOKEN ?? (await settingsStore(ctx)).get(resolveEnvironment(flags.env, ctx), 'token');
+/** --token, --token-file, then LEDGERHOOK_TOKEN, then the stored token of the environment. */
+export async function resolveToken(
+  flags: DatasetFlags & { token?: string | undefined; tokenFile?: string | undefined },
+  ctx: CliContext,
+): Promise<string> {
+  if (flags.token !== undefined && flags.tokenFile !== undefined)
+    throw usageError('give --token or --token-file, not both');
+  if (flags.tokenFile !== undefined) {
+    const text = (await readInputFile(flags.tokenFile, 'token file')).toString('utf8').trim();
+    if (text === '' || /\s/.test(text))
+      throw usageError(`${flags.tokenFile} must hold the access token alone (one line, no spaces)`);
+    return text;
+  }
+  const value =
+    flags.token ??
+    ctx.env.LEDGERHOOK_TOKEN ??
+    (await settingsStore(ctx)).get(resolveEnvironment(flags.env, ctx), 'token');
   if (value) return value;
-  throw usageError('no access token: pass --token, set LEDGERHOOK_TOKEN or `ledgerhook config set token -` (the mock accepts ledgerhook-mock-token)');
+  throw usageError(
+    'no access token: pass --token or --token-file, set LEDGERHOOK_TOKEN or `ledgerhook config set token -` (the mock accepts ledgerhook-mock-token)',
+  );
 }
 
-/** The conf-backed sync state, in LEDGERHOOK_CONFIG_DIR when set. */
-export async function stateStore(ctx: CliContext): Promise<SyncStateStore & { path: string }> {
-  const { ConfStateStore } = await import('../sync/conf-state-store.js');
-  const dir = ctx.env.LEDGERHOOK_CONFIG_DIR;
-  return new ConfStateStore(dir ? { dir } : {});
+/** The sync state file: `state.json` beside the settings (LEDGERHOOK_CONFIG_DIR when set). */
+export async function stateFilePath(ctx: CliContext): Promise<string> {
+  return join(dirname((await settingsStore(ctx)).path), 'state.json');
+}
+
+/** The file store the CLI syncs into: data files under `outDir`, state beside the settings. */
+export async function fileStore(ctx: CliContext, outDir: string): Promise<FileStore> {
+  const { FileStore } = await import('../store/file-store.js');
+  return new FileStore({ outDir, stateFile: await stateFilePath(ctx) });
 }

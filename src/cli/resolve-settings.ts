@@ -2,7 +2,7 @@ import { LedgerhookError, usageError } from '../errors.js';
 import { ENVIRONMENTS, isEnvironmentName, type EnvironmentName } from '../settings/environments.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { LabelledSecret } from '../webhook/secrets.js';
-import { DEFAULT_HEADER_NAME } from '../webhook/request.js';
+import { DEFAULT_HEADER_NAME } from '../defaults.js';
 import type { CliContext } from './context.js';
 import { readInputFile } from './read-input.js';
 
@@ -60,9 +60,19 @@ export async function requireWebhookSecrets(flags: SecretFlags, ctx: CliContext)
   const secrets = await resolveWebhookSecrets(flags, ctx);
   if (secrets.length === 0) {
     const env = resolveEnvironment(flags.env, ctx);
-    throw new LedgerhookError('ERR_USAGE', `no webhook secret for ${env}: pass --secret-file FILE, set LEDGERHOOK_WEBHOOK_SECRET, or run \`ledgerhook config set webhookSecret - --env ${env}\``);
+    throw new LedgerhookError(
+      'ERR_USAGE',
+      `no webhook secret for ${env}: pass --secret-file FILE, set LEDGERHOOK_WEBHOOK_SECRET, or run \`ledgerhook config set webhookSecret - --env ${env}\``,
+    );
   }
   return secrets;
+}
+
+/** The one secret to sign with: the first of requireWebhookSecrets. */
+export async function requireSigningSecret(flags: SecretFlags, ctx: CliContext): Promise<string> {
+  const [first] = await requireWebhookSecrets(flags, ctx);
+  if (first === undefined) throw usageError('no webhook secret');
+  return first.secret;
 }
 
 /** The stored secrets of the other environments: used only to explain a bad signature. */
@@ -75,15 +85,25 @@ export async function otherEnvironmentSecrets(flags: SecretFlags, ctx: CliContex
   });
 }
 
-/** --header-name, then LEDGERHOOK_HEADER_NAME, then the stored headerName, then Service-Verification. */
-export async function resolveHeaderName(flags: SecretFlags, ctx: CliContext): Promise<string> {
+/**
+ * The one header-name resolution order of every command: --header-name, then LEDGERHOOK_HEADER_NAME,
+ * then the stored headerName of the environment, then `fallback` (Service-Verification, or for a
+ * captured delivery the name the listener recorded it under).
+ */
+export async function resolveHeaderName(
+  flags: SecretFlags,
+  ctx: CliContext,
+  fallback: string = DEFAULT_HEADER_NAME,
+): Promise<string> {
   const name = flags.headerName ?? ctx.env.LEDGERHOOK_HEADER_NAME;
   if (name) return validateHeaderName(name);
   const stored = (await settingsStore(ctx)).get(resolveEnvironment(flags.env, ctx), 'headerName');
-  return stored ? validateHeaderName(stored) : DEFAULT_HEADER_NAME;
+  return stored ? validateHeaderName(stored) : fallback;
 }
 
-function validateHeaderName(name: string): string {
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw usageError(`"${name}" is not a valid HTTP header name`);
+/** RFC 9110 token: what an HTTP header name may be. */
+export function validateHeaderName(name: string): string {
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+    throw usageError(`"${name.slice(0, 60)}" is not a valid HTTP header name (letters, digits and !#$%&'*+.^_\`|~-)`);
   return name;
 }

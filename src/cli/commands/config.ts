@@ -1,14 +1,20 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { usageError } from '../../errors.js';
+import { didYouMean } from '../../catalogue/suggest.js';
 import { ENVIRONMENTS, isSettingKey, SETTING_KEYS, type SettingKey } from '../../settings/environments.js';
 import { maskSecret } from '../../webhook/secrets.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import type { ConfigCommandOptions } from '../definitions/config.js';
+import { promptHidden } from '../prompt-hidden.js';
 import { readStream } from '../read-input.js';
-import { resolveEnvironment, settingsStore } from '../resolve-settings.js';
+import { resolveEnvironment, settingsStore, validateHeaderName } from '../resolve-settings.js';
 
 function settingKey(key: string | undefined): SettingKey {
   if (key === undefined || !isSettingKey(key)) {
-    throw usageError(`unknown setting "${key ?? ''}": use one of ${Object.keys(SETTING_KEYS).join(', ')}`);
+    throw usageError(
+      `unknown setting "${key ?? ''}"${didYouMean(key ?? '', Object.keys(SETTING_KEYS))}: use one of ${Object.keys(SETTING_KEYS).join(', ')}`,
+    );
   }
   return key;
 }
@@ -18,15 +24,39 @@ function display(key: SettingKey, value: string): string {
   return SETTING_KEYS[key].secret ? maskSecret(value) : value;
 }
 
-async function valueFrom(raw: string | undefined, ctx: CliContext): Promise<string> {
-  if (raw === undefined) throw usageError('config set needs a value');
-  // `-` reads the value from stdin so that secrets stay out of shell history; the final newline is not part of it.
-  const value = raw === '-' ? (await readStream(ctx.stdin)).toString('utf8').replace(/\r?\n$/, '') : raw;
-  if (value === '') throw usageError('refusing to store an empty value; use `ledgerhook config unset` to remove a setting');
+/**
+ * The value to store: `-` reads stdin; no value prompts with hidden input on a terminal (secrets
+ * only); a secret typed in argv is stored but warned about, since it is now in the shell history.
+ */
+async function valueFrom(key: SettingKey, raw: string | undefined, env: string, ctx: CliContext): Promise<string> {
+  const secret = SETTING_KEYS[key].secret;
+  let value: string;
+  if (raw === '-') {
+    // The final newline of a file or an echo is not part of the value.
+    value = (await readStream(ctx.stdin)).toString('utf8').replace(/\r?\n$/, '');
+  } else if (raw !== undefined) {
+    value = raw;
+    if (secret)
+      writeLine(
+        ctx.stderr,
+        `${ctx.color.yellow('warning:')} the ${key} given on the command line is now in your shell history; next time use \`ledgerhook config set ${key} -\` (stdin) or give no value on a terminal`,
+      );
+  } else if (!secret) {
+    throw usageError(`config set ${key} needs a value, e.g. ${key === 'headerName' ? 'Acme-Verification' : '...'}`);
+  } else if (ctx.stdin.isTTY && ctx.stderr.isTTY) {
+    value = await promptHidden(`${key} for ${env} (input hidden): `, ctx.stdin, ctx.stderr);
+  } else {
+    throw usageError(
+      `config set ${key} needs a value and there is no terminal to ask on: pipe it on stdin with \`ledgerhook config set ${key} - < FILE\`, or run it on a terminal to be prompted`,
+    );
+  }
+  if (value === '')
+    throw usageError('refusing to store an empty value; use `ledgerhook config unset` to remove a setting');
   return value;
 }
 
-function validate(key: SettingKey, value: string): void {
+/** Checks a value before it is stored, and returns it as it will be stored. */
+function validate(key: SettingKey, value: string): string {
   if (key === 'baseUrl') {
     let url: URL;
     try {
@@ -34,38 +64,60 @@ function validate(key: SettingKey, value: string): void {
     } catch {
       throw usageError(`baseUrl "${value}" is not a URL; e.g. https://sandbox.example.com/rest/v5`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`baseUrl must be http or https, got ${url.protocol}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw usageError(`baseUrl must be http or https, got ${url.protocol}`);
+  }
+  if (key === 'headerName') return validateHeaderName(value.trim());
+  if (key === 'tokensFile') {
+    // Stored absolute: a relative path would mean another file from another directory.
+    const path = resolve(value);
+    let isFile = false;
+    try {
+      isFile = statSync(path).isFile();
+    } catch {
+      throw usageError(`tokensFile ${path} does not exist; create the JSON file mapping userId to token first`);
+    }
+    if (!isFile) throw usageError(`tokensFile ${path} is not a file`);
+    return path;
+  }
+  return value;
+}
+
+async function list(options: ConfigCommandOptions, ctx: CliContext): Promise<void> {
+  const store = await settingsStore(ctx);
+  const all = store.all();
+  const masked = Object.fromEntries(
+    ENVIRONMENTS.map((env) => [
+      env,
+      Object.fromEntries(
+        Object.entries(all[env] ?? {}).map(([key, value]) => [key, isSettingKey(key) ? display(key, value) : value]),
+      ),
+    ]),
+  );
+  if (options.json) {
+    writeJson(ctx, { path: store.path, environments: masked });
+    return;
+  }
+  writeLine(ctx.stdout, ctx.color.dim(store.path));
+  for (const env of ENVIRONMENTS) {
+    writeLine(ctx.stdout, ctx.color.bold(env));
+    const entries = Object.entries(masked[env] ?? {});
+    if (entries.length === 0) writeLine(ctx.stdout, ctx.color.dim('  (nothing set)'));
+    for (const [key, value] of entries) writeLine(ctx.stdout, `  ${key.padEnd(14)}${value}`);
   }
 }
 
 export async function run(options: ConfigCommandOptions, ctx: CliContext): Promise<void> {
-  const store = await settingsStore(ctx);
   switch (options.action) {
     case 'path':
-      writeLine(ctx.stdout, store.path);
+      writeLine(ctx.stdout, (await settingsStore(ctx)).path);
       return;
-    case 'list': {
-      const all = store.all();
-      const masked = Object.fromEntries(ENVIRONMENTS.map((env) => [env, Object.fromEntries(
-        Object.entries(all[env] ?? {}).map(([key, value]) => [key, isSettingKey(key) ? display(key, value) : value]),
-      )]));
-      if (options.json) {
-        writeJson(ctx, { path: store.path, environments: masked });
-        return;
-      }
-      writeLine(ctx.stdout, ctx.color.dim(store.path));
-      for (const env of ENVIRONMENTS) {
-        writeLine(ctx.stdout, ctx.color.bold(env));
-        const entries = Object.entries(masked[env] ?? {});
-        if (entries.length === 0) writeLine(ctx.stdout, ctx.color.dim('  (nothing set)'));
-        for (const [key, value] of entries) writeLine(ctx.stdout, `  ${key.padEnd(14)}${value}`);
-      }
-      return;
-    }
+    case 'list':
+      return list(options, ctx);
     case 'get': {
       const key = settingKey(options.key);
       const env = resolveEnvironment(options.env, ctx);
-      const value = store.get(env, key);
+      const value = (await settingsStore(ctx)).get(env, key);
       if (value === undefined) throw usageError(`${key} is not set for ${env}`);
       writeLine(ctx.stdout, display(key, value));
       return;
@@ -73,8 +125,8 @@ export async function run(options: ConfigCommandOptions, ctx: CliContext): Promi
     case 'set': {
       const key = settingKey(options.key);
       const env = resolveEnvironment(options.env, ctx);
-      const value = await valueFrom(options.value, ctx);
-      validate(key, value);
+      const store = await settingsStore(ctx);
+      const value = validate(key, await valueFrom(key, options.value, env, ctx));
       store.set(env, key, value);
       writeLine(ctx.stderr, `set ${key} for ${env} (${display(key, value)})`);
       return;
@@ -82,7 +134,7 @@ export async function run(options: ConfigCommandOptions, ctx: CliContext): Promi
     case 'unset': {
       const key = settingKey(options.key);
       const env = resolveEnvironment(options.env, ctx);
-      const removed = store.unset(env, key);
+      const removed = (await settingsStore(ctx)).unset(env, key);
       writeLine(ctx.stderr, removed ? `unset ${key} for ${env}` : `${key} was not set for ${env}`);
     }
   }

@@ -20,11 +20,15 @@ export async function run(options: DemoCommandOptions, ctx: CliContext): Promise
   const onEvent = (event: DemoEvent) => {
     switch (event.type) {
       case 'started':
-        heading(`Started a mock of the API at ${event.apiUrl}\n   and a webhook receiver at ${event.receiverUrl} that verifies every signature.`);
+        heading(
+          `Started a mock of the API at ${event.apiUrl}\n   and a webhook receiver at ${event.receiverUrl} that verifies every signature.`,
+        );
         heading(`Full sync for user ${event.userId} (first run: every page, no lastUpdatedDate):`);
         break;
       case 'full-sync':
-        say(`   ${c.green('✔')} ${event.summary.dataset}: ${event.summary.total} items in ${event.summary.pages} page${event.summary.pages === 1 ? '' : 's'}`);
+        say(
+          `   ${c.green('✔')} ${event.summary.dataset}: ${event.summary.total} items in ${event.summary.pages} page${event.summary.pages === 1 ? '' : 's'}`,
+        );
         break;
       case 'mutation': {
         if (!changesShown) {
@@ -32,13 +36,25 @@ export async function run(options: DemoCommandOptions, ctx: CliContext): Promise
           changesShown = true;
         }
         const r = event.result;
-        const parts = [[r.created, 'created'], [r.updated, 'updated'], [r.deleted, 'deleted'], [r.retyped, 'moved out of PENDING']].filter(([ids]) => (ids as number[]).length > 0).map(([ids, what]) => `${(ids as number[]).length} ${what}`);
+        const parts = [
+          [r.created, 'created'],
+          [r.updated, 'updated'],
+          [r.deleted, 'deleted'],
+          [r.retyped, 'moved out of PENDING'],
+        ]
+          .filter(([ids]) => (ids as number[]).length > 0)
+          .map(([ids, what]) => `${(ids as number[]).length} ${what}`);
         say(`   ${r.path}: ${parts.join(', ')}`);
         break;
       }
       case 'delivery':
-        if (step === 3) heading('The service sent signed webhooks; each was verified, answered at once, and the\n   ENTITY_UPDATEs triggered incremental syncs that fetched only what changed:');
-        say(`   ← ${describeRecord(event.record)} ${event.record.verdict.valid ? c.green('(signature verified)') : c.red(`(${event.record.verdict.code})`)}`);
+        if (step === 3)
+          heading(
+            'The service sent signed webhooks; each was verified, answered at once, and the\n   ENTITY_UPDATEs triggered incremental syncs that fetched only what changed:',
+          );
+        say(
+          `   ← ${describeRecord(event.record)} ${event.record.verdict.valid ? c.green('(signature verified)') : c.red(`(${event.record.verdict.code})`)}`,
+        );
         break;
       case 'sync': {
         const line = syncEventLine(event.event, ctx);
@@ -46,7 +62,7 @@ export async function run(options: DemoCommandOptions, ctx: CliContext): Promise
         break;
       }
       case 'checked':
-        if (event.dataset === '/expenses') heading('Checked the local files against the mock\'s data:');
+        if (event.dataset === '/expenses') heading("Checked the local files against the mock's data:");
         say(`   ${event.equal ? c.green('✔ equal') : c.red('✖ DIFFERENT')}  ${event.dataset} (${event.items} items)`);
         break;
     }
@@ -64,5 +80,12 @@ export async function run(options: DemoCommandOptions, ctx: CliContext): Promise
   ledgerhook listen --sync --port 4000      # then let the webhooks drive incremental syncs
 Or keep playing locally: \`ledgerhook mock\` in one terminal, \`ledgerhook sync expenses --base-url http://127.0.0.1:4010/rest/v5 --token ledgerhook-mock-token\` in another.`);
   }
-  if (!result.ok) throw new LedgerhookError('ERR_CHECK_FAILED', `the local copy differs from the mock's data: ${result.datasets.filter((d) => !d.equal).map((d) => d.dataset).join(', ')}`);
+  if (!result.ok)
+    throw new LedgerhookError(
+      'ERR_CHECK_FAILED',
+      `the local copy differs from the mock's data: ${result.datasets
+        .filter((d) => !d.equal)
+        .map((d) => d.dataset)
+        .join(', ')}`,
+    );
 }

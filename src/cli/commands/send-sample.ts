@@ -5,12 +5,14 @@ import { sendDeliveries } from '../../delivery/send-deliveries.js';
 import { postWebhook, type DeliveryResponse } from '../../delivery/post-webhook.js';
 import { resolveTarget } from '../../delivery/target.js';
 import { buildSampleBody } from '../../samples/sample-body.js';
+import { isObject } from '../../util/is-object.js';
 import { parseWebhookBody } from '../../webhook/bodies.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import type { SendSampleCommandOptions } from '../definitions/send-sample.js';
 import { createProgressView } from '../progress.js';
 import { readInputFile } from '../read-input.js';
-import { requireWebhookSecrets, resolveHeaderName } from '../resolve-settings.js';
+import { requireSigningSecret, resolveHeaderName } from '../resolve-settings.js';
+import { plural } from '../../util/plural.js';
 
 function parseEventData(raw: string | undefined): Record<string, unknown> | undefined {
   if (raw === undefined) return undefined;
@@ -20,26 +22,36 @@ function parseEventData(raw: string | undefined): Record<string, unknown> | unde
   } catch (error) {
     throw usageError(`--event-data is not valid JSON (${(error as Error).message})`);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw usageError('--event-data must be a JSON object');
-  return value as Record<string, unknown>;
+  if (!isObject(value)) throw usageError('--event-data must be a JSON object');
+  return value;
 }
 
 async function bodyFor(options: SendSampleCommandOptions): Promise<Buffer> {
   if (options.body !== undefined) {
-    const conflicting = ['type', 'event', 'user', 'entities', 'eventData', 'set'].filter((key) => options[key as keyof SendSampleCommandOptions] !== undefined);
-    if (conflicting.length > 0) throw usageError(`--body sends a file exactly as it is; it cannot be combined with ${conflicting.map((k) => (k === 'type' ? 'TYPE' : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)).join(', ')}`);
+    const conflicting = ['type', 'event', 'user', 'entities', 'eventData', 'set'].filter(
+      (key) => options[key as keyof SendSampleCommandOptions] !== undefined,
+    );
+    if (conflicting.length > 0)
+      throw usageError(
+        `--body sends a file exactly as it is; it cannot be combined with ${conflicting.map((k) => (k === 'type' ? 'TYPE' : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)).join(', ')}`,
+      );
     return readInputFile(options.body, 'body file');
   }
-  if (options.type === undefined) throw usageError('say what to send: ENTITY_UPDATE, LIFECYCLE_EVENT --event NAME, an event name, or --body FILE');
+  if (options.type === undefined)
+    throw usageError('say what to send: ENTITY_UPDATE, LIFECYCLE_EVENT --event NAME, an event name, or --body FILE');
   const { type, event } = resolveSampleType(options.type);
   const eventData = parseEventData(options.eventData);
+  const entities = options.entities
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const body = buildSampleBody({
     type,
-    ...(event || options.event ? { event: event?.name ?? options.event } : {}),
-    ...(options.user !== undefined ? { userId: options.user } : {}),
-    ...(options.entities !== undefined ? { entities: options.entities.split(',').map((s) => s.trim()).filter(Boolean) } : {}),
-    ...(eventData ? { eventData } : {}),
-    ...(options.set ? { set: options.set } : {}),
+    event: event?.name ?? options.event,
+    userId: options.user,
+    entities,
+    eventData,
+    set: options.set,
   });
   return Buffer.from(JSON.stringify(body), 'utf8');
 }
@@ -48,7 +60,9 @@ function describeBody(body: Buffer): string {
   const parsed = parseWebhookBody(body);
   if (!parsed.ok) return `${body.length} bytes (${parsed.reason})`;
   const b = parsed.body;
-  return b.type === 'ENTITY_UPDATE' ? `ENTITY_UPDATE for ${b.userId}: ${b.entities.join(', ')}` : `LIFECYCLE_EVENT ${b.event} for ${b.userId}`;
+  return b.type === 'ENTITY_UPDATE'
+    ? `ENTITY_UPDATE for ${b.userId}: ${b.entities.join(', ')}`
+    : `LIFECYCLE_EVENT ${b.event} for ${b.userId}`;
 }
 
 function excerpt(response: DeliveryResponse): string {
@@ -61,32 +75,69 @@ const isSuccess = (status: number) => status >= 200 && status < 300;
 
 export async function run(options: SendSampleCommandOptions, ctx: CliContext): Promise<void> {
   const url = resolveTarget(options.to);
-  if (options.unsigned && (options.iat !== undefined || options.secret || options.secretFile)) throw usageError('--unsigned sends no token: it cannot be combined with --iat, --secret or --secret-file');
+  if (options.unsigned && (options.iat !== undefined || options.secret || options.secretFile))
+    throw usageError('--unsigned sends no token: it cannot be combined with --iat, --secret or --secret-file');
   const body = await bodyFor(options);
-  const secret = options.unsigned ? undefined : (await requireWebhookSecrets(options, ctx))[0]!.secret;
+  const secret = options.unsigned ? undefined : await requireSigningSecret(options, ctx);
   const headerName = await resolveHeaderName(options, ctx);
   const timeoutMs = Math.round(options.timeout * 1000);
-  const makeDelivery = () => buildDelivery({ body, headerName, ...(secret !== undefined ? { secret } : {}), ...(options.iat !== undefined ? { iat: options.iat } : {}) });
+  const makeDelivery = () =>
+    buildDelivery({
+      body,
+      headerName,
+      secret,
+      iat: options.iat,
+    });
 
   if (options.count === 1) {
     const delivery = await makeDelivery();
-    if (!options.json) writeLine(ctx.stdout, `${ctx.color.bold('POST')} ${url.href}  ${ctx.color.dim(describeBody(body))}`);
-    const response = await postWebhook({ url, body: delivery.body, headers: delivery.headers, timeoutMs, signal: ctx.signal });
+    if (!options.json)
+      writeLine(ctx.stdout, `${ctx.color.bold('POST')} ${url.href}  ${ctx.color.dim(describeBody(body))}`);
+    const response = await postWebhook({
+      url,
+      body: delivery.body,
+      headers: delivery.headers,
+      timeoutMs,
+      signal: ctx.signal,
+    });
     if (options.json) {
-      writeJson(ctx, { url: url.href, status: response.status, ok: isSuccess(response.status), latencyMs: Number(response.latencyMs.toFixed(2)), response: response.bodyExcerpt, responseTruncated: response.bodyTruncated, ...(response.location ? { location: response.location } : {}), body: body.toString('utf8'), signed: secret !== undefined });
+      writeJson(ctx, {
+        url: url.href,
+        status: response.status,
+        ok: isSuccess(response.status),
+        latencyMs: Number(response.latencyMs.toFixed(2)),
+        response: response.bodyExcerpt,
+        responseTruncated: response.bodyTruncated,
+        location: response.location,
+        body: body.toString('utf8'),
+        signed: secret !== undefined,
+      });
     } else {
       const paint = isSuccess(response.status) ? ctx.color.green : ctx.color.red;
       const redirect = response.location ? ` (redirect to ${response.location}; deliveries are not redirected)` : '';
-      writeLine(ctx.stdout, `${paint(String(response.status))} in ${response.latencyMs.toFixed(1)} ms${redirect}: ${excerpt(response)}`);
+      writeLine(
+        ctx.stdout,
+        `${paint(String(response.status))} in ${response.latencyMs.toFixed(1)} ms${redirect}: ${excerpt(response)}`,
+      );
     }
-    if (!isSuccess(response.status)) throw new LedgerhookError('ERR_CHECK_FAILED', `the receiver answered ${response.status}, not 2xx`);
+    if (!isSuccess(response.status))
+      throw new LedgerhookError('ERR_CHECK_FAILED', `the receiver answered ${response.status}, not 2xx`);
     return;
   }
 
   const progress = await createProgressView(ctx, { json: Boolean(options.json) });
-  if (!options.json) writeLine(ctx.stdout, `sending ${options.count} × ${describeBody(body)} to ${url.href}, ${options.concurrency} at a time`);
+  if (!options.json)
+    writeLine(
+      ctx.stdout,
+      `sending ${options.count} × ${describeBody(body)} to ${url.href}, ${options.concurrency} at a time`,
+    );
   const { summary } = await sendDeliveries({
-    url, count: options.count, concurrency: options.concurrency, makeDelivery, timeoutMs, signal: ctx.signal,
+    url,
+    count: options.count,
+    concurrency: options.concurrency,
+    makeDelivery,
+    timeoutMs,
+    signal: ctx.signal,
     onProgress: ({ done, total }) => progress.update(`${done}/${total} sent`),
   });
   progress.stop();
@@ -100,8 +151,16 @@ export async function run(options: SendSampleCommandOptions, ctx: CliContext): P
       writeLine(ctx.stdout, `  ${paint(status.padEnd(8))}${count}`);
     }
     const l = summary.latencyMs;
-    writeLine(ctx.stdout, `  latency p50 ${l.p50.toFixed(1)} ms, p95 ${l.p95.toFixed(1)} ms, max ${l.max.toFixed(1)} ms`);
+    writeLine(
+      ctx.stdout,
+      `  latency p50 ${l.p50.toFixed(1)} ms, p95 ${l.p95.toFixed(1)} ms, max ${l.max.toFixed(1)} ms`,
+    );
   }
-  if (summary.networkErrors === summary.sent) throw new LedgerhookError('ERR_NETWORK', summary.firstNetworkError ?? 'no delivery got an answer');
-  if (summary.failed > 0) throw new LedgerhookError('ERR_CHECK_FAILED', `${summary.failed} of ${summary.sent} deliveries were not answered with 2xx${summary.firstNetworkError ? ` (${summary.firstNetworkError})` : ''}`);
+  if (summary.networkErrors === summary.sent)
+    throw new LedgerhookError('ERR_NETWORK', summary.firstNetworkError ?? 'no delivery got an answer');
+  if (summary.failed > 0)
+    throw new LedgerhookError(
+      'ERR_CHECK_FAILED',
+      `${summary.failed} of ${plural(summary.sent, 'delivery', 'deliveries')} ${summary.failed === 1 ? 'was' : 'were'} not answered with 2xx${summary.firstNetworkError ? ` (${summary.firstNetworkError})` : ''}`,
+    );
 }

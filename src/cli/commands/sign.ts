@@ -3,16 +3,19 @@ import { webhookClaims, signClaims } from '../../webhook/sign.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import type { SignCommandOptions } from '../definitions/sign.js';
 import { readBodyArgument } from '../read-input.js';
-import { requireWebhookSecrets, resolveHeaderName } from '../resolve-settings.js';
-import { shellQuote } from '../shell-quote.js';
+import { requireSigningSecret, resolveHeaderName } from '../resolve-settings.js';
+import { shellQuote } from '../../util/shell-quote.js';
 
 async function readBody(options: SignCommandOptions, ctx: CliContext): Promise<Buffer> {
-  if (options.file !== undefined && options.data !== undefined) throw usageError('give the body either as FILE or with --data, not both');
+  if (options.file !== undefined && options.data !== undefined)
+    throw usageError('give the body either as FILE or with --data, not both');
   if (options.data !== undefined) {
     try {
       JSON.parse(options.data);
     } catch (error) {
-      throw usageError(`--data is not valid JSON (${(error as Error).message}); to sign arbitrary bytes, put them in a file`);
+      throw usageError(
+        `--data is not valid JSON (${(error as Error).message}); to sign arbitrary bytes, put them in a file`,
+      );
     }
     return Buffer.from(options.data, 'utf8');
   }
@@ -22,9 +25,9 @@ async function readBody(options: SignCommandOptions, ctx: CliContext): Promise<B
 
 export async function run(options: SignCommandOptions, ctx: CliContext): Promise<void> {
   const body = await readBody(options, ctx);
-  const [secret] = await requireWebhookSecrets(options, ctx);
-  const claims = webhookClaims(body, options.iat !== undefined ? { iat: options.iat } : {});
-  const token = await signClaims(claims, secret!.secret);
+  const secret = await requireSigningSecret(options, ctx);
+  const claims = webhookClaims(body, { iat: options.iat });
+  const token = await signClaims(claims, secret);
   const needsHeader = options.format === 'header' || options.format === 'json' || options.format === 'curl';
   const headerName = needsHeader ? await resolveHeaderName(options, ctx) : '';
   switch (options.format) {
@@ -38,13 +41,26 @@ export async function run(options: SignCommandOptions, ctx: CliContext): Promise
       writeJson(ctx, { token, headerName, claims, bodyBytes: body.length });
       return;
     case 'curl': {
-      const data = options.file !== undefined && options.file !== '-' ? `@${options.file}` : body.toString('utf8');
-      writeLine(ctx.stdout, [
-        'curl', '-sS', '-X', 'POST', shellQuote(options.url),
-        '-H', shellQuote('Content-Type: application/json'),
-        '-H', shellQuote(`${headerName}: ${token}`),
-        '--data-binary', shellQuote(data),
-      ].join(' '));
+      // A body read from stdin goes inline as --data-raw: with --data-binary, one starting with `@`
+      // would make curl upload a local file instead.
+      const fromFile = options.file !== undefined && options.file !== '-';
+      const data = fromFile ? `@${options.file}` : body.toString('utf8');
+      writeLine(
+        ctx.stdout,
+        [
+          'curl',
+          '-sS',
+          '-X',
+          'POST',
+          shellQuote(options.url),
+          '-H',
+          shellQuote('Content-Type: application/json'),
+          '-H',
+          shellQuote(`${headerName}: ${token}`),
+          fromFile ? '--data-binary' : '--data-raw',
+          shellQuote(data),
+        ].join(' '),
+      );
     }
   }
 }

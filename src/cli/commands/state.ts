@@ -1,49 +1,87 @@
 import { usageError } from '../../errors.js';
-import { datasetKey, type SyncStateRecord } from '../../sync/state-store.js';
-import { writeJson, writeLine, type CliContext } from '../context.js';
+import type { FileStoreRecord } from '../../store/file-store-state.js';
+import { datasetKey, normaliseBaseUrl } from '../../store/identity.js';
+import { type CliContext, writeJson, writeLine } from '../context.js';
 import type { StateCommandOptions } from '../definitions/sync.js';
-import { resolveDatasetPath, resolveFilter, stateStore } from '../resolve-dataset.js';
+import { fileStore, resolveDatasetPath, resolveFilter } from '../resolve-dataset.js';
 import { table } from '../table.js';
+import { resolveStoreUrl } from '../resolve-scale.js';
 
-function render(entries: Array<[string, SyncStateRecord]>, ctx: CliContext): void {
+type Entry = [string, FileStoreRecord];
+
+function render(entries: readonly Entry[], ctx: CliContext): void {
   if (entries.length === 0) {
     writeLine(ctx.stdout, ctx.color.dim('no dataset synced yet'));
     return;
   }
-  writeLine(ctx.stdout, table(['dataset', 'lastUpdatedDate', 'synced at', 'items', 'file'], entries.map(([key, record]) => [
-    key, record.lastUpdatedDate, record.syncedAt, String(record.items), record.file,
-  ]), ctx.color.bold));
+  writeLine(
+    ctx.stdout,
+    table(
+      ['dataset', 'user', 'server', 'lastUpdatedDate', 'synced at', 'items', 'file'],
+      entries.map(([, r]) => [
+        r.dataset,
+        r.userId === '' ? `token ${r.tokenFingerprint}` : r.userId,
+        r.baseUrl,
+        r.lastUpdatedDate,
+        r.syncedAt,
+        String(r.items),
+        r.file,
+      ]),
+      ctx.color.bold,
+    ),
+  );
+}
+
+/** The state never holds a token, only its fingerprint: safe to print whole. */
+function asJson(entries: readonly Entry[]) {
+  return Object.fromEntries(entries.map(([key, { pending: _pending, ...record }]) => [key, record]));
 }
 
 export async function run(options: StateCommandOptions, ctx: CliContext): Promise<void> {
-  const store = await stateStore(ctx);
-  const entries = store.entries();
+  const storeUrl = resolveStoreUrl(options, ctx);
+  if (storeUrl) return (await import('./store.js')).runPostgresState(options, ctx, storeUrl);
+  // State only: the out directory is never touched by these commands.
+  const store = await fileStore(ctx, '.');
+  const entries = await store.records();
   if (options.action === 'list') {
-    if (options.json) writeJson(ctx, { path: store.path, datasets: Object.fromEntries(entries) });
+    if (options.json) writeJson(ctx, { path: store.stateFile.path, datasets: asJson(entries) });
     else render(entries, ctx);
     return;
   }
   if (options.action === 'reset' && options.all) {
     if (options.target !== undefined) throw usageError('give a TARGET or --all, not both');
-    for (const [key] of entries) store.delete(key);
-    if (options.json) writeJson(ctx, { reset: entries.map(([key]) => key) });
-    else writeLine(ctx.stdout, `forgot ${entries.length} dataset${entries.length === 1 ? '' : 's'}; the next sync of each is a full one`);
+    const gone = await store.forget(entries.map(([key]) => key));
+    if (options.json) writeJson(ctx, { reset: gone });
+    else
+      writeLine(
+        ctx.stdout,
+        `forgot ${gone.length} dataset${gone.length === 1 ? '' : 's'}; the next sync of each is a full one`,
+      );
     return;
   }
-  if (options.target === undefined) throw usageError('say which dataset: an entity name or a path (or --all to reset everything)');
-  const path = resolveDatasetPath(options.target);
-  const filter = resolveFilter(options);
-  const wanted = datasetKey('', path, filter);
+  if (options.target === undefined)
+    throw usageError('say which dataset: an entity name or a path (or --all to reset everything)');
+  const wanted = datasetKey(resolveDatasetPath(options.target), resolveFilter(options));
   const baseUrl = options.baseUrl ?? ctx.env.LEDGERHOOK_BASE_URL;
-  // Without a base URL, the dataset on every server it was synced from.
-  const matching = entries.filter(([key, record]) => (baseUrl ? key === datasetKey(baseUrl, path, filter) : datasetKey('', record.path, record.filter) === wanted));
+  // Without a base URL: the dataset from every server and for every owner it was synced for.
+  const matching = entries.filter(
+    ([, record]) =>
+      record.dataset === wanted && (baseUrl === undefined || record.baseUrl === normaliseBaseUrl(baseUrl)),
+  );
   if (options.action === 'show') {
-    if (matching.length === 0) throw usageError(`${wanted} has not been synced${baseUrl ? ` from ${baseUrl}` : ''}; \`ledgerhook state list\` shows what has`);
-    if (options.json) writeJson(ctx, Object.fromEntries(matching));
+    if (matching.length === 0)
+      throw usageError(
+        `${wanted} has not been synced${baseUrl ? ` from ${baseUrl}` : ''}; \`ledgerhook state list\` shows what has`,
+      );
+    if (options.json) writeJson(ctx, asJson(matching));
     else render(matching, ctx);
     return;
   }
-  for (const [key] of matching) store.delete(key);
-  if (options.json) writeJson(ctx, { reset: matching.map(([key]) => key) });
-  else writeLine(ctx.stdout, matching.length ? `forgot ${matching.map(([key]) => key).join(', ')}; the next sync is a full one` : `${wanted} had no state`);
+  const gone = await store.forget(matching.map(([key]) => key));
+  if (options.json) writeJson(ctx, { reset: gone });
+  else
+    writeLine(
+      ctx.stdout,
+      gone.length ? `forgot ${gone.join(', ')}; the next sync is a full one` : `${wanted} had no state`,
+    );
 }

@@ -1,67 +1,200 @@
 import { ENTITIES } from '../../catalogue/entities.js';
 import { LedgerhookError, usageError } from '../../errors.js';
-import { syncDatasets } from '../../sync/sync-many.js';
-import type { SyncDatasetOptions, SyncProgressEvent, SyncSummary } from '../../sync/sync-dataset.js';
-import { writeJson, writeLine, type CliContext } from '../context.js';
+import type { FileStore } from '../../store/file-store.js';
+import type { PostgresStore } from '../../store/postgres-store.js';
+import {
+  datasetRef,
+  type SyncDatasetOptions,
+  type SyncProgressEvent,
+  type SyncSummary,
+} from '../../sync/sync-dataset.js';
+import { type SyncOutcome, syncDatasets } from '../../sync/sync-many.js';
+import { watchDatasets } from '../../sync/sync-watch.js';
+import { type CliContext, writeJson, writeLine } from '../context.js';
 import type { SyncCommandOptions } from '../definitions/sync.js';
+import { withAdvice } from '../error-advice.js';
 import { createProgressView } from '../progress.js';
-import { resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveToken, stateStore } from '../resolve-dataset.js';
+import { fileStore, resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveToken } from '../resolve-dataset.js';
+import { table } from '../table.js';
+import { postgresStore, resolveStoreUrl } from '../resolve-scale.js';
 
-function describe(summary: SyncSummary): string {
+type Rendered = SyncSummary & { file: string };
+
+function describe(summary: Rendered): string {
   const name = summary.file.split(/[\\/]/).pop();
-  if (summary.mode === 'document') return `${summary.dataset}: not a paginated list, saved as a document in ${name}${summary.dryRun ? ' (dry run: not written)' : ''}`;
-  const changes = summary.mode === 'full' ? `${summary.total} items` : `${summary.upserted} upserted, ${summary.deleted} deleted, ${summary.total} in all`;
-  return `${summary.dataset}: ${summary.mode}, ${summary.pages} page${summary.pages === 1 ? '' : 's'}, ${changes} → ${name}${summary.dryRun ? ' (dry run: nothing written)' : ''}`;
+  const dry = summary.dryRun ? ' (dry run: nothing written)' : '';
+  if (summary.mode === 'document')
+    return `${summary.dataset}: not a paginated list, saved as a document in ${name}${dry}`;
+  const changes =
+    summary.mode === 'full'
+      ? `${summary.total} items`
+      : `${summary.upserted} upserted, ${summary.deleted} deleted, ${summary.total} in all`;
+  return `${summary.dataset}: ${summary.mode}, ${summary.pages} page${summary.pages === 1 ? '' : 's'}, ${changes} → ${name}${dry}`;
 }
 
-export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
-  if (options.all && options.target !== undefined) throw usageError('give a TARGET or --all, not both');
-  if (!options.all && options.target === undefined) throw usageError('say what to sync: an entity name (e.g. expenses), a path (/expenses/expenses) or --all; `ledgerhook entities` lists them');
-  const filter = resolveFilter(options);
-  const paths = options.all ? ENTITIES.map((entity) => entity.path) : [resolveDatasetPath(options.target!)];
-  const baseUrl = (await resolveBaseUrl(options, ctx))!;
-  const token = await resolveToken(options, ctx);
-  const store = await stateStore(ctx);
-  const progress = await createProgressView(ctx, { json: Boolean(options.json) });
+/** The end of `sync --all`: one row per dataset, then the totals. */
+function summaryTable(outcomes: readonly SyncOutcome[], ctx: CliContext): string {
+  let items = 0;
+  let changes = 0;
+  const rows = outcomes.map((outcome) => {
+    if (!outcome.ok)
+      return 'stopped' in outcome
+        ? [outcome.path, 'stopped', '-', '-', '-']
+        : [outcome.path, ctx.color.red('failed'), '-', '-', `${(outcome.ms / 1000).toFixed(1)}s`];
+    const s = outcome.summary;
+    items += s.total;
+    changes += s.upserted + s.deleted;
+    return [s.dataset, s.mode, String(s.total), String(s.upserted + s.deleted), `${(outcome.ms / 1000).toFixed(1)}s`];
+  });
+  const ok = outcomes.filter((outcome) => outcome.ok).length;
+  rows.push([`total: ${ok} of ${outcomes.length} synced`, '', String(items), String(changes), '']);
+  return table(['dataset', 'mode', 'items', 'changes', 'time'], rows, ctx.color.bold);
+}
+
+function progressHandler(ctx: CliContext, progress: Awaited<ReturnType<typeof createProgressView>>, json: boolean) {
   const started = Date.now();
-  const onProgress = (event: SyncProgressEvent) => {
+  return (event: SyncProgressEvent) => {
     if (event.type === 'page') {
       const rate = event.itemsSoFar / Math.max(0.001, (Date.now() - started) / 1000);
       progress.update(`${event.dataset}: page ${event.page}, ${event.itemsSoFar} items (${rate.toFixed(0)}/s)`);
     } else if (event.type === 'retry') {
-      progress.log(ctx.color.yellow(`${event.dataset}: retrying in ${(event.waitMs / 1000).toFixed(1)}s (attempt ${event.attempt}): ${event.reason}`));
+      const wait = (event.waitMs / 1000).toFixed(1);
+      progress.log(
+        ctx.color.yellow(`${event.dataset}: retrying in ${wait}s (attempt ${event.attempt}): ${event.reason}`),
+      );
     } else if (event.type === 'start') {
       progress.update(`${event.dataset}: ${event.mode === 'full' ? 'full read' : `changes since ${event.since}`}`);
-    } else if (event.type === 'done' && !options.json) {
-      progress.log(`${ctx.color.green('✔')} ${describe(event.summary)}`);
+    } else if (event.type === 'done' && !json) {
+      progress.log(
+        `${ctx.color.green('✔')} ${event.summary.dataset}: ${event.summary.mode}, ${event.summary.total} items`,
+      );
     }
   };
+}
+
+export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
+  if (options.all && options.target !== undefined) throw usageError('give a TARGET or --all, not both');
+  if (!options.all && options.target === undefined)
+    throw usageError(
+      'say what to sync: an entity name (e.g. expenses), a path (/expenses/expenses) or --all; `ledgerhook entities` lists them',
+    );
+  const filter = resolveFilter(options);
+  const paths =
+    options.target === undefined ? ENTITIES.map((entity) => entity.path) : [resolveDatasetPath(options.target)];
+  const baseUrl = await resolveBaseUrl(options, ctx);
+  if (baseUrl === undefined) throw usageError('no base URL');
+  const token = await resolveToken(options, ctx);
+  const storeUrl = resolveStoreUrl(options, ctx);
+  const store = storeUrl ? await postgresStore(storeUrl, options.concurrency + 1) : await fileStore(ctx, options.out);
+  const progress = await createProgressView(ctx, { json: Boolean(options.json) });
+  const onProgress = progressHandler(ctx, progress, Boolean(options.json));
   const datasets: SyncDatasetOptions[] = paths.map((path) => ({
-    baseUrl, token, path, filter, limit: options.limit, outDir: options.out, store, signal: ctx.signal, onProgress,
-    ...(options.full ? { full: true } : {}), ...(options.dryRun ? { dryRun: true } : {}),
+    baseUrl,
+    token,
+    path,
+    filter,
+    store,
+    limit: options.limit,
+    full: options.full,
+    dryRun: options.dryRun,
+    maxPages: options.maxPages,
+    maxResponseBytes: options.maxResponseBytes,
+    timeoutMs: Math.round(options.timeout * 1000),
+    signal: ctx.signal,
+    onProgress,
   }));
-  let outcomes;
+  if (options.watch) return watch(options, ctx, store, datasets, progress);
+  let outcomes: SyncOutcome[];
   try {
     outcomes = await syncDatasets(datasets, options.concurrency);
-  } catch (error) {
+  } finally {
     progress.stop();
-    if (error instanceof LedgerhookError && error.code === 'ERR_ABORTED') {
-      throw new LedgerhookError('ERR_ABORTED', 'sync stopped; nothing was half-written: the previous files and state are as they were');
+    await store.close();
+  }
+  report(options, ctx, store, datasets, outcomes);
+  verdict(options, ctx, outcomes);
+}
+
+/** `--watch`: one report per round (one JSON line per round with --json) until Ctrl-C. */
+async function watch(
+  options: SyncCommandOptions,
+  ctx: CliContext,
+  store: FileStore | PostgresStore,
+  datasets: readonly SyncDatasetOptions[],
+  progress: Awaited<ReturnType<typeof createProgressView>>,
+): Promise<void> {
+  let rounds = 0;
+  try {
+    for await (const { round, outcomes } of watchDatasets(datasets, {
+      intervalMs: options.interval,
+      concurrency: options.concurrency,
+      signal: ctx.signal,
+    })) {
+      rounds = round;
+      progress.stop();
+      report(options, ctx, store, datasets, outcomes, round);
+      if (!options.json)
+        writeLine(ctx.stdout, ctx.color.dim(`round ${round} done; next in ${options.interval / 1000}s (Ctrl-C stops)`));
     }
-    throw error;
+  } finally {
+    progress.stop();
   }
-  progress.stop();
+  throw new LedgerhookError(
+    'ERR_ABORTED',
+    `watch stopped after ${rounds} round${rounds === 1 ? '' : 's'}; each dataset is as of its last finished sync (nothing half-written)`,
+  );
+}
+
+function report(
+  options: SyncCommandOptions,
+  ctx: CliContext,
+  store: FileStore | PostgresStore,
+  datasets: readonly SyncDatasetOptions[],
+  outcomes: readonly SyncOutcome[],
+  round?: number,
+): void {
+  const fileOf = (index: number) => {
+    const dataset = datasets[index];
+    if (store.kind === 'postgres') return 'ledgerhook_items (Postgres)';
+    return dataset ? store.fileFor(datasetRef(dataset)) : '';
+  };
+  const rendered = outcomes.map((outcome, index) => {
+    if (outcome.ok) return { ...outcome.summary, file: fileOf(index) };
+    if ('stopped' in outcome) return { dataset: outcome.path, stopped: true };
+    return { dataset: outcome.path, error: withAdvice(outcome.error), code: outcome.error.code };
+  });
+  if (options.json && round !== undefined) ctx.stdout.write(`${JSON.stringify({ round, datasets: rendered })}\n`);
+  else if (options.json) writeJson(ctx, options.all ? { datasets: rendered } : rendered[0]);
+  else
+    outcomes.forEach((outcome, index) => {
+      if (outcome.ok)
+        writeLine(ctx.stdout, `${ctx.color.green('✔')} ${describe({ ...outcome.summary, file: fileOf(index) })}`);
+    });
+  if (options.all || round !== undefined)
+    for (const outcome of outcomes)
+      if (!outcome.ok && !('stopped' in outcome))
+        writeLine(ctx.stderr, `${ctx.color.red('✖')} ${outcome.path}: ${withAdvice(outcome.error)}`);
+  if (options.all && !options.json) writeLine(ctx.stdout, summaryTable(outcomes, ctx));
+}
+
+/** The exit: interrupted (which datasets finished, which were left), failed, or fine. */
+function verdict(options: SyncCommandOptions, ctx: CliContext, outcomes: readonly SyncOutcome[]): void {
+  const stopped = outcomes.filter((outcome) => !outcome.ok && 'stopped' in outcome);
+  if (ctx.signal.aborted || stopped.length > 0) {
+    const done = outcomes.filter((outcome) => outcome.ok).map((outcome) => outcome.path);
+    const left = stopped.map((outcome) => outcome.path);
+    const finished = done.length ? `finished: ${done.join(', ')}; ` : '';
+    throw new LedgerhookError(
+      'ERR_ABORTED',
+      `sync stopped; ${finished}left as they were (nothing half-written): ${left.join(', ') || 'none'}`,
+    );
+  }
   const failures = outcomes.filter((outcome) => !outcome.ok);
-  if (options.json) {
-    const rendered = outcomes.map((outcome) => (outcome.ok ? outcome.summary : { dataset: outcome.path, error: outcome.error.message, code: outcome.error.code }));
-    writeJson(ctx, options.all ? { datasets: rendered } : rendered[0]);
-  }
-  for (const failure of failures) {
-    if (!failure.ok && options.all) writeLine(ctx.stderr, `${ctx.color.red('✖')} ${failure.path}: ${failure.error.message}`);
-  }
-  if (failures.length === 1 && !options.all) throw (failures[0] as { error: LedgerhookError }).error;
-  if (failures.length > 0) {
-    const first = failures[0] as { error: LedgerhookError };
-    throw new LedgerhookError(first.error.code, `${failures.length} of ${outcomes.length} datasets failed; the others are synced`);
-  }
+  const first = failures[0];
+  if (first === undefined || 'stopped' in first) return;
+  if (!options.all) throw first.error;
+  throw new LedgerhookError(
+    first.error.code,
+    `${failures.length} of ${outcomes.length} datasets failed; the others are synced`,
+  );
 }

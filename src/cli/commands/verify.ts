@@ -1,101 +1,185 @@
+import type { CaptureRecord } from '../../capture/capture-record.js';
+import { DEFAULT_HEADER_NAME } from '../../defaults.js';
 import { LedgerhookError, usageError } from '../../errors.js';
+import {
+  capturedHeaderValues,
+  describeVerdict,
+  fullCapturedBody,
+  receivedAtMs,
+} from '../../replay/captured-delivery.js';
+import type { HeadersLike } from '../../webhook/request.js';
+import { verifyWebhookRequest } from '../../webhook/request.js';
 import type { VerifyCheck, VerifyResult } from '../../webhook/verify.js';
-import { verifyWebhook } from '../../webhook/verify.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
+import { printable } from '../render-delivery.js';
 import type { VerifyCommandOptions } from '../definitions/verify.js';
 import { readBodyArgument } from '../read-input.js';
-import { otherEnvironmentSecrets, requireWebhookSecrets } from '../resolve-settings.js';
+import {
+  otherEnvironmentSecrets,
+  requireWebhookSecrets,
+  resolveHeaderName,
+  validateHeaderName,
+} from '../resolve-settings.js';
 
-function tokenFrom(options: VerifyCommandOptions): string {
-  if (options.token !== undefined && options.header !== undefined) throw usageError('give the token either with --token or with --header, not both');
+/** What is verified: body, headers, and which facts come from a capture rather than from now. */
+interface Subject {
+  body: Buffer;
+  headers: HeadersLike;
+  headerName: string;
+  /** From --header: the name the user wrote, to explain a mismatch. */
+  givenName?: string | undefined;
+  record?: CaptureRecord | undefined;
+  /** Facts taken from the capture as recorded, not re-checked (e.g. receivedAt). */
+  asRecorded: string[];
+  nowSeconds?: number | undefined;
+}
+
+async function fromFlags(options: VerifyCommandOptions, ctx: CliContext): Promise<Subject> {
+  if (options.token !== undefined && options.header !== undefined)
+    throw usageError('give the token either with --token or with --header, not both');
+  if (options.file !== undefined && options.data !== undefined)
+    throw usageError('give the body either as FILE or with --data, not both');
+  let headers: Record<string, string>;
+  let givenName: string | undefined;
+  // The name matters only for a whole header line: --token is the value itself, and a cold
+  // `verify --token` then never loads the settings store.
+  const headerName = options.header !== undefined ? await resolveHeaderName(options, ctx) : DEFAULT_HEADER_NAME;
   if (options.header !== undefined) {
     const colon = options.header.indexOf(':');
     if (colon <= 0) throw usageError(`--header takes 'Name: value', got "${options.header.slice(0, 40)}"`);
-    return options.header.slice(colon + 1).trim();
+    givenName = validateHeaderName(options.header.slice(0, colon).trim());
+    headers = { [givenName]: options.header.slice(colon + 1).trim() };
+  } else if (options.token !== undefined) {
+    headers = { [headerName]: options.token };
+  } else {
+    throw usageError(`no token to verify: pass --token JWT or --header "${headerName}: JWT"`);
   }
-  if (options.token === undefined) throw usageError('no token to verify: pass --token JWT or --header "Service-Verification: JWT"');
-  return options.token;
+  let body: Buffer;
+  if (options.data !== undefined) body = Buffer.from(options.data, 'utf8');
+  else if (options.file !== undefined) body = await readBodyArgument(options.file, ctx.stdin);
+  else throw usageError('no body to verify: give the raw body as FILE, - for stdin, or --data');
+  return { body, headers, headerName, givenName, asRecorded: [], nowSeconds: options.now };
 }
 
-async function bodyFrom(options: VerifyCommandOptions, ctx: CliContext): Promise<Buffer> {
-  if (options.file !== undefined && options.data !== undefined) throw usageError('give the body either as FILE or with --data, not both');
-  if (options.data !== undefined) return Buffer.from(options.data, 'utf8');
-  if (options.file === undefined) throw usageError('no body to verify: give the raw body as FILE, - for stdin, or --data');
-  return readBodyArgument(options.file, ctx.stdin);
+/** FILE, FILE:index (0-based) or FILE#id; default the last delivery. */
+async function fromCapture(options: VerifyCommandOptions, spec: string, ctx: CliContext): Promise<Subject> {
+  if ([options.file, options.data, options.token, options.header].some((value) => value !== undefined))
+    throw usageError('--delivery takes body and token from the capture: give no FILE, --data, --token or --header');
+  const { readCaptures, selectCaptures } = await import('../../capture/read-captures.js');
+  const match = /^(.*?)(?:#([\w-]+)|:(\d+))?$/.exec(spec);
+  const file = match?.[1] ?? spec;
+  const id = match?.[2];
+  const index = match?.[3];
+  const { records } = await readCaptures(file);
+  const [record] =
+    id !== undefined
+      ? selectCaptures(records, { id })
+      : index !== undefined
+        ? selectCaptures(records, { index: Number(index) })
+        : records.slice(-1);
+  if (!record) throw usageError(`${file} holds no captured delivery`);
+  // The capture's own header name unless one is chosen: it is what the listener looked for.
+  const headerName = await resolveHeaderName(options, ctx, record.headerName);
+  return {
+    body: fullCapturedBody(record),
+    headers: capturedHeaderValues(record),
+    headerName,
+    record,
+    asRecorded: options.atReceipt ? ['receivedAt'] : [],
+    nowSeconds: options.atReceipt ? Math.floor(receivedAtMs(record) / 1000) : options.now,
+  };
 }
 
 const MARK: Record<VerifyCheck['status'], string> = { pass: '✔', fail: '✖', warn: '!', skip: '-' };
 
-function render(result: VerifyResult, ctx: CliContext): void {
+/** A check whose outcome rests on a captured fact says so: it was not re-established now. */
+function labelChecks(result: VerifyResult, subject: Subject): VerifyCheck[] {
+  if (subject.asRecorded.length === 0) return result.checks;
+  const at = subject.record?.receivedAt ?? '';
+  return result.checks.map((check) =>
+    check.name === 'freshness' ? { ...check, detail: `${check.detail} (as recorded: received at ${at})` } : check,
+  );
+}
+
+function hintsFor(result: VerifyResult, subject: Subject): string[] {
+  const hints = result.ok ? [] : [...result.hints];
+  if (!result.ok && result.code === 'missing_token' && subject.givenName !== undefined)
+    hints.push(
+      `the header line is named ${subject.givenName}, the verification header is ${subject.headerName} (choose it with --header-name or LEDGERHOOK_HEADER_NAME)`,
+    );
+  return hints;
+}
+
+function render(result: VerifyResult, subject: Subject, ctx: CliContext): void {
   const c = ctx.color;
   const paint = { pass: c.green, fail: c.red, warn: c.yellow, skip: c.dim } as const;
-  if (result.ok) {
-    writeLine(ctx.stdout, c.green.bold('✔ authentic webhook'));
-  } else {
-    writeLine(ctx.stdout, `${c.red.bold(`✖ not authentic (${result.code})`)}: ${result.message}`);
-  }
-  for (const check of result.checks) {
-    writeLine(ctx.stdout, `  ${paint[check.status](MARK[check.status])} ${check.name.padEnd(10)} ${check.detail}`);
-  }
-  const hints = result.ok ? [] : result.hints;
-  for (const hint of hints) writeLine(ctx.stdout, `  ${c.cyan('hint:')} ${hint}`);
-  for (const warning of result.warnings) writeLine(ctx.stdout, `  ${c.yellow('warning:')} ${warning}`);
+  const recorded = subject.asRecorded.length > 0 ? ' (as recorded)' : '';
+  if (result.ok) writeLine(ctx.stdout, c.green.bold(`✔ authentic webhook${recorded}`));
+  else
+    writeLine(ctx.stdout, `${c.red.bold(`✖ not authentic (${result.code})${recorded}`)}: ${printable(result.message)}`);
+  for (const check of labelChecks(result, subject))
+    writeLine(
+      ctx.stdout,
+      `  ${paint[check.status](MARK[check.status])} ${check.name.padEnd(10)} ${printable(check.detail)}`,
+    );
+  for (const hint of hintsFor(result, subject)) writeLine(ctx.stdout, `  ${c.cyan('hint:')} ${printable(hint)}`);
+  for (const warning of result.warnings) writeLine(ctx.stdout, `  ${c.yellow('warning:')} ${printable(warning)}`);
+  if (subject.record)
+    writeLine(ctx.stdout, c.dim(`  listen's verdict at receipt: ${printable(describeVerdict(subject.record))}`));
   if (result.claims) {
     const iat = result.claims.iat;
     const when = typeof iat === 'number' && Number.isFinite(iat) ? ` (iat ${new Date(iat * 1000).toISOString()})` : '';
-    writeLine(ctx.stdout, c.dim(`  claims${result.ok ? '' : ' (untrusted)'}: ${JSON.stringify(result.claims)}${when}`));
+    writeLine(
+      ctx.stdout,
+      c.dim(`  claims${result.ok ? '' : ' (untrusted)'}: ${printable(JSON.stringify(result.claims))}${when}`),
+    );
   }
 }
 
-/** FILE, FILE:index (0-based) or FILE#id. */
-async function fromCapture(spec: string): Promise<{ body: Buffer; token: string | undefined; receivedAtMs: number; label: string }> {
-  const { readCaptures, selectCaptures } = await import('../../capture/read-captures.js');
-  const { captureBody } = await import('../../capture/capture-record.js');
-  const match = /^(.*?)(?:#([\w-]+)|:(\d+))?$/.exec(spec)!;
-  const [, file = spec, id, index] = match;
-  const { records } = await readCaptures(file);
-  if (records.length === 0) throw usageError(`${file} holds no captured delivery`);
-  const [record] = id !== undefined ? selectCaptures(records, { id }) : index !== undefined ? selectCaptures(records, { index: Number(index) }) : records.slice(-1);
-  const value = record!.headers[record!.headerName];
-  return { body: captureBody(record!), token: Array.isArray(value) ? value[0] : value, receivedAtMs: Date.parse(record!.receivedAt), label: record!.id };
+function jsonReport(result: VerifyResult, subject: Subject): Record<string, unknown> {
+  const common = {
+    authentic: result.ok,
+    asRecorded: subject.asRecorded,
+    receivedAt: subject.record?.receivedAt,
+    capturedVerdict: subject.record ? describeVerdict(subject.record) : undefined,
+    ageSeconds: result.ageSeconds,
+    claims: result.claims,
+    header: result.header,
+    checks: labelChecks(result, subject),
+    warnings: result.warnings,
+  };
+  if (result.ok) return { ...common, secret: result.secretLabel ?? `#${result.secretIndex + 1}` };
+  return { ...common, code: result.code, message: result.message, hints: hintsFor(result, subject) };
 }
 
 export async function run(options: VerifyCommandOptions, ctx: CliContext): Promise<void> {
-  if (options.now !== undefined && options.ignoreExpiry) throw usageError('--now and --ignore-expiry contradict each other: choose one');
-  if (options.atReceipt && (options.delivery === undefined || options.now !== undefined || options.ignoreExpiry)) throw usageError('--at-receipt goes with --delivery, and not with --now or --ignore-expiry');
-  let token: string | undefined;
-  let body: Buffer;
-  if (options.delivery !== undefined) {
-    if (options.file !== undefined || options.data !== undefined || options.token !== undefined || options.header !== undefined) {
-      throw usageError('--delivery takes body and token from the capture: give no FILE, --data, --token or --header with it');
-    }
-    const captured = await fromCapture(options.delivery);
-    ({ token, body } = captured);
-    if (options.atReceipt) options.now = Math.floor(captured.receivedAtMs / 1000);
-    if (!options.json) writeLine(ctx.stdout, ctx.color.dim(`delivery ${captured.label} from ${options.delivery}`));
-  } else {
-    token = tokenFrom(options);
-    body = await bodyFrom(options, ctx);
-  }
+  if (options.now !== undefined && options.ignoreExpiry)
+    throw usageError('--now and --ignore-expiry contradict each other: choose one');
+  if (options.atReceipt && (options.delivery === undefined || options.now !== undefined || options.ignoreExpiry))
+    throw usageError('--at-receipt goes with --delivery, and not with --now or --ignore-expiry');
+  const subject =
+    options.delivery !== undefined ? await fromCapture(options, options.delivery, ctx) : await fromFlags(options, ctx);
+  if (subject.record && !options.json)
+    writeLine(ctx.stdout, ctx.color.dim(`delivery ${printable(subject.record.id)} from ${options.delivery ?? ''}`));
   const secrets = await requireWebhookSecrets(options, ctx);
-  const result = await verifyWebhook({
-    body,
-    token,
+  const nowSeconds = subject.nowSeconds;
+  // Through the request verifier, so that a repeated header is refused exactly as listen refuses it.
+  const result = await verifyWebhookRequest({
+    headers: subject.headers,
+    headerName: subject.headerName,
+    body: subject.body,
     secrets,
     // Loaded only when a signature fails: it tells "this is the production secret's token".
     otherSecrets: () => otherEnvironmentSecrets(options, ctx),
     toleranceSeconds: options.tolerance,
-    ...(options.now !== undefined ? { now: () => options.now! * 1000 } : {}),
-    ignoreExpiry: Boolean(options.ignoreExpiry),
-    strict: Boolean(options.strict),
+    now: nowSeconds === undefined ? undefined : () => nowSeconds * 1000,
+    ignoreExpiry: options.ignoreExpiry === true,
+    allowFutureIat: options.allowFutureIat === true,
   });
-  if (options.json) {
-    const { ok, checks, warnings, claims, ageSeconds } = result;
-    writeJson(ctx, result.ok
-      ? { authentic: ok, secret: result.secretLabel ?? `#${result.secretIndex + 1}`, ageSeconds, claims, header: result.header, checks, warnings }
-      : { authentic: ok, code: result.code, message: result.message, hints: result.hints, ageSeconds, claims, header: result.header, checks, warnings });
-  } else {
-    render(result, ctx);
-  }
-  if (!result.ok) throw new LedgerhookError('ERR_CHECK_FAILED', `webhook is not authentic: ${result.code}`);
+  if (options.json) writeJson(ctx, jsonReport(result, subject));
+  else render(result, subject, ctx);
+  if (!result.ok)
+    throw new LedgerhookError('ERR_CHECK_FAILED', `webhook is not authentic: ${result.code}`, {
+      details: { reason: 'webhook_not_authentic', code: result.code },
+    });
 }

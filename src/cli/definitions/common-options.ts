@@ -1,19 +1,35 @@
 import { Option, type Command } from 'commander';
+import { DEFAULT_HEADER_NAME } from '../../defaults.js';
 import { ENVIRONMENTS } from '../../settings/environments.js';
 import { collect } from '../parsers.js';
 
 /** --secret, --secret-file, --env: how every webhook command finds its secret. */
 export function addSecretOptions(command: Command, { repeatable = false } = {}): Command {
   return command
-    .addOption(new Option('--secret <secret>', `webhook secret${repeatable ? ' (repeat for several, e.g. during a rotation)' : ''}; visible in shell history, prefer --secret-file or LEDGERHOOK_WEBHOOK_SECRET`).argParser(collect))
+    .addOption(
+      new Option(
+        '--secret <secret>',
+        `webhook secret${repeatable ? ' (repeat for several, e.g. during a rotation)' : ''}; visible in shell history, prefer --secret-file or LEDGERHOOK_WEBHOOK_SECRET`,
+      ).argParser(collect),
+    )
     .option('--secret-file <file>', 'read the webhook secret from a file (one trailing newline is ignored)')
-    .addOption(new Option('--env <name>', 'which stored environment to use (default: LEDGERHOOK_ENV or sandbox)').choices(ENVIRONMENTS));
+    .addOption(
+      new Option('--env <name>', 'which stored environment to use (default: LEDGERHOOK_ENV or sandbox)').choices(
+        ENVIRONMENTS,
+      ),
+    );
 }
 
 export function addHeaderNameOption(command: Command): Command {
-  return command.option('--header-name <name>', 'verification header name (default: stored headerName, else Service-Verification)');
+  return command.option(
+    '--header-name <name>',
+    `verification header name (default: LEDGERHOOK_HEADER_NAME, else the stored headerName, else ${DEFAULT_HEADER_NAME})`,
+  );
 }
 
-export function addJsonOption(command: Command, description = 'print one JSON document on stdout and nothing else there'): Command {
+export function addJsonOption(
+  command: Command,
+  description = 'print one JSON document on stdout and nothing else there',
+): Command {
   return command.option('--json', description);
 }

@@ -12,7 +12,9 @@ export function defineDemo(program: Command, run: RunCommand): void {
   const command = program
     .command('demo')
     .summary('see the whole loop in seconds: mock API, sync, webhooks, incremental sync')
-    .description('Run the whole loop locally, with no account and no network: a mock of the API, a full sync of a few datasets, data changing on the service, signed webhooks to a verifying receiver, and the incremental syncs they trigger. Exit 0 only if the local copy equals the mock\'s data at the end.')
+    .description(
+      "Run the whole loop locally, with no account and no network: a mock of the API, a full sync of a few datasets, data changing on the service, signed webhooks to a verifying receiver, and the incremental syncs they trigger. Exit 0 only if the local copy equals the mock's data at the end.",
+    )
     .option('--out <dir>', 'where to put the files (default: a new temporary directory)');
   addJsonOption(command);
   command

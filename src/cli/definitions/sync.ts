@@ -1,16 +1,26 @@
 import type { Command } from 'commander';
 import type { RunCommand } from '../runner.js';
-import { collect, examples, integer } from '../parsers.js';
+import {
+  DEFAULT_MAX_PAGES,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_PAGE_LIMIT,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+} from '../../defaults.js';
+import { InvalidArgumentError } from 'commander';
+import { collect, decimal, examples, integer } from '../parsers.js';
 import { addJsonOption } from './common-options.js';
+import { addStoreOption } from './store.js';
 import { ENVIRONMENTS } from '../../settings/environments.js';
 
 /** Flags shared by sync and state: which dataset on which server. */
 export interface DatasetFlags {
-  target?: string;
-  type?: string;
-  filter?: string[];
-  baseUrl?: string;
-  env?: string;
+  target?: string | undefined;
+  type?: string | undefined;
+  filter?: string[] | undefined;
+  baseUrl?: string | undefined;
+  env?: string | undefined;
+  /** postgres:// URL: Postgres instead of local files (issue #13). */
+  store?: string | undefined;
 }
 
 export interface SyncCommandOptions extends DatasetFlags {
@@ -18,9 +28,17 @@ export interface SyncCommandOptions extends DatasetFlags {
   limit: number;
   out: string;
   token?: string;
+  tokenFile?: string;
   full?: boolean;
   dryRun?: boolean;
   concurrency: number;
+  maxPages: number;
+  maxResponseBytes: number;
+  /** Seconds per request. */
+  timeout: number;
+  watch?: boolean;
+  /** Milliseconds between two rounds of --watch. */
+  interval: number;
   json?: boolean;
 }
 
@@ -31,51 +49,93 @@ export interface StateCommandOptions extends DatasetFlags {
 }
 
 export function addDatasetOptions(command: Command): Command {
-  return command
+  return addStoreOption(command, 'Postgres instead of local files')
     .option('--type <type>', 'the type filter of spec 4.3 (e.g. PENDING)')
     .option('--filter <key=value>', 'any other query parameter of the dataset (repeatable)', collect)
     .option('--base-url <url>', 'API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
-    .option('--env <name>', `stored environment to use: ${ENVIRONMENTS.join(' or ')} (default: LEDGERHOOK_ENV or sandbox)`);
+    .option(
+      '--env <name>',
+      `stored environment to use: ${ENVIRONMENTS.join(' or ')} (default: LEDGERHOOK_ENV or sandbox)`,
+    );
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `90`, `90s`, `500ms`, `5m`, `1h` → milliseconds (a bare number is seconds). */
+export function parseInterval(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
+  const unit = UNITS[match?.[2] ?? 's'];
+  if (!match || unit === undefined)
+    throw new InvalidArgumentError(`--interval takes a duration such as 60s, 5m or 500ms, got "${value}".`);
+  const ms = Math.round(Number(match[1]) * unit);
+  if (ms < 100 || ms > 86_400_000)
+    throw new InvalidArgumentError(`--interval must be between 100ms and 24h, got "${value}".`);
+  return ms;
 }
 
 export function defineSync(program: Command, run: RunCommand): void {
   const command = program
     .command('sync')
     .summary('sync a dataset page by page into local JSON, fetching only what changed')
-    .description('Sync an entity\'s dataset into a local JSON file (one item per line, sorted by id). The first run reads everything; later runs send the stored lastUpdatedDate and apply only the changes and deletedIds (spec 4.3). Files are replaced atomically and the state is saved only after, so an interrupted sync loses nothing.')
+    .description(
+      "Sync an entity's dataset into a local JSON file (one item per line, sorted by id). The first run reads everything; later runs send the stored lastUpdatedDate and apply only the changes and deletedIds (spec 4.3). Files are replaced atomically and the state is saved only after, so an interrupted sync loses nothing.",
+    )
     .argument('[target]', 'an entity name (expense, expenses, invoice...) or a path (/expenses/expenses)')
     .option('--all', 'sync every entity of the catalogue')
-    .option('--limit <n>', 'page size (spec 4.3 recommends 100)', integer('--limit', { min: 1, max: 100_000 }), 100)
+    .option(
+      '--limit <n>',
+      'page size (spec 4.3 recommends 100)',
+      integer('--limit', { min: 1, max: 100_000 }),
+      DEFAULT_PAGE_LIMIT,
+    )
     .option('--out <dir>', 'directory of the JSON files', './ledgerhook-data')
     .option('--token <token>', 'bearer access token (default: LEDGERHOOK_TOKEN, else the stored token)')
+    .option('--token-file <file>', 'read the access token from a file (keeps it out of the process list)')
+    .option(
+      '--max-pages <n>',
+      'stop with an error after this many pages of one dataset',
+      integer('--max-pages', { min: 1 }),
+      DEFAULT_MAX_PAGES,
+    )
+    .option(
+      '--max-response-bytes <n>',
+      'refuse an answer bigger than this',
+      integer('--max-response-bytes', { min: 1024 }),
+      DEFAULT_MAX_RESPONSE_BYTES,
+    )
+    .option(
+      '--timeout <seconds>',
+      'give up on a request after this long (retried like a network error)',
+      decimal('--timeout', { min: 0.1, max: 3600 }),
+      DEFAULT_REQUEST_TIMEOUT_MS / 1000,
+    )
+    .option('--watch', 'keep syncing: a round, a pause of --interval, and again, until Ctrl-C')
+    .option('--interval <duration>', 'pause between two rounds of --watch (60s, 5m, 500ms)', parseInterval, 60_000)
     .option('--full', 'ignore the stored state and rebuild from a full read')
     .option('--dry-run', 'fetch and report, write nothing')
-    .option('--concurrency <n>', 'datasets synced at once with --all', integer('--concurrency', { min: 1, max: 32 }), 4);
+    .option(
+      '--concurrency <n>',
+      'datasets synced at once with --all',
+      integer('--concurrency', { min: 1, max: 32 }),
+      4,
+    );
   addDatasetOptions(command);
   addJsonOption(command);
   command
-    .addHelpText('after', examples(
-      '# against the local mock service (run `ledgerhook mock` in another terminal):',
-      'ledgerhook sync expenses --base-url http://127.0.0.1:4010/rest/v5 --token ledgerhook-mock-token',
-      'ledgerhook sync /expenses/expenses --type PENDING --json',
-      'ledgerhook sync --all --out ./data --env production',
-      'ledgerhook sync invoices --full --limit 1000',
-    ))
+    .addHelpText(
+      'after',
+      examples(
+        '# against the local mock service (run `ledgerhook mock` in another terminal):',
+        'ledgerhook sync expenses --base-url http://127.0.0.1:4010/rest/v5 --token ledgerhook-mock-token',
+        'ledgerhook sync /expenses/expenses --type PENDING --json',
+        'ledgerhook sync --all --out ./data --env production',
+        'ledgerhook sync invoices --full --limit 1000',
+        'ledgerhook sync expenses --store postgres://127.0.0.1:5432/app',
+        'ledgerhook sync expenses --token-file ~/.ledgerhook-token --timeout 20 --max-pages 5000',
+        'ledgerhook sync expenses --type PENDING --watch --interval 30s',
+      ),
+    )
     .action((target: string | undefined, options: Omit<SyncCommandOptions, 'target'>) =>
-      run(() => import('../commands/sync.js'), { ...options, ...(target !== undefined ? { target } : {}) }));
-}
-
-export function defineState(program: Command, run: RunCommand): void {
-  const state = program
-    .command('state')
-    .summary('show or reset what sync remembers (lastUpdatedDate per dataset)')
-    .description('What sync remembers of each dataset: base URL, path and filter, the lastUpdatedDate to send next, when it ran, how many items, which file. Reset makes the next sync of a dataset a full one.')
-    .addHelpText('after', examples('ledgerhook state list', 'ledgerhook state show expenses --type PENDING --json', 'ledgerhook state reset invoices', 'ledgerhook state reset --all'));
-  const load = () => import('../commands/state.js');
-  addJsonOption(state.command('list').description('every dataset sync remembers'))
-    .action((options: { json?: boolean }) => run(load, { action: 'list', ...options }));
-  addJsonOption(addDatasetOptions(state.command('show').description('what is remembered of one dataset (any base URL unless --base-url)').argument('<target>')))
-    .action((target: string, options: Omit<StateCommandOptions, 'action' | 'target'>) => run(load, { action: 'show', target, ...options }));
-  addJsonOption(addDatasetOptions(state.command('reset').description('forget a dataset (or --all), so the next sync is a full one; files are kept').argument('[target]').option('--all', 'forget every dataset')))
-    .action((target: string | undefined, options: Omit<StateCommandOptions, 'action' | 'target'>) => run(load, { action: 'reset', ...options, ...(target !== undefined ? { target } : {}) }));
+      run(() => import('../commands/sync.js'), { ...options, target }),
+    );
 }

@@ -1,0 +1,31 @@
+/**
+ * `ledgerhook/sync`: incremental, page-by-page sync of any dataset (spec 4.3) into a store, the
+ * store seam itself, and webhook-driven syncs. The Postgres store and queue workers are in
+ * `ledgerhook/scale`, so that this entry never loads pg or bullmq.
+ */
+export {
+  syncDataset,
+  datasetRef,
+  type SyncDatasetOptions,
+  type SyncSummary,
+  type SyncProgressEvent,
+} from '../sync/sync-dataset.js';
+export { syncDatasets, type SyncOutcome } from '../sync/sync-many.js';
+export { paginate, listUrl, type PaginateOptions, type PaginatedItem } from '../sync/paginate.js';
+export type { ListPage } from '../sync/envelope.js';
+export { readItems } from '../sync/read-items.js';
+export type { Item } from '../sync/data-file.js';
+export type { ItemId } from '../sync/item-id.js';
+export type { RetryPolicy } from '../sync/retry-policy.js';
+export type {
+  DatasetRef,
+  DatasetState,
+  DatasetStore,
+  ChangeSet,
+  CommitResult,
+  FullLoad,
+  StoredItem,
+} from '../store/dataset-store.js';
+export { FileStore, type FileStoreOptions } from '../store/file-store.js';
+export { datasetKey, datasetFileName, stateKey, tokenFingerprint, userDirName } from '../store/identity.js';
+export { createWebhookSync, type WebhookSyncOptions, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';

@@ -1,0 +1,81 @@
+import type { Command } from 'commander';
+import { ENTITIES } from '../catalogue/entities.js';
+import { EVENTS, WEBHOOK_TYPES } from '../catalogue/events.js';
+import { SETTING_KEYS } from '../settings/environments.js';
+
+/** What a shell needs to complete one command: generated from the commander definitions. */
+export interface CompletionNode {
+  /** Words from the program: [] for the program, ['state', 'show'] for a subcommand. */
+  path: string[];
+  description: string;
+  subcommands: CompletionNode[];
+  options: CompletionOption[];
+  /** Values for the positional argument, from the catalogue ([] when it is a free value or a file). */
+  argumentValues: string[];
+  /** The positional argument is a file. */
+  argumentIsFile: boolean;
+}
+
+export interface CompletionOption {
+  flags: string[];
+  description: string;
+  /** undefined: a switch; []: a free value; 'file': a path; otherwise these values. */
+  values: undefined | 'file' | string[];
+}
+
+const entityNames = () => ENTITIES.map((entity) => entity.name);
+const eventNames = () => EVENTS.map((event) => event.name);
+
+/** Positional arguments whose values come from the catalogue, by command path. */
+function catalogueArgument(path: string): string[] {
+  if (path === 'sync' || path === 'state show' || path === 'state reset') return entityNames();
+  if (path === 'send-sample') return [...WEBHOOK_TYPES, ...eventNames()];
+  if (path === 'config get' || path === 'config set' || path === 'config unset') return Object.keys(SETTING_KEYS);
+  return [];
+}
+
+function optionValues(
+  path: string,
+  long: string,
+  choices: readonly string[] | undefined,
+  takesValue: boolean,
+  name: string,
+) {
+  if (!takesValue) return undefined;
+  if (choices) return [...choices];
+  if (long === '--event') return eventNames();
+  if (long === '--type' && path !== 'sync' && !path.startsWith('state')) return [...WEBHOOK_TYPES];
+  if (/file|dir|out|capture/i.test(name) || /file/.test(long)) return 'file' as const;
+  return [];
+}
+
+export function completionTree(command: Command, path: string[] = []): CompletionNode {
+  const key = path.join(' ');
+  const argument = command.registeredArguments[0];
+  return {
+    path,
+    description: command.summary() || command.description(),
+    subcommands: command.commands
+      .filter((sub) => sub.name() !== 'help')
+      .map((sub) => completionTree(sub, [...path, sub.name()])),
+    options: command.options
+      .filter((option) => !option.hidden)
+      .map((option) => ({
+        flags: [option.short, option.long].filter((flag): flag is string => flag !== undefined),
+        description: option.description,
+        values: optionValues(
+          key,
+          option.long ?? '',
+          option.argChoices,
+          option.required || option.optional,
+          option.flags,
+        ),
+      })),
+    argumentValues: catalogueArgument(key),
+    argumentIsFile: argument !== undefined && /file/.test(argument.name()),
+  };
+}
+
+export function flatten(node: CompletionNode): CompletionNode[] {
+  return [node, ...node.subcommands.flatMap(flatten)];
+}

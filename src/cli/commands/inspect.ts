@@ -1,0 +1,61 @@
+import { readCaptureFile } from '../capture-warnings.js';
+import { resolveTarget } from '../../delivery/target.js';
+import { memorySource } from '../../inspector/inspector-source.js';
+import { plural } from '../../util/plural.js';
+import { writeLine, type CliContext } from '../context.js';
+import type { InspectCommandOptions } from '../definitions/inspect.js';
+import { serveInspector } from '../inspector-cli.js';
+import { resolveWebhookSecrets } from '../resolve-settings.js';
+
+export async function run(options: InspectCommandOptions, ctx: CliContext): Promise<void> {
+  const { records } = await readCaptureFile(options.file, ctx);
+  const forwardTo = options.to === undefined ? undefined : resolveTarget(options.to).href;
+  const secrets = await resolveWebhookSecrets(options, ctx);
+  const source = memorySource(records);
+  const inspector = await serveInspector(source, {
+    port: options.port,
+    host: options.host,
+    title: options.file,
+    secrets,
+    toleranceSeconds: options.tolerance,
+    forwardTo,
+  });
+  // Memory is bounded (inspector-source.ts): past the bound only the newest are kept, and we say so.
+  const shown = source.snapshot().length;
+  if (options.json)
+    writeLine(
+      ctx.stdout,
+      JSON.stringify({
+        kind: 'inspecting',
+        inspectorUrl: inspector.url,
+        file: options.file,
+        deliveries: records.length,
+        shown,
+      }),
+    );
+  else {
+    writeLine(
+      ctx.stdout,
+      `${ctx.color.bold('inspector')} ${inspector.url} (${plural(records.length, 'delivery', 'deliveries')} from ${options.file})`,
+    );
+    if (shown < records.length)
+      writeLine(
+        ctx.stdout,
+        ctx.color.yellow(
+          `the page holds the newest ${shown} (a memory bound); select older ones with \`ledgerhook captures list\``,
+        ),
+      );
+    if (secrets.length === 0)
+      writeLine(
+        ctx.stdout,
+        ctx.color.dim('no webhook secret: the page shows recorded verdicts and replays only as captured'),
+      );
+    writeLine(ctx.stdout, ctx.color.dim('Ctrl-C to stop'));
+  }
+  const signal = ctx.signal;
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await inspector.close();
+}

@@ -1,0 +1,84 @@
+import type { LedgerhookError, LedgerhookErrorDetails } from '../errors.js';
+
+/**
+ * What the user can do about an error, in CLI words (flags, commands). The library throws neutral
+ * facts (`details.reason` and the values involved); this table is the only place that turns a
+ * reason into flag advice. Keep one entry per reason, grouped by area.
+ */
+const ADVICE: Record<string, (details: LedgerhookErrorDetails) => string> = {
+  // webhook signing and verification
+  missing_webhook_secret: () =>
+    'pass --secret-file FILE or --secret, set LEDGERHOOK_WEBHOOK_SECRET, or run `ledgerhook config set webhookSecret`',
+  invalid_tolerance: () => 'give --tolerance as a whole number of seconds, 0 or more',
+  invalid_iat: () => 'give --iat as seconds since the epoch, e.g. 1700000000',
+  malformed_token: () => 'pass the bare JWT (three Base64url segments separated by dots)',
+  event_without_lifecycle: () => '--event goes with LIFECYCLE_EVENT only',
+  missing_event: () => 'pass --event NAME, or give the event name as the type (e.g. INVOICE_VIEWED)',
+  entities_without_entity_update: () => '--entities goes with ENTITY_UPDATE only',
+  no_entities: () => 'pass --entities with at least one entity name',
+  capture_body_truncated: () => 'select other deliveries (--id, --index, --last); this one cannot be replayed',
+  resign_without_include: () => '--resign-refused goes with --include-refused',
+  nothing_verified_to_replay: (d) =>
+    [
+      Number(d.refused) > 0 ? '--include-refused sends refused ones with their original token' : '',
+      Number(d.unverified) > 0 ? '--include-unverified sends ones captured without a secret' : '',
+    ]
+      .filter(Boolean)
+      .join('; '),
+  replay_needs_secret: () =>
+    'pass --secret-file FILE or set LEDGERHOOK_WEBHOOK_SECRET (or use --as-captured to send the original tokens)',
+  no_receiver_case_left: () => 'loosen --only or --skip',
+  invalid_assignment: () => "--set takes path=value, e.g. --set 'eventData.amount=10'",
+
+  // settings
+  settings_invalid: () => 'fix the file, or move it away and ledgerhook starts a new one',
+  settings_unwritable: () => 'make that directory writable, or choose another with LEDGERHOOK_CONFIG_DIR',
+  prompt_cancelled: () => 'nothing was stored',
+
+  // listen and serve
+  port_in_use: () => 'choose another with --port (0 picks a free one)',
+
+  // sync and state
+  data_file_damaged: () => 'run the sync again with --full to rebuild it from the server',
+  data_file_unreadable: () => 'check its permissions, or run the sync with --full to rebuild it',
+  owner_mismatch: () =>
+    'give each account (or server) its own --out, or `ledgerhook state reset DATASET` and sync with --full to hand the file over',
+  out_dir_not_writable: () => 'choose a writable directory with --out',
+  path_outside_out_dir: () => 'remove the symlink, or choose another --out',
+  state_file_invalid: () => 'or point LEDGERHOOK_CONFIG_DIR at another directory',
+  state_file_unreadable: () => 'check its permissions, or point LEDGERHOOK_CONFIG_DIR at another directory',
+  state_file_unwritable: () => 'make the directory writable, or point LEDGERHOOK_CONFIG_DIR at another one',
+  token_rejected: () => 'check --token / --token-file, LEDGERHOOK_TOKEN or `ledgerhook config set token -`',
+  not_an_envelope: () => 'check the dataset path (`ledgerhook entities` lists them)',
+  too_many_pages: () => 'raise --max-pages if the dataset really is that large',
+  response_too_large: () => 'raise --max-response-bytes, or lower --limit',
+  pages_without_progress: () => 'the server keeps sending cursors without new items; report it to the API team',
+  cursor_loop: () => 'the server repeats a cursor; report it to the API team',
+  retry_after_too_long: () => 'run the sync again later',
+  bad_user_id: () => 'such a webhook cannot name a user of its own and is not synced',
+
+  // mock
+  mock_webhook_secret_missing: () => 'give it with --secret, --secret-file or LEDGERHOOK_WEBHOOK_SECRET',
+
+  // inspector (listen --ui, inspect)
+  inspector_port_in_use: () => 'choose another with --ui-port for listen or --port for inspect (0 picks a free one)',
+  inspector_bind_failed: () => 'give --ui-host (listen) or --host (inspect) an address of this machine',
+
+  // scale: queue, workers and the Postgres store
+  store_url_invalid: () => 'pass --store postgres://USER@HOST:PORT/DB (or set LEDGERHOOK_STORE)',
+  store_unreachable: () => 'check that Postgres runs and that --store (or LEDGERHOOK_STORE) points at it',
+  store_failed: () => 'run `ledgerhook store migrate --store URL` and check the database user may write there',
+  store_token_changed: () => 'run `ledgerhook state reset` for it (or sync with --full) to rebuild it with this token',
+  store_state_missing: () => 'sync it once with --full',
+  store_value_invalid: () => 'such a user cannot be synced into Postgres',
+  queue_url_invalid: () => 'pass --queue redis://HOST:PORT (or set LEDGERHOOK_QUEUE)',
+  queue_name_invalid: () => 'choose another --queue-name',
+  queue_unreachable: () => 'check that Redis runs and that --queue (or LEDGERHOOK_QUEUE) points at it',
+};
+
+/** The error's message followed by the advice for its reason, if any: one line. */
+export function withAdvice(error: LedgerhookError): string {
+  const reason = error.details.reason;
+  const advice = reason === undefined ? undefined : ADVICE[reason]?.(error.details);
+  return advice ? `${error.message}; ${advice}` : error.message;
+}

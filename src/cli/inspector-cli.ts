@@ -1,0 +1,30 @@
+import type { LabelledSecret } from '../webhook/secrets.js';
+import { inspectorActions } from '../inspector/inspector-actions.js';
+import { startInspector, type RunningInspector } from '../inspector/inspector-server.js';
+import type { InspectorSource } from '../inspector/inspector-source.js';
+
+export interface InspectorFlags {
+  port: number;
+  /** Given explicitly by the user; otherwise loopback. */
+  host?: string | undefined;
+  title: string;
+  secrets: readonly LabelledSecret[];
+  toleranceSeconds: number;
+  forwardTo?: string | undefined;
+}
+
+/**
+ * The one place the CLI starts an inspector (for `inspect FILE` and `listen --ui`): the secrets go
+ * to the server-side actions and checklist, never into anything the page receives.
+ */
+export function serveInspector(source: InspectorSource, flags: InspectorFlags): Promise<RunningInspector> {
+  return startInspector({
+    source,
+    actions: inspectorActions({ secret: flags.secrets[0]?.secret }),
+    title: flags.title,
+    port: flags.port,
+    host: flags.host,
+    forwardTo: flags.forwardTo,
+    detail: { secrets: flags.secrets, toleranceSeconds: flags.toleranceSeconds },
+  });
+}
