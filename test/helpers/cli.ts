@@ -18,12 +18,25 @@ export function tempDir(prefix = 'ledgerhook-test-'): string {
 }
 
 /** Runs the built CLI the way a user would: a real process, a private settings directory, no colour. */
-export function runCli(args: string[], options: { env?: Record<string, string | undefined>; input?: string | Buffer; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string | Buffer; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', LEDGERHOOK_WEBHOOK_SECRET: undefined, LEDGERHOOK_ENV: undefined, ...options.env };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      NO_COLOR: '1',
+      LEDGERHOOK_WEBHOOK_SECRET: undefined,
+      LEDGERHOOK_ENV: undefined,
+      ...options.env,
+    };
     env.LEDGERHOOK_CONFIG_DIR ??= tempDir('ledgerhook-config-');
     for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-    const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, cwd: options.cwd ?? process.cwd(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: env as NodeJS.ProcessEnv,
+      cwd: options.cwd ?? process.cwd(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
@@ -66,10 +79,18 @@ process.on('exit', () => {
 
 /** Starts a long-running command (listen, mock) as a user would, and follows its stdout line by line. */
 export function startCli(args: string[], options: { env?: Record<string, string | undefined> } = {}): RunningCli {
-  const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', LEDGERHOOK_WEBHOOK_SECRET: undefined, ...options.env };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NO_COLOR: '1',
+    LEDGERHOOK_WEBHOOK_SECRET: undefined,
+    ...options.env,
+  };
   env.LEDGERHOOK_CONFIG_DIR ??= tempDir('ledgerhook-config-');
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
-  const child = spawn(process.execPath, [BIN, ...args], { env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   running.add(child);
   child.on('exit', () => running.delete(child));
   const lines: string[] = [];
@@ -84,10 +105,12 @@ export function startCli(args: string[], options: { env?: Record<string, string 
     for (const wake of waiters) wake();
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => {
-    for (const wake of waiters) wake();
-    resolve({ code, signal });
-  }));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => {
+      for (const wake of waiters) wake();
+      resolve({ code, signal });
+    }),
+  );
   const parse = (line: string) => {
     try {
       return JSON.parse(line);
@@ -113,7 +136,9 @@ export function startCli(args: string[], options: { env?: Record<string, string 
           }
           if (child.exitCode !== null || child.signalCode !== null) {
             cleanup();
-            reject(new Error(`process exited before the expected line; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
+            reject(
+              new Error(`process exited before the expected line; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`),
+            );
           }
         };
         const timer = setTimeout(() => {

@@ -10,14 +10,21 @@ export function bodyHash(body: string | Buffer): string {
   return createHash('sha256').update(body).digest('base64');
 }
 
-export function makeToken(options: { header?: Record<string, unknown>; claims: Record<string, unknown>; secret?: string; alg?: string }): string {
+export function makeToken(options: {
+  header?: Record<string, unknown>;
+  claims: Record<string, unknown>;
+  secret?: string;
+  alg?: string;
+}): string {
   const alg = options.alg ?? 'HS256';
   const header = b64url(JSON.stringify(options.header ?? { alg, typ: 'JWT' }));
   const payload = b64url(JSON.stringify(options.claims));
   const input = `${header}.${payload}`;
   if (alg === 'none') return `${input}.`;
   if (alg.startsWith('HS')) {
-    const signature = createHmac(`sha${alg.slice(2)}`, options.secret ?? '').update(input).digest();
+    const signature = createHmac(`sha${alg.slice(2)}`, options.secret ?? '')
+      .update(input)
+      .digest();
     return `${input}.${b64url(signature)}`;
   }
   if (alg === 'RS256') {

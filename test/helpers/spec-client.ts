@@ -8,7 +8,14 @@ export interface SpecClientState {
   pages: number;
 }
 
-export async function specSync(options: { baseUrl: string; token: string; path: string; query?: string; limit: number; state?: SpecClientState }): Promise<SpecClientState> {
+export async function specSync(options: {
+  baseUrl: string;
+  token: string;
+  path: string;
+  query?: string;
+  limit: number;
+  state?: SpecClientState;
+}): Promise<SpecClientState> {
   const state: SpecClientState = options.state ?? { items: new Map(), pages: 0 };
   let cursor: string | undefined;
   let nextLastUpdatedDate: string | undefined;
@@ -16,14 +23,27 @@ export async function specSync(options: { baseUrl: string; token: string; path: 
   const changed: Array<Record<string, unknown>> = [];
   const seenCursors = new Set<string>();
   do {
-    const headers: Record<string, string> = { authorization: `Bearer ${options.token}`, 'content-type': 'application/json', limit: String(options.limit) };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${options.token}`,
+      'content-type': 'application/json',
+      limit: String(options.limit),
+    };
     if (cursor) headers.cursor = cursor;
     if (state.lastUpdatedDate) headers.lastUpdatedDate = state.lastUpdatedDate;
-    const response = await fetch(`${options.baseUrl}${options.path}${options.query ? `?${options.query}` : ''}`, { headers });
-    if (response.status !== 200) throw new Error(`GET ${options.path} answered ${response.status}: ${await response.text()}`);
-    const page = (await response.json()) as { data: Array<Record<string, unknown>>; lastUpdatedDate: string; cursor?: string; deletedIds?: number[] };
+    const response = await fetch(`${options.baseUrl}${options.path}${options.query ? `?${options.query}` : ''}`, {
+      headers,
+    });
+    if (response.status !== 200)
+      throw new Error(`GET ${options.path} answered ${response.status}: ${await response.text()}`);
+    const page = (await response.json()) as {
+      data: Array<Record<string, unknown>>;
+      lastUpdatedDate: string;
+      cursor?: string;
+      deletedIds?: number[];
+    };
     if (!Array.isArray(page.data) || typeof page.lastUpdatedDate !== 'string') throw new Error('not an envelope');
-    if (page.data.length > options.limit) throw new Error(`page of ${page.data.length} items with limit ${options.limit}`);
+    if (page.data.length > options.limit)
+      throw new Error(`page of ${page.data.length} items with limit ${options.limit}`);
     changed.push(...page.data);
     for (const id of page.deletedIds ?? []) deleted.add(id);
     nextLastUpdatedDate = page.lastUpdatedDate;

@@ -12,6 +12,8 @@ export interface SpecReceiverOptions {
   toleranceSeconds?: number;
   acceptAll?: boolean;
   skipExpiry?: boolean;
+  /** Follow spec 5.2 to the letter: an iat in the future is never "expired", so it is accepted. */
+  acceptFutureIat?: boolean;
   skipBodyHash?: boolean;
   anyAlgorithm?: boolean;
 }
@@ -50,7 +52,9 @@ function verify(options: SpecReceiverOptions, token: string | undefined, body: B
   }
   if (!options.skipExpiry) {
     if (typeof claims.iat !== 'number') return 'no iat';
-    if (Math.floor(Date.now() / 1000) - claims.iat >= (options.toleranceSeconds ?? 300)) return 'expired';
+    const age = Math.floor(Date.now() / 1000) - claims.iat;
+    if (age >= (options.toleranceSeconds ?? 300)) return 'expired';
+    if (!options.acceptFutureIat && -age > (options.toleranceSeconds ?? 300)) return 'issued in the future';
   }
   if (!options.skipBodyHash) {
     const expected = Buffer.from(createHash('sha256').update(body).digest('base64'));
@@ -60,7 +64,9 @@ function verify(options: SpecReceiverOptions, token: string | undefined, body: B
   return undefined;
 }
 
-export async function startSpecReceiver(options: SpecReceiverOptions): Promise<{ url: string; server: Server; received: ReceivedDelivery[]; close: () => Promise<void> }> {
+export async function startSpecReceiver(
+  options: SpecReceiverOptions,
+): Promise<{ url: string; server: Server; received: ReceivedDelivery[]; close: () => Promise<void> }> {
   const received: ReceivedDelivery[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -71,7 +77,9 @@ export async function startSpecReceiver(options: SpecReceiverOptions): Promise<{
       const failure = options.acceptAll ? undefined : verify(options, Array.isArray(value) ? value[0] : value, body);
       const status = failure ? 400 : 200;
       received.push({ headers: req.headers, body, status, reason: failure ?? 'ok' });
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(failure ? { error: failure } : { ok: true }));
+      res
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(JSON.stringify(failure ? { error: failure } : { ok: true }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -80,6 +88,10 @@ export async function startSpecReceiver(options: SpecReceiverOptions): Promise<{
     url: `http://127.0.0.1:${port}/webhooks`,
     server,
     received,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

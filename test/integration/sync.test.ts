@@ -1,38 +1,57 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { MemoryStateStore, startMockServer, syncDataset, paginate } from '../../src/index.js';
+import { startMockServer } from '../../src/api/mock.js';
+import { datasetKey, FileStore, paginate, syncDataset } from '../../src/api/sync.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
 import { startSpecListServer, type Fault } from '../helpers/spec-list-server.js';
 
 const noSleep = async () => {};
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+const newStore = (outDir = tempDir()) => new FileStore({ outDir, stateFile: join(tempDir(), 'state.json') });
+const fileOf = (store: FileStore, path: string, filter: Record<string, string> = {}) =>
+  store.fileFor({ userId: '', dataset: datasetKey(path, filter) });
 
 describe('sync against the mock service (CLI)', () => {
-  for (const limit of [1, 7, 100, 1000]) {
+  // One limit end to end through the CLI (target resolution, --type, --json summary: a full run and
+  // an incremental one); the paging limits 1, 7, 100 and 1000 run the full + three incremental
+  // rounds through syncDataset in-process below.
+  for (const limit of [7]) {
     it(`full, then incremental rounds equal the mock's dataset (limit ${limit}, with and without type=PENDING)`, async () => {
       const mock = await startMockServer({ port: 0, items: limit === 1 ? 60 : 230, seed: limit });
       const out = tempDir();
       const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
       const base = ['--base-url', mock.url, '--token', mock.token, '--out', out, '--limit', String(limit), '--json'];
       try {
-        for (const [target, extra, filter] of [['expenses', [], {}], ['/expenses/expenses', ['--type', 'PENDING'], { type: 'PENDING' }]] as const) {
+        for (const [target, extra, filter] of [
+          ['expenses', [], {}],
+          ['/expenses/expenses', ['--type', 'PENDING'], { type: 'PENDING' }],
+        ] as const) {
           const first = await runCli(['sync', target, ...extra, ...base], { env });
           assert.equal(first.code, 0, first.stderr);
           const summary = JSON.parse(first.stdout);
           assert.equal(summary.mode, 'full');
-          assert.deepEqual(readJson(summary.file), mock.service.dataset(target === 'expenses' ? '/expenses' : target, filter).data);
-          for (let round = 0; round < 3; round += 1) {
+          assert.deepEqual(
+            readJson(summary.file),
+            mock.service.dataset(target === 'expenses' ? '/expenses' : target, filter).data,
+          );
+          const cliRounds = 1; // three rounds: in-process below
+          for (let round = 0; round < cliRounds; round += 1) {
             mock.service.mutate({ path: '/expenses', create: 2 + round, update: 3, delete: 2, retype: 2 });
             const next = await runCli(['sync', target, ...extra, ...base], { env });
             assert.equal(next.code, 0, next.stderr);
             const incremental = JSON.parse(next.stdout);
             assert.equal(incremental.mode, 'incremental');
-            assert.deepEqual(readJson(incremental.file), mock.service.dataset(target === 'expenses' ? '/expenses' : target, filter).data, `round ${round}`);
-            for (const key of ['dataset', 'mode', 'pages', 'upserted', 'deleted', 'total', 'lastUpdatedDate', 'file']) assert.ok(key in incremental, key);
+            assert.deepEqual(
+              readJson(incremental.file),
+              mock.service.dataset(target === 'expenses' ? '/expenses' : target, filter).data,
+              `round ${round}`,
+            );
+            for (const key of ['dataset', 'mode', 'pages', 'upserted', 'deleted', 'total', 'lastUpdatedDate', 'file'])
+              assert.ok(key in incremental, key);
           }
         }
       } finally {
@@ -41,11 +60,44 @@ describe('sync against the mock service (CLI)', () => {
     });
   }
 
-  it('writes one item per line, sorted by id, as valid JSON; stores the server\'s lastUpdatedDate; state list/show/reset', async () => {
+  for (const limit of [1, 7, 100, 1000]) {
+    it(`full, then incremental rounds equal the mock's dataset (limit ${limit}, with and without type=PENDING; in-process)`, async () => {
+      const mock = await startMockServer({ port: 0, items: limit === 1 ? 60 : 230, seed: limit });
+      const store = newStore();
+      try {
+        for (const [path, filter] of [
+          ['/expenses', {}],
+          ['/expenses/expenses', { type: 'PENDING' }],
+        ] as Array<[string, Record<string, string>]>) {
+          const sync = () => syncDataset({ baseUrl: mock.url, token: mock.token, path, filter, limit, store });
+          const first = await sync();
+          assert.equal(first.mode, 'full');
+          assert.deepEqual(readJson(fileOf(store, path, filter)), mock.service.dataset(path, filter).data);
+          for (let round = 0; round < 3; round += 1) {
+            mock.service.mutate({ path: '/expenses', create: 2 + round, update: 3, delete: 2, retype: 2 });
+            const next = await sync();
+            assert.equal(next.mode, 'incremental');
+            assert.deepEqual(
+              readJson(fileOf(store, path, filter)),
+              mock.service.dataset(path, filter).data,
+              `round ${round}`,
+            );
+          }
+        }
+      } finally {
+        await mock.close();
+      }
+    });
+  }
+
+  it("writes one item per line, sorted by id, as valid JSON; stores the server's lastUpdatedDate; state list/show/reset", async () => {
     const mock = await startMockServer({ port: 0, items: 30 });
     const out = tempDir();
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
-    const result = await runCli(['sync', 'expense', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'], { env });
+    const result = await runCli(
+      ['sync', 'expense', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'],
+      { env },
+    );
     const summary = JSON.parse(result.stdout);
     const lines = readFileSync(summary.file, 'utf8').split('\n');
     assert.equal(lines[0], '[');
@@ -53,28 +105,53 @@ describe('sync against the mock service (CLI)', () => {
     assert.equal(lines.length, 30 + 3);
     assert.equal(summary.file, join(out, 'expenses.json'));
     const list = JSON.parse((await runCli(['state', 'list', '--json'], { env })).stdout);
-    const record = list.datasets[`${mock.url}/expenses`];
+    const record = Object.values(
+      list.datasets as Record<string, { dataset: string; lastUpdatedDate: string; items: number }>,
+    ).find((entry) => entry.dataset === '/expenses');
+    assert.ok(record);
     assert.equal(record.lastUpdatedDate, summary.lastUpdatedDate);
     assert.equal(record.items, 30);
     const show = await runCli(['state', 'show', 'expenses', '--json'], { env });
     assert.equal(show.code, 0);
     const reset = await runCli(['state', 'reset', 'expenses'], { env });
     assert.equal(reset.code, 0);
-    const again = JSON.parse((await runCli(['sync', 'expenses', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'], { env })).stdout);
+    const again = JSON.parse(
+      (
+        await runCli(['sync', 'expenses', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'], {
+          env,
+        })
+      ).stdout,
+    );
     assert.equal(again.mode, 'full');
     const missing = await runCli(['state', 'show', 'invoices'], { env });
     assert.equal(missing.code, 2);
     await mock.close();
   });
 
-  it('--all syncs every entity; /userTaxSetup is saved as a document with no state; --dry-run writes nothing', async () => {
+  it('--all syncs every entity; /userTaxSetup is saved as a document; --dry-run writes nothing', async () => {
     const mock = await startMockServer({ port: 0, items: 20 });
     const out = tempDir();
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
-    const dry = await runCli(['sync', '--all', '--base-url', mock.url, '--token', mock.token, '--out', join(out, 'dry'), '--dry-run', '--json'], { env });
+    const dry = await runCli(
+      [
+        'sync',
+        '--all',
+        '--base-url',
+        mock.url,
+        '--token',
+        mock.token,
+        '--out',
+        join(out, 'dry'),
+        '--dry-run',
+        '--json',
+      ],
+      { env },
+    );
     assert.equal(dry.code, 0, dry.stderr);
     assert.equal(existsSync(join(out, 'dry')), false);
-    const all = await runCli(['sync', '--all', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'], { env });
+    const all = await runCli(['sync', '--all', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'], {
+      env,
+    });
     assert.equal(all.code, 0, all.stderr);
     const datasets = JSON.parse(all.stdout).datasets;
     assert.equal(datasets.length, 24);
@@ -82,7 +159,7 @@ describe('sync against the mock service (CLI)', () => {
     assert.equal(taxSetup.mode, 'document');
     assert.equal(typeof readJson(taxSetup.file).filingStatus, 'string');
     const state = JSON.parse((await runCli(['state', 'list', '--json'], { env })).stdout);
-    assert.equal(Object.keys(state.datasets).length, 23);
+    assert.equal(Object.keys(state.datasets).length, 24);
     await mock.close();
   });
 
@@ -90,7 +167,9 @@ describe('sync against the mock service (CLI)', () => {
     const mock = await startMockServer({ port: 0, items: 5 });
     const configDir = tempDir();
     const out = tempDir();
-    const viaEnv = await runCli(['sync', 'expenses', '--out', out, '--json'], { env: { LEDGERHOOK_CONFIG_DIR: configDir, LEDGERHOOK_BASE_URL: mock.url, LEDGERHOOK_TOKEN: mock.token } });
+    const viaEnv = await runCli(['sync', 'expenses', '--out', out, '--json'], {
+      env: { LEDGERHOOK_CONFIG_DIR: configDir, LEDGERHOOK_BASE_URL: mock.url, LEDGERHOOK_TOKEN: mock.token },
+    });
     assert.equal(viaEnv.code, 0, viaEnv.stderr);
     await runCli(['config', 'set', 'baseUrl', mock.url], { env: { LEDGERHOOK_CONFIG_DIR: configDir } });
     await runCli(['config', 'set', 'token', mock.token], { env: { LEDGERHOOK_CONFIG_DIR: configDir } });
@@ -120,18 +199,29 @@ describe('sync against an independent server (library)', () => {
     for (const limit of [1, 7, 100]) {
       it(`converges with deletedIds on the ${deletedIdsOn} page, limit ${limit}, items in scrambled order`, async () => {
         const server = await startSpecListServer({ items: 40, deletedIdsOn, scrambled: true });
-        const store = new MemoryStateStore();
-        const outDir = tempDir();
+        const store = newStore();
         try {
           for (const filter of [{}, { type: 'PENDING' }] as Array<Record<string, string>>) {
-            const sync = () => syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, filter, limit, outDir, store });
+            const sync = () =>
+              syncDataset({
+                baseUrl: server.baseUrl,
+                token: server.token,
+                path: server.path,
+                filter,
+                limit,
+                store,
+              });
             let summary = await sync();
-            assert.deepEqual(readJson(summary.file), server.truth(filter.type));
+            assert.deepEqual(readJson(fileOf(store, server.path, filter)), server.truth(filter.type));
             for (let round = 0; round < 3; round += 1) {
               server.mutate({ create: 3, update: 4, delete: 2, retype: 2 });
               summary = await sync();
               assert.equal(summary.mode, 'incremental');
-              assert.deepEqual(readJson(summary.file), server.truth(filter.type), `${JSON.stringify(filter)} round ${round}`);
+              assert.deepEqual(
+                readJson(fileOf(store, server.path, filter)),
+                server.truth(filter.type),
+                `${JSON.stringify(filter)} round ${round}`,
+              );
             }
           }
         } finally {
@@ -143,17 +233,33 @@ describe('sync against an independent server (library)', () => {
 
   it('retries through 500, 503, 429 with Retry-After, reset connections and truncated JSON', async () => {
     const faults: Fault[] = ['500', '503', '429', 'reset', 'truncated'];
-    const server = await startSpecListServer({ items: 60, faultFor: (n) => (n % 3 === 0 ? faults[(n / 3) % faults.length] : undefined) });
-    const store = new MemoryStateStore();
+    const server = await startSpecListServer({
+      items: 60,
+      faultFor: (n) => (n % 3 === 0 ? faults[(n / 3) % faults.length] : undefined),
+    });
     const outDir = tempDir();
+    const store = newStore(outDir);
     const retries: string[] = [];
-    const sync = () => syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, limit: 7, outDir, store, onProgress: (e) => e.type === 'retry' && retries.push(e.reason) });
+    const sync = () =>
+      syncDataset({
+        baseUrl: server.baseUrl,
+        token: server.token,
+        path: server.path,
+        limit: 7,
+        store,
+        onProgress: (e) => e.type === 'retry' && retries.push(e.reason),
+      });
     await sync();
     assert.deepEqual(readJson(readdirSync(outDir).map((f) => join(outDir, f))[0]!), server.truth());
     server.mutate({ create: 5, update: 5, delete: 3 });
-    const summary = await sync();
-    assert.deepEqual(readJson(summary.file), server.truth());
-    assert.ok(retries.some((r) => /429/.test(r)) && retries.some((r) => /50[03]/.test(r)) && retries.some((r) => /not JSON|closed/.test(r)), retries.join('\n'));
+    await sync();
+    assert.deepEqual(readJson(fileOf(store, server.path)), server.truth());
+    assert.ok(
+      retries.some((r) => /429/.test(r)) &&
+        retries.some((r) => /50[03]/.test(r)) &&
+        retries.some((r) => /not JSON|closed/.test(r)),
+      retries.join('\n'),
+    );
     await server.close();
   });
 
@@ -161,17 +267,29 @@ describe('sync against an independent server (library)', () => {
     for (const fault of ['not-envelope', 'cursor-loop'] as const) {
       let armed = false;
       const server = await startSpecListServer({ items: 30, faultFor: () => (armed ? fault : undefined) });
-      const store = new MemoryStateStore();
       const outDir = tempDir();
-      const sync = () => syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, limit: 5, outDir, store });
-      const first = await sync();
-      const before = readFileSync(first.file, 'utf8');
-      const state = JSON.stringify(store.entries());
+      const store = newStore(outDir);
+      const sync = () =>
+        syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, limit: 5, store });
+      await sync();
+      const file = fileOf(store, server.path);
+      const before = readFileSync(file, 'utf8');
+      const state = JSON.stringify(await store.records());
       server.mutate({ create: 20, update: 3 });
       armed = true;
-      await assert.rejects(syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, limit: 5, outDir, store, full: true }), { code: 'ERR_BAD_RESPONSE' });
-      assert.equal(readFileSync(first.file, 'utf8'), before);
-      assert.equal(JSON.stringify(store.entries()), state);
+      await assert.rejects(
+        syncDataset({
+          baseUrl: server.baseUrl,
+          token: server.token,
+          path: server.path,
+          limit: 5,
+          store,
+          full: true,
+        }),
+        { code: 'ERR_BAD_RESPONSE' },
+      );
+      assert.equal(readFileSync(file, 'utf8'), before);
+      assert.equal(JSON.stringify(await store.records()), state);
       assert.deepEqual(readdirSync(outDir), ['things.json'], 'no temporary file left');
       await server.close();
     }
@@ -180,8 +298,15 @@ describe('sync against an independent server (library)', () => {
   it('gives up after 5 attempts with a clear message', async () => {
     const server = await startSpecListServer({ items: 5, faultFor: () => '503' });
     await assert.rejects(
-      syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, outDir: tempDir(), store: new MemoryStateStore(), sleep: noSleep }),
-      (error: Error & { code: string }) => error.code === 'ERR_HTTP_STATUS' && /503.*gave up after 5 attempts/.test(error.message),
+      syncDataset({
+        baseUrl: server.baseUrl,
+        token: server.token,
+        path: server.path,
+        store: newStore(),
+        sleep: noSleep,
+      }),
+      (error: Error & { code: string }) =>
+        error.code === 'ERR_HTTP_STATUS' && /503.*gave up after 5 attempts/.test(error.message),
     );
     assert.equal(server.requests(), 5);
     await server.close();
@@ -192,21 +317,31 @@ describe('sync against an independent server (library)', () => {
     const server = createServer((req, res) => {
       const since = req.headers.lastupdateddate;
       const body = !since
-        ? { data: [{ id: 1, v: 'a' }, { id: 2, v: 'a' }, { id: 3, v: 'a' }], lastUpdatedDate: '2026-01-01T00:00:00.000Z' }
+        ? {
+            data: [
+              { id: 1, v: 'a' },
+              { id: 2, v: 'a' },
+              { id: 3, v: 'a' },
+            ],
+            lastUpdatedDate: '2026-01-01T00:00:00.000Z',
+          }
         : { data: [{ id: 2, v: 'b' }], deletedIds: [2, 3], lastUpdatedDate: '2026-01-01T00:00:01.000Z' };
       incremental ||= Boolean(since);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const store = new MemoryStateStore();
     const outDir = tempDir();
-    await syncDataset({ baseUrl, token: 't', path: '/x', outDir, store });
-    const summary = await syncDataset({ baseUrl, token: 't', path: '/x', outDir, store });
+    const store = newStore(outDir);
+    await syncDataset({ baseUrl, token: 't', path: '/x', store });
+    const summary = await syncDataset({ baseUrl, token: 't', path: '/x', store });
     assert.ok(incremental);
-    assert.deepEqual(readJson(summary.file), [{ id: 1, v: 'a' }, { id: 2, v: 'b' }]);
+    assert.deepEqual(readJson(fileOf(store, '/x')), [
+      { id: 1, v: 'a' },
+      { id: 2, v: 'b' },
+    ]);
     assert.equal(summary.deleted, 1);
-    assert.equal(store.entries()[0]![1].lastUpdatedDate, '2026-01-01T00:00:01.000Z');
+    assert.equal((await store.records())[0]?.[1].lastUpdatedDate, '2026-01-01T00:00:01.000Z');
     server.close();
   });
 
@@ -214,13 +349,23 @@ describe('sync against an independent server (library)', () => {
     const seen: Array<Record<string, unknown>> = [];
     const server = createServer((req, res) => {
       seen.push(req.headers);
-      const page = req.headers.cursor ? { data: [{ id: 2 }], lastUpdatedDate: '2026-01-01T00:00:00.000Z' } : { data: [{ id: 1 }], lastUpdatedDate: '2026-01-01T00:00:00.000Z', cursor: 'c1' };
+      const page = req.headers.cursor
+        ? { data: [{ id: 2 }], lastUpdatedDate: '2026-01-01T00:00:00.000Z' }
+        : { data: [{ id: 1 }], lastUpdatedDate: '2026-01-01T00:00:00.000Z', cursor: 'c1' };
       res.writeHead(200).end(JSON.stringify(page));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rest/v5`;
     const pages = [];
-    for await (const page of paginate({ baseUrl, token: 'tok', path: '/expenses/expenses', filter: { type: 'PENDING' }, limit: 1, lastUpdatedDate: '2025-12-31T00:00:00.000Z' })) pages.push(page);
+    for await (const page of paginate({
+      baseUrl,
+      token: 'tok',
+      path: '/expenses/expenses',
+      filter: { type: 'PENDING' },
+      limit: 1,
+      lastUpdatedDate: '2025-12-31T00:00:00.000Z',
+    }))
+      pages.push(page);
     assert.equal(pages.length, 2);
     assert.equal(seen[0]!.authorization, 'Bearer tok');
     assert.equal(seen[0]!['content-type'], 'application/json');
@@ -233,15 +378,19 @@ describe('sync against an independent server (library)', () => {
 
   it('rebuilds with a full read when the state exists but the file was deleted', async () => {
     const server = await startSpecListServer({ items: 10 });
-    const store = new MemoryStateStore();
     const outDir = tempDir();
-    const first = await syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, outDir, store });
-    writeFileSync(first.file, '');
+    const store = newStore(outDir);
+    await syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, store });
     const { rmSync } = await import('node:fs');
-    rmSync(first.file);
-    const second = await syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, outDir, store });
+    rmSync(fileOf(store, server.path));
+    const second = await syncDataset({
+      baseUrl: server.baseUrl,
+      token: server.token,
+      path: server.path,
+      store,
+    });
     assert.equal(second.mode, 'full');
-    assert.deepEqual(readJson(second.file), server.truth());
+    assert.deepEqual(readJson(fileOf(store, server.path)), server.truth());
     await server.close();
   });
 });

@@ -12,16 +12,40 @@ describe('catalogue (spec 4.2 and 6.2)', () => {
   it('has the 24 entity names with their list paths, and marks the 14 of the earlier list', () => {
     assert.equal(ENTITIES.length, 24);
     assert.equal(new Set(ENTITIES.map((e) => e.path)).size, 24);
-    assert.deepEqual(ENTITIES.filter((e) => e.inEarlierList).map((e) => e.name).sort(), [
-      'bankTransfer', 'business', 'client', 'expense', 'expenseCategory', 'expenseRule', 'glEntry', 'invoice', 'invoiceSetup',
-      'personalExpenseCategory', 'revenue', 'revenueRule', 'taxPayment', 'userTaxSetup'].sort());
+    assert.deepEqual(
+      ENTITIES.filter((e) => e.inEarlierList)
+        .map((e) => e.name)
+        .sort(),
+      [
+        'bankTransfer',
+        'business',
+        'client',
+        'expense',
+        'expenseCategory',
+        'expenseRule',
+        'glEntry',
+        'invoice',
+        'invoiceSetup',
+        'personalExpenseCategory',
+        'revenue',
+        'revenueRule',
+        'taxPayment',
+        'userTaxSetup',
+      ].sort(),
+    );
     assert.equal(ENTITIES.find((e) => e.name === 'personalExpenseCategory')?.path, '/expenses/personalCategories');
-    assert.deepEqual(ENTITIES.filter((e) => !e.paginated).map((e) => e.name), ['userTaxSetup']);
+    assert.deepEqual(
+      ENTITIES.filter((e) => !e.paginated).map((e) => e.name),
+      ['userTaxSetup'],
+    );
   });
 
   it('has the 25 lifecycle events with their suggested use', () => {
     assert.equal(EVENTS.length, 25);
-    assert.equal(EVENTS.find((e) => e.name === 'INVOICE_VIEWED')?.suggestedUse, 'Tell the user a client opened an invoice');
+    assert.equal(
+      EVENTS.find((e) => e.name === 'INVOICE_VIEWED')?.suggestedUse,
+      'Tell the user a client opened an invoice',
+    );
     assert.equal(EVENTS.find((e) => e.name === 'TRANSACTION_PULL_COMPLETED')?.sampleEventData.integrationName, 'Plaid');
     const expenseAdded = EVENTS.find((e) => e.name === 'EXPENSE_ADDED')!.sampleEventData;
     for (const key of ['expenseId', 'bankAccountId', 'amount', 'date']) assert.ok(key in expenseAdded, key);
@@ -31,9 +55,27 @@ describe('catalogue (spec 4.2 and 6.2)', () => {
   });
 
   it('suggests the closest name on a typo, case-insensitively', () => {
-    assert.equal(suggest('EXPENSE_ADED', EVENTS.map((e) => e.name)), 'EXPENSE_ADDED');
-    assert.equal(suggest('invoice_veiwed', EVENTS.map((e) => e.name)), 'INVOICE_VIEWED');
-    assert.equal(suggest('xyz', EVENTS.map((e) => e.name)), undefined);
+    assert.equal(
+      suggest(
+        'EXPENSE_ADED',
+        EVENTS.map((e) => e.name),
+      ),
+      'EXPENSE_ADDED',
+    );
+    assert.equal(
+      suggest(
+        'invoice_veiwed',
+        EVENTS.map((e) => e.name),
+      ),
+      'INVOICE_VIEWED',
+    );
+    assert.equal(
+      suggest(
+        'xyz',
+        EVENTS.map((e) => e.name),
+      ),
+      undefined,
+    );
     assert.throws(() => resolveEventName('EXPENSE_ADED'), /did you mean EXPENSE_ADDED/);
     assert.throws(() => resolveEntityName('bankTransfers2'), /did you mean bankTransfer/);
   });
@@ -79,7 +121,11 @@ describe('buildSampleBody', () => {
   });
 
   it('applies --set with dotted paths and JSON values, and never pollutes prototypes', () => {
-    const body = buildSampleBody({ type: 'LIFECYCLE_EVENT', event: 'EXPENSE_ADDED', set: ['eventData.amount=19.99', 'eventData.meta.source=csv', 'userId=u-9'] }) as Record<string, any>;
+    const body = buildSampleBody({
+      type: 'LIFECYCLE_EVENT',
+      event: 'EXPENSE_ADDED',
+      set: ['eventData.amount=19.99', 'eventData.meta.source=csv', 'userId=u-9'],
+    }) as Record<string, any>;
     assert.equal(body.eventData.amount, 19.99);
     assert.equal(body.eventData.meta.source, 'csv');
     assert.equal(body.userId, 'u-9');
@@ -88,7 +134,11 @@ describe('buildSampleBody', () => {
   });
 
   it('refuses mixed-up options', () => {
-    assert.throws(() => buildSampleBody({ type: 'LIFECYCLE_EVENT' }), /needs --event/);
+    // The library states the fact and its reason; the CLI adds the flag advice (issue #11).
+    assert.throws(() => buildSampleBody({ type: 'LIFECYCLE_EVENT' }), {
+      message: /needs an event name/,
+      details: { reason: 'missing_event' },
+    });
     assert.throws(() => buildSampleBody({ type: 'ENTITY_UPDATE', entities: ['nope'] }), /unknown entity/);
     assert.throws(() => buildSampleBody({ type: 'ENTITY_UPDATE', entities: [] }), /at least one/);
   });

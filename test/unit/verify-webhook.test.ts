@@ -1,14 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SignJWT, jwtVerify } from 'jose';
-import { decodeWebhookToken, signWebhook, verifyWebhook, verifyWebhookRequest, type VerifyFailureCode } from '../../src/index.js';
+import {
+  decodeWebhookToken,
+  signWebhook,
+  verifyWebhook,
+  verifyWebhookRequest,
+  type VerifyFailureCode,
+} from '../../src/index.js';
 import { bodyHash, independentVerify, makeToken } from '../helpers/independent-jwt.js';
 
 const SECRET = 'whsec_ledgerhook_test_vector_0001';
 const BODY = '{"userId":"user-1","type":"ENTITY_UPDATE","entities":["expense","invoice"]}';
 const IAT = 1_700_000_000;
 /** Computed once with Python's hmac/hashlib, committed so that a change in encoding is caught. */
-const VECTOR_TOKEN = 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpYXQiOjE3MDAwMDAwMDAsInJlcXVlc3RfYm9keV9zaGEyNTYiOiJKVnhoTUtsWmx3dlJ5UjVPREVCeEFaYkQ2VHBzTVMxYi9hVGNVdmM2NHc4PSJ9.oQRwcylcD9Qssfq8JfMB6HSHXY3hLR5-RTrleBi1N0s';
+const VECTOR_TOKEN =
+  'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpYXQiOjE3MDAwMDAwMDAsInJlcXVlc3RfYm9keV9zaGEyNTYiOiJKVnhoTUtsWmx3dlJ5UjVPREVCeEFaYkQ2VHBzTVMxYi9hVGNVdmM2NHc4PSJ9.oQRwcylcD9Qssfq8JfMB6HSHXY3hLR5-RTrleBi1N0s';
 const VECTOR_HASH = 'JVxhMKlZlwvRyR5ODEBxAZbD6TpsMS1b/aTcUvc64w8=';
 const at = (seconds: number) => () => seconds * 1000;
 
@@ -34,7 +41,10 @@ describe('signWebhook', () => {
   it('produces tokens an independent implementation and jose accept', async () => {
     const token = await signWebhook(BODY, SECRET, { iat: IAT });
     assert.deepEqual(independentVerify(token, SECRET), { iat: IAT, request_body_sha256: bodyHash(BODY) });
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(SECRET), { algorithms: ['HS256'], currentDate: new Date(IAT * 1000) });
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(SECRET), {
+      algorithms: ['HS256'],
+      currentDate: new Date(IAT * 1000),
+    });
     assert.equal(payload.request_body_sha256, VECTOR_HASH);
   });
 
@@ -59,7 +69,10 @@ describe('verifyWebhook accepts', () => {
   });
 
   it('a token made by jose directly', async () => {
-    const token = await new SignJWT({ request_body_sha256: bodyHash(BODY) }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(IAT).sign(new TextEncoder().encode(SECRET));
+    const token = await new SignJWT({ request_body_sha256: bodyHash(BODY) })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt(IAT)
+      .sign(new TextEncoder().encode(SECRET));
     assert.equal((await verifyWebhook({ body: BODY, token, secrets: [SECRET], now: at(IAT) })).ok, true);
   });
 
@@ -70,60 +83,183 @@ describe('verifyWebhook accepts', () => {
 
   it('with the second of several secrets, and says which one', async () => {
     const token = await signWebhook(BODY, 'production-secret', { iat: IAT });
-    const result = await verifyWebhook({ body: BODY, token, secrets: [{ secret: 'sandbox-secret', label: 'sandbox' }, { secret: 'production-secret', label: 'production' }], now: at(IAT) });
+    const result = await verifyWebhook({
+      body: BODY,
+      token,
+      secrets: [
+        { secret: 'sandbox-secret', label: 'sandbox' },
+        { secret: 'production-secret', label: 'production' },
+      ],
+      now: at(IAT),
+    });
     assert.ok(result.ok);
     assert.equal(result.secretIndex, 1);
     assert.equal(result.secretLabel, 'production');
   });
 
   it('one second inside the tolerance (the boundary)', async () => {
-    const result = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT + 299), toleranceSeconds: 300 });
+    const result = await verifyWebhook({
+      body: BODY,
+      token: VECTOR_TOKEN,
+      secrets: SECRET,
+      now: at(IAT + 299),
+      toleranceSeconds: 300,
+    });
     assert.equal(result.ok, true);
   });
 
-  it('an iat in the future within the tolerance, and beyond it with a warning unless strict', async () => {
-    assert.equal((await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT - 300) })).ok, true);
-    const lenient = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT - 301) });
-    assert.ok(lenient.ok && lenient.warnings.length === 1 && /future/.test(lenient.warnings[0]!));
-    const strict = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT - 301), strict: true });
-    assert.ok(!strict.ok && strict.code === 'issued_in_future');
+  it('an iat in the future within the tolerance; beyond it refused (issued_in_future) unless allowFutureIat', async () => {
+    assert.equal(
+      (await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT - 300) })).ok,
+      true,
+    );
+    const refused = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT - 301) });
+    assert.ok(!refused.ok && refused.code === 'issued_in_future', JSON.stringify(refused));
+    const allowed = await verifyWebhook({
+      body: BODY,
+      token: VECTOR_TOKEN,
+      secrets: SECRET,
+      now: at(IAT - 301),
+      allowFutureIat: true,
+    });
+    assert.ok(allowed.ok && allowed.warnings.length === 1 && /future/.test(allowed.warnings[0] ?? ''));
+  });
+
+  it('a far-future token never becomes valid: refused a year ahead too', async () => {
+    const token = await signWebhook(BODY, SECRET, { iat: IAT + 365 * 86_400 });
+    const result = await verifyWebhook({ body: BODY, token, secrets: SECRET, now: at(IAT) });
+    assert.ok(!result.ok && result.code === 'issued_in_future');
   });
 
   it('an old token when expiry is ignored', async () => {
-    const result = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT + 10_000), ignoreExpiry: true });
+    const result = await verifyWebhook({
+      body: BODY,
+      token: VECTOR_TOKEN,
+      secrets: SECRET,
+      now: at(IAT + 10_000),
+      ignoreExpiry: true,
+    });
     assert.equal(result.ok, true);
   });
 });
 
 const valid = { iat: IAT, request_body_sha256: bodyHash(BODY) };
-const failures: Array<{ name: string; token: () => string | undefined; code: VerifyFailureCode; body?: string; now?: number; tolerance?: number }> = [
+const failures: Array<{
+  name: string;
+  token: () => string | undefined;
+  code: VerifyFailureCode;
+  body?: string;
+  now?: number;
+  tolerance?: number;
+}> = [
   { name: 'no token', token: () => undefined, code: 'missing_token' },
   { name: 'an empty token', token: () => '   ', code: 'missing_token' },
   { name: 'a token with 2 segments', token: () => 'eyJhbGciOiJIUzI1NiJ9.eyJpYXQiOjF9', code: 'malformed_token' },
   { name: 'a token with 4 segments', token: () => `${VECTOR_TOKEN}.extra`, code: 'malformed_token' },
-  { name: 'a header that is not JSON', token: () => `${Buffer.from('not json').toString('base64url')}.e30.sig`, code: 'malformed_token' },
-  { name: 'claims that are not JSON', token: () => `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from('nope').toString('base64url')}.sig`, code: 'malformed_token' },
-  { name: 'claims that are a JSON array', token: () => `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from('[1]').toString('base64url')}.sig`, code: 'malformed_token' },
+  {
+    name: 'a header that is not JSON',
+    token: () => `${Buffer.from('not json').toString('base64url')}.e30.sig`,
+    code: 'malformed_token',
+  },
+  {
+    name: 'claims that are not JSON',
+    token: () =>
+      `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from('nope').toString('base64url')}.sig`,
+    code: 'malformed_token',
+  },
+  {
+    name: 'claims that are a JSON array',
+    token: () =>
+      `${Buffer.from('{"alg":"HS256"}').toString('base64url')}.${Buffer.from('[1]').toString('base64url')}.sig`,
+    code: 'malformed_token',
+  },
   { name: 'a 1 MB token', token: () => `${'a'.repeat(1024 * 1024)}.b.c`, code: 'malformed_token' },
   { name: '"Bearer " in front of the token', token: () => `Bearer ${VECTOR_TOKEN}`, code: 'malformed_token' },
   { name: 'alg none', token: () => makeToken({ alg: 'none', claims: valid }), code: 'algorithm_not_allowed' },
-  { name: 'HS384 with the right secret', token: () => makeToken({ alg: 'HS384', claims: valid, secret: SECRET }), code: 'algorithm_not_allowed' },
-  { name: 'HS512 with the right secret', token: () => makeToken({ alg: 'HS512', claims: valid, secret: SECRET }), code: 'algorithm_not_allowed' },
+  {
+    name: 'HS384 with the right secret',
+    token: () => makeToken({ alg: 'HS384', claims: valid, secret: SECRET }),
+    code: 'algorithm_not_allowed',
+  },
+  {
+    name: 'HS512 with the right secret',
+    token: () => makeToken({ alg: 'HS512', claims: valid, secret: SECRET }),
+    code: 'algorithm_not_allowed',
+  },
   { name: 'RS256', token: () => makeToken({ alg: 'RS256', claims: valid }), code: 'algorithm_not_allowed' },
   { name: 'ES256', token: () => makeToken({ alg: 'ES256', claims: valid }), code: 'algorithm_not_allowed' },
-  { name: 'an alg header that is not a string', token: () => makeToken({ header: { alg: ['HS256'] }, claims: valid, secret: SECRET, alg: 'HS256' }), code: 'algorithm_not_allowed' },
-  { name: 'HS256 with the wrong secret', token: () => makeToken({ claims: valid, secret: 'wrong' }), code: 'bad_signature' },
-  { name: 'HS256 with an empty signature', token: () => makeToken({ claims: valid, secret: SECRET }).replace(/\.[^.]*$/, '.'), code: 'bad_signature' },
-  { name: 'a signature of another token', token: () => `${makeToken({ claims: { ...valid, iat: IAT + 1 }, secret: SECRET }).split('.').slice(0, 2).join('.')}.${VECTOR_TOKEN.split('.')[2]}`, code: 'bad_signature' },
-  { name: 'iat as a string', token: () => makeToken({ claims: { ...valid, iat: String(IAT) }, secret: SECRET }), code: 'invalid_claims' },
-  { name: 'no iat', token: () => makeToken({ claims: { request_body_sha256: valid.request_body_sha256 }, secret: SECRET }), code: 'invalid_claims' },
+  {
+    name: 'an alg header that is not a string',
+    token: () => makeToken({ header: { alg: ['HS256'] }, claims: valid, secret: SECRET, alg: 'HS256' }),
+    code: 'algorithm_not_allowed',
+  },
+  {
+    name: 'HS256 with the wrong secret',
+    token: () => makeToken({ claims: valid, secret: 'wrong' }),
+    code: 'bad_signature',
+  },
+  {
+    name: 'HS256 with an empty signature',
+    token: () => makeToken({ claims: valid, secret: SECRET }).replace(/\.[^.]*$/, '.'),
+    code: 'bad_signature',
+  },
+  {
+    name: 'a signature of another token',
+    token: () =>
+      `${makeToken({ claims: { ...valid, iat: IAT + 1 }, secret: SECRET })
+        .split('.')
+        .slice(0, 2)
+        .join('.')}.${VECTOR_TOKEN.split('.')[2]}`,
+    code: 'bad_signature',
+  },
+  {
+    name: 'iat as a string',
+    token: () => makeToken({ claims: { ...valid, iat: String(IAT) }, secret: SECRET }),
+    code: 'invalid_claims',
+  },
+  {
+    name: 'no iat',
+    token: () => makeToken({ claims: { request_body_sha256: valid.request_body_sha256 }, secret: SECRET }),
+    code: 'invalid_claims',
+  },
   { name: 'no hash claim', token: () => makeToken({ claims: { iat: IAT }, secret: SECRET }), code: 'invalid_claims' },
-  { name: 'a hash claim that is a number', token: () => makeToken({ claims: { iat: IAT, request_body_sha256: 5 }, secret: SECRET }), code: 'invalid_claims' },
-  { name: 'now - iat equal to the tolerance (the boundary)', token: () => VECTOR_TOKEN, now: IAT + 300, code: 'expired' },
-  { name: 'now - iat past a custom tolerance', token: () => VECTOR_TOKEN, now: IAT + 11, tolerance: 10, code: 'expired' },
-  { name: 'a body changed by one byte', token: () => VECTOR_TOKEN, body: BODY.replace('user-1', 'user-2'), code: 'body_mismatch' },
+  {
+    name: 'a hash claim that is a number',
+    token: () => makeToken({ claims: { iat: IAT, request_body_sha256: 5 }, secret: SECRET }),
+    code: 'invalid_claims',
+  },
+  {
+    name: 'now - iat equal to the tolerance (the boundary)',
+    token: () => VECTOR_TOKEN,
+    now: IAT + 300,
+    code: 'expired',
+  },
+  {
+    name: 'now - iat past a custom tolerance',
+    token: () => VECTOR_TOKEN,
+    now: IAT + 11,
+    tolerance: 10,
+    code: 'expired',
+  },
+  {
+    name: 'a body changed by one byte',
+    token: () => VECTOR_TOKEN,
+    body: BODY.replace('user-1', 'user-2'),
+    code: 'body_mismatch',
+  },
   { name: 'an empty body', token: () => VECTOR_TOKEN, body: '', code: 'body_mismatch' },
-  { name: 'a hex hash claim', token: () => makeToken({ claims: { iat: IAT, request_body_sha256: bodyHash(BODY) && Buffer.from(bodyHash(BODY), 'base64').toString('hex') }, secret: SECRET }), code: 'body_mismatch' },
+  {
+    name: 'a hex hash claim',
+    token: () =>
+      makeToken({
+        claims: {
+          iat: IAT,
+          request_body_sha256: bodyHash(BODY) && Buffer.from(bodyHash(BODY), 'base64').toString('hex'),
+        },
+        secret: SECRET,
+      }),
+    code: 'body_mismatch',
+  },
 ];
 
 describe('verifyWebhook rejects', () => {
@@ -152,7 +288,9 @@ describe('verifyWebhook rejects', () => {
 
   it('refuses to run without a secret or with a negative tolerance', async () => {
     await assert.rejects(verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: [] }), { code: 'ERR_USAGE' });
-    await assert.rejects(verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, toleranceSeconds: -1 }), { code: 'ERR_USAGE' });
+    await assert.rejects(verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, toleranceSeconds: -1 }), {
+      code: 'ERR_USAGE',
+    });
   });
 });
 
@@ -179,7 +317,10 @@ describe('diagnostics', () => {
     assert.match(await hintsFor(BODY, token), /pretty-printed with 2 spaces/);
   });
   it('spots a hex digest instead of Base64', async () => {
-    const token = makeToken({ claims: { iat: IAT, request_body_sha256: Buffer.from(bodyHash(BODY), 'base64').toString('hex') }, secret: SECRET });
+    const token = makeToken({
+      claims: { iat: IAT, request_body_sha256: Buffer.from(bodyHash(BODY), 'base64').toString('hex') },
+      secret: SECRET,
+    });
     assert.match(await hintsFor(BODY, token), /hex digest/);
   });
   it('spots a secret with surrounding whitespace', async () => {
@@ -190,13 +331,28 @@ describe('diagnostics', () => {
   it('spots a token of the other environment, loaded lazily', async () => {
     let loaded = 0;
     const result = await verifyWebhook({
-      body: BODY, token: VECTOR_TOKEN, secrets: { secret: 'sandbox', label: 'sandbox' }, now: at(IAT),
-      otherSecrets: async () => { loaded += 1; return [{ secret: SECRET, label: 'production' }]; },
+      body: BODY,
+      token: VECTOR_TOKEN,
+      secrets: { secret: 'sandbox', label: 'sandbox' },
+      now: at(IAT),
+      otherSecrets: async () => {
+        loaded += 1;
+        return [{ secret: SECRET, label: 'production' }];
+      },
     });
     assert.ok(!result.ok && result.code === 'bad_signature');
     assert.match(result.hints.join(), /production secret/);
     assert.equal(loaded, 1);
-    const ok = await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT), otherSecrets: async () => { loaded += 1; return []; } });
+    const ok = await verifyWebhook({
+      body: BODY,
+      token: VECTOR_TOKEN,
+      secrets: SECRET,
+      now: at(IAT),
+      otherSecrets: async () => {
+        loaded += 1;
+        return [];
+      },
+    });
     assert.ok(ok.ok);
     assert.equal(loaded, 1, 'other secrets are not loaded when the signature verifies');
   });
@@ -213,18 +369,91 @@ describe('decodeWebhookToken', () => {
 
 describe('verifyWebhookRequest', () => {
   it('finds the header in any case in a Node headers object', async () => {
-    const result = await verifyWebhookRequest({ headers: { 'service-verification': VECTOR_TOKEN, 'content-type': 'application/json' }, body: Buffer.from(BODY), secrets: SECRET, now: at(IAT) });
+    const result = await verifyWebhookRequest({
+      headers: { 'service-verification': VECTOR_TOKEN, 'content-type': 'application/json' },
+      body: Buffer.from(BODY),
+      secrets: SECRET,
+      now: at(IAT),
+    });
     assert.equal(result.ok, true);
   });
   it('uses a configured header name and a fetch Headers object', async () => {
     const headers = new Headers({ 'Acme-Verification': VECTOR_TOKEN });
-    const result = await verifyWebhookRequest({ headers, body: BODY, secrets: SECRET, now: at(IAT), headerName: 'ACME-VERIFICATION' });
+    const result = await verifyWebhookRequest({
+      headers,
+      body: BODY,
+      secrets: SECRET,
+      now: at(IAT),
+      headerName: 'ACME-VERIFICATION',
+    });
     assert.equal(result.ok, true);
   });
   it('reports a missing header and refuses a duplicated one', async () => {
     const missing = await verifyWebhookRequest({ headers: {}, body: BODY, secrets: SECRET });
     assert.ok(!missing.ok && missing.code === 'missing_token');
-    const twice = await verifyWebhookRequest({ headers: { 'Service-Verification': [VECTOR_TOKEN, VECTOR_TOKEN] }, body: BODY, secrets: SECRET });
+    const twice = await verifyWebhookRequest({
+      headers: { 'Service-Verification': [VECTOR_TOKEN, VECTOR_TOKEN] },
+      body: BODY,
+      secrets: SECRET,
+    });
     assert.ok(!twice.ok && twice.code === 'malformed_token');
+  });
+});
+
+describe('canonical Base64url segments', () => {
+  /** The 4 spellings of the signature's last character that decode to the same bytes. */
+  const lastCharVariants = (token: string): string[] => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = token.at(-1) ?? '';
+    const base = alphabet.indexOf(last) & ~3;
+    return [0, 1, 2, 3].map((spare) => `${token.slice(0, -1)}${alphabet[base + spare]}`).filter((t) => t !== token);
+  };
+
+  it('refuses the 3 non-canonical spellings of a valid signature as malformed_token', async () => {
+    const variants = lastCharVariants(VECTOR_TOKEN);
+    assert.equal(variants.length, 3);
+    for (const token of variants) {
+      assert.deepEqual(
+        Buffer.from(token.split('.')[2] ?? '', 'base64url'),
+        Buffer.from(VECTOR_TOKEN.split('.')[2] ?? '', 'base64url'),
+      );
+      const result = await verifyWebhook({ body: BODY, token, secrets: SECRET, now: at(IAT) });
+      assert.ok(!result.ok && result.code === 'malformed_token', `${token}: ${JSON.stringify(result)}`);
+      assert.match(result.message, /canonical/);
+    }
+    assert.equal((await verifyWebhook({ body: BODY, token: VECTOR_TOKEN, secrets: SECRET, now: at(IAT) })).ok, true);
+  });
+
+  it('refuses non-canonical header and payload segments', async () => {
+    const [header = '', payload = '', signature = ''] = VECTOR_TOKEN.split('.');
+    for (const [name, token] of [
+      ['header', `${lastCharVariants(header)[0]}.${payload}.${signature}`],
+      ['payload', `${header}.${lastCharVariants(payload)[0]}.${signature}`],
+      ['padded payload', `${header}.${payload}==.${signature}`],
+    ] as const) {
+      const result = await verifyWebhook({ body: BODY, token, secrets: SECRET, now: at(IAT) });
+      assert.ok(!result.ok && result.code === 'malformed_token', `${name}: ${JSON.stringify(result)}`);
+    }
+  });
+
+  it('refuses a non-canonical token in verifyWebhookRequest too', async () => {
+    const [token = ''] = lastCharVariants(VECTOR_TOKEN);
+    const result = await verifyWebhookRequest({
+      headers: { 'service-verification': token },
+      body: BODY,
+      secrets: SECRET,
+      now: at(IAT),
+    });
+    assert.ok(!result.ok && result.code === 'malformed_token');
+  });
+
+  it('refuses a future iat in verifyWebhookRequest by default', async () => {
+    const result = await verifyWebhookRequest({
+      headers: { 'service-verification': VECTOR_TOKEN },
+      body: BODY,
+      secrets: SECRET,
+      now: at(IAT - 3600),
+    });
+    assert.ok(!result.ok && result.code === 'issued_in_future');
   });
 });

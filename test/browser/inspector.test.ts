@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { createHash, createHmac } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { startCli, tempDir } from '../helpers/cli.js';
+import { chromiumMissing, isLoopback, launchChromium } from './chromium.js';
+
+const SECRET = 'whsec_inspector_browser_test';
+const skip = chromiumMissing();
+const screenshots = process.env.LEDGERHOOK_SCREENSHOTS === '1';
+const docs = new URL('../../docs/', import.meta.url);
+
+const b64url = (data: string | Buffer) => Buffer.from(data).toString('base64url');
+/** Signed with node:crypto directly: the test does not trust ledgerhook's own signer. */
+function token(body: string, secret: string, iat = Math.floor(Date.now() / 1000)): string {
+  const claims = { iat, request_body_sha256: createHash('sha256').update(body).digest('base64') };
+  const input = `${b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}`;
+  return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
+}
+
+async function deliver(url: string, body: string, secret: string): Promise<number> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'service-verification': token(body, secret) },
+    body,
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** Opens the page, recording every request outside loopback (and refusing it) and every dialog. */
+async function openPage(browser: Browser, url: string) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
+  const outside: string[] = [];
+  const dialogs: string[] = [];
+  await context.route('**/*', (route) => {
+    const target = route.request().url();
+    if (isLoopback(target)) return route.continue();
+    outside.push(target);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  // A Content-Security-Policy violation or a failed load shows up here.
+  const consoleErrors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    dialog.dismiss().catch(() => undefined);
+  });
+  await page.goto(url);
+  await page.waitForSelector('.live.on');
+  return { page, outside, dialogs, consoleErrors, close: () => context.close() };
+}
+
+const rowCount = (page: Page) => page.locator('.row-item').count();
+
+describe('inspector page in Chromium', { skip }, () => {
+  let browser: Browser;
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('listen --ui: deliveries sent after the page opened appear live; the forged one names its failed check; hostile values stay text', async () => {
+    const listen = startCli(['listen', '--port', '0', '--ui-port', '0', '--json', '--secret', SECRET]);
+    try {
+      const started = await listen.waitFor((line) => line?.kind === 'listening');
+      assert.match(started.inspectorUrl, /^http:\/\/127\.0\.0\.1:\d+\/[\w-]{20,}\/$/);
+      // Without the token, neither the page nor its API answers.
+      const base = new URL(started.inspectorUrl);
+      for (const path of ['/', '/api/deliveries', `/x${base.pathname.slice(2)}api/deliveries`])
+        assert.equal((await fetch(new URL(path, base))).status, 403, path);
+
+      const { page, outside, dialogs, consoleErrors, close } = await openPage(browser, started.inspectorUrl);
+      assert.equal(await rowCount(page), 0);
+      const valid = JSON.stringify({
+        userId: 'user_1',
+        type: 'LIFECYCLE_EVENT',
+        event: 'INVOICE_VIEWED',
+        eventData: {},
+      });
+      const forged = JSON.stringify({
+        userId: '<script>window.__pwned = 1</script>',
+        type: 'ENTITY_UPDATE',
+        entities: ['<img src=x onerror="window.__pwned = 2; alert(1)">', 'expense'],
+        note: '<img src=http://198.51.100.7/beacon.png onerror=alert(2)>',
+      });
+      assert.equal(await deliver(started.url, valid, SECRET), 200);
+      assert.equal(await deliver(started.url, forged, 'not-the-secret'), 400);
+      await page.waitForFunction(() => document.querySelectorAll('.row-item').length === 2);
+      // Newest first: the forged one is on top.
+      const first = page.locator('.row-item').first();
+      assert.match((await first.textContent()) ?? '', /bad_signature/);
+      assert.equal(await page.locator('.row-item .user').first().textContent(), '<script>window.__pwned = 1</script>');
+
+      await first.click();
+      await page.waitForSelector('.failed-checks');
+      assert.equal(await page.locator('.failed-checks').textContent(), 'Failed check: signature');
+      assert.equal(await page.locator('tr.check.fail').getAttribute('data-check'), 'signature');
+      assert.match((await page.locator('pre.body').textContent()) ?? '', /<img src=x onerror=/);
+      if (screenshots) await page.screenshot({ path: new URL('inspector-detail.png', docs).pathname });
+
+      const injected = await page.evaluate(() => ({
+        images: document.querySelectorAll('img').length,
+        scripts: document.querySelectorAll('script').length,
+        pwned: (window as unknown as { __pwned?: number }).__pwned ?? null,
+      }));
+      assert.deepEqual(injected, { images: 0, scripts: 1, pwned: null });
+      assert.deepEqual(dialogs, []);
+
+      // The valid one: a full checklist, nothing failed, and it may be re-signed.
+      await page.locator('.row-item').nth(1).click();
+      await page.waitForSelector('.verdict.valid');
+      assert.equal(await page.locator('tr.check.fail').count(), 0);
+      assert.equal(await page.locator('tr.check.pass').count(), 6);
+      const html = await page.content();
+      assert.equal(html.includes(SECRET), false);
+      assert.deepEqual(outside, []);
+      assert.deepEqual(consoleErrors, []);
+      await close();
+    } finally {
+      await listen.stop();
+    }
+  });
+
+  it('inspect FILE: 5,000 deliveries open with only a window of rows in the DOM; filters and search narrow the list', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'many.jsonl');
+    const events = ['INVOICE_VIEWED', 'INVOICE_PAID', 'EXPENSE_ADDED', 'TRANSACTION_PULL_COMPLETED'];
+    const lines: string[] = [];
+    const start = Date.UTC(2026, 10, 20, 9);
+    for (let index = 0; index < 5000; index += 1) {
+      const entity = index % 3 === 0;
+      const userId = `user_${index % 7}`;
+      const event = events[index % events.length]!;
+      const body = entity
+        ? JSON.stringify({ userId, type: 'ENTITY_UPDATE', entities: ['expense', 'bankTransfer'] })
+        : JSON.stringify({ userId, type: 'LIFECYCLE_EVENT', event, eventData: {} });
+      const forged = index % 11 === 5;
+      const iat = Math.floor((start + index * 1000) / 1000);
+      lines.push(
+        JSON.stringify({
+          id: `dlv_${index.toString(36).padStart(5, '0')}`,
+          receivedAt: new Date(start + index * 1000 + 37).toISOString(),
+          method: 'POST',
+          path: '/webhooks',
+          headers: {
+            'content-type': 'application/json',
+            'service-verification': token(body, forged ? 'wrong' : SECRET, iat),
+          },
+          headerName: 'service-verification',
+          body: Buffer.from(body).toString('base64'),
+          bodyBytes: Buffer.byteLength(body),
+          verdict: forged
+            ? {
+                valid: false,
+                code: 'bad_signature',
+                message: 'the signature does not verify with the webhook secret',
+                status: 400,
+              }
+            : { valid: true, status: 200 },
+          type: entity ? 'ENTITY_UPDATE' : 'LIFECYCLE_EVENT',
+          userId,
+          ...(entity ? { entities: ['expense', 'bankTransfer'] } : { event }),
+        }),
+      );
+    }
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const inspect = startCli(['inspect', file, '--port', '0', '--json', '--secret', SECRET]);
+    try {
+      const started = await inspect.waitFor((line) => line?.kind === 'inspecting');
+      assert.equal(started.deliveries, 5000);
+      const opened = performance.now();
+      const { page, outside, consoleErrors, close } = await openPage(browser, started.inspectorUrl);
+      await page.waitForFunction(() => document.querySelector('.count')?.textContent === '5000 of 5000 deliveries');
+      await page.waitForSelector('.row-item');
+      console.log(
+        `# inspector: 5,000 deliveries listed ${Math.round(performance.now() - opened)} ms after navigation began`,
+      );
+      const rows = await rowCount(page);
+      assert.ok(rows > 10 && rows < 120, `expected a window of rows, got ${rows}`);
+      assert.equal(
+        await page.locator('.row-item').first().getAttribute('data-id'),
+        `dlv_${(4999).toString(36).padStart(5, '0')}`,
+      );
+      // Scrolled to the end, the oldest is rendered, still within a window.
+      await page.locator('.list').evaluate((list) => {
+        list.scrollTop = list.scrollHeight;
+      });
+      await page.waitForSelector('[data-id="dlv_00000"]');
+      assert.ok((await rowCount(page)) < 120);
+
+      await page.locator('.row-item').last().click();
+      await page.waitForSelector('.verdict');
+      await page.locator('.list').evaluate((list) => {
+        list.scrollTop = 0;
+      });
+      await page.selectOption('select[aria-label="verdict"]', 'refused');
+      await page.waitForFunction(() => /^455 of 5000/.test(document.querySelector('.count')?.textContent ?? ''));
+      await page.selectOption('select[aria-label="verdict"]', '');
+      await page.fill('input[aria-label="user"]', 'user_3');
+      await page.selectOption('select[aria-label="event"]', 'INVOICE_PAID');
+      const narrowed = (await page.locator('.count').textContent()) ?? '';
+      const expected = lines.filter(
+        (line) => line.includes('"userId":"user_3"') && line.includes('"event":"INVOICE_PAID"'),
+      );
+      assert.equal(narrowed, `${expected.length} of 5000 deliveries`);
+      await page.fill('input[aria-label="user"]', '');
+      await page.selectOption('select[aria-label="event"]', '');
+      await page.fill('input[aria-label="search"]', 'dlv_00000');
+      await page.waitForFunction(() => document.querySelector('.count')?.textContent === '1 of 5000 deliveries');
+      await page.fill('input[aria-label="search"]', '');
+      if (screenshots) await page.screenshot({ path: new URL('inspector-list.png', docs).pathname });
+      assert.deepEqual(outside, []);
+      assert.deepEqual(consoleErrors, []);
+      await close();
+    } finally {
+      await inspect.stop();
+    }
+  });
+});

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { readCaptures, selectCaptures } from '../../src/capture/read-captures.js';
+import { captureSelector } from '../../src/cli/capture-selector.js';
+import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { CAPTURE_SECRET, FORGED_BODY, VALID_BODY, captureRecord, writeMixedCapture } from '../helpers/capture-file.js';
+
+describe('captures list and show', () => {
+  it('lists valid and refused deliveries and warns about a torn last line', async () => {
+    const { file } = await writeMixedCapture();
+    const result = await runCli(['captures', 'list', file]);
+    assert.equal(result.code, 0, result.stderr);
+    const lines = result.stdout.trimEnd().split('\n');
+    assert.match(lines[0]!, /^#\s+ID\s+RECEIVED\s+VERDICT\s+TYPE\/EVENT\s+USER\s+SIZE$/);
+    assert.match(lines[1]!, /^0\s+dlv_valid .* valid 200\s+LIFECYCLE_EVENT INVOICE_VIEWED\s+user_1\s+84 B$/);
+    assert.match(lines[2]!, /^1\s+dlv_forged .* bad_signature 400\s+ENTITY_UPDATE expense\s+user_2\s+65 B$/);
+    assert.equal(lines.at(-1), `2 deliveries of 2 in ${file}`);
+    assert.match(result.stderr, /line 3 is incomplete/);
+  });
+
+  it('takes the selectors replay takes, and --json is one document', async () => {
+    const { file } = await writeMixedCapture();
+    // The selector table runs in-process through the functions `captures list` calls (read, check, select):
+    // a spawn per selector proved nothing more. One spawned run below keeps the flags and the --json document.
+    const { records, warnings } = await readCaptures(file);
+    assert.equal(warnings.length, 1);
+    const cases: Array<{ flags: Parameters<typeof captureSelector>[0]; ids: string[] }> = [
+      { flags: { type: 'entity_update' }, ids: ['dlv_forged'] },
+      { flags: { event: 'INVOICE_VIEWED' }, ids: ['dlv_valid'] },
+      { flags: { user: 'user_2' }, ids: ['dlv_forged'] },
+      { flags: { last: 1 }, ids: ['dlv_forged'] },
+      { flags: { index: 0 }, ids: ['dlv_valid'] },
+      { flags: { id: 'dlv_forged' }, ids: ['dlv_forged'] },
+      { flags: { user: 'nobody' }, ids: [] },
+    ];
+    for (const { flags, ids } of cases) {
+      const chosen = selectCaptures(records, captureSelector(flags, records));
+      assert.deepEqual(
+        chosen.map((record) => record.id),
+        ids,
+        JSON.stringify(flags),
+      );
+    }
+    for (const [args, ids] of [
+      [['--type', 'entity_update'], ['dlv_forged']],
+      [['--index', '0', '--event', 'invoice_viewed'], ['dlv_valid']],
+    ] as const) {
+      const result = await runCli(['captures', 'list', file, '--json', ...args]);
+      assert.equal(result.code, 0, result.stderr);
+      const document = JSON.parse(result.stdout);
+      assert.deepEqual(
+        document.deliveries.map((d: { id: string }) => d.id),
+        ids,
+        args.join(' '),
+      );
+      assert.equal(document.count, ids.length);
+      assert.equal(document.warnings.length, 1);
+    }
+  });
+
+  it('shows one delivery: headers, decoded token, checklist with a secret, pretty body', async () => {
+    const { file } = await writeMixedCapture();
+    const forged = await runCli(['captures', 'show', `${file}#dlv_forged`, '--secret', CAPTURE_SECRET]);
+    assert.equal(forged.code, 0, forged.stderr);
+    assert.match(forged.stdout, /refused: bad_signature/);
+    assert.match(forged.stdout, /✖ signature\s+does not verify/);
+    assert.match(forged.stdout, /✔ integrity/);
+    assert.match(forged.stdout, /iat 2026-11-18T\d\d:\d\d:\d\d\.000Z \(1s old when received\)/);
+    assert.match(forged.stdout, /service-verification: eyJ/);
+    assert.match(forged.stdout, /"entities": \[\n\s+"expense"\n\s+\]/);
+    const valid = await runCli(['captures', 'show', `${file}:0`]);
+    assert.equal(valid.code, 0, valid.stderr);
+    assert.match(valid.stdout, /verdict\s+valid; answered 200/);
+    assert.match(valid.stdout, /no secret here/);
+    const json = await runCli(['captures', 'show', `${file}:1`, '--json', '--secret', CAPTURE_SECRET]);
+    const detail = JSON.parse(json.stdout);
+    assert.equal(detail.id, 'dlv_forged');
+    assert.equal(detail.checks.find((c: { name: string }) => c.name === 'signature').status, 'fail');
+    assert.equal(JSON.stringify(detail).includes(CAPTURE_SECRET), false);
+  });
+
+  it('--raw writes the exact body bytes; the default delivery is the last', async () => {
+    const { file } = await writeMixedCapture();
+    const last = await runCli(['captures', 'show', file, '--raw']);
+    assert.equal(last.stdout, FORGED_BODY);
+    const first = await runCli(['captures', 'show', `${file}:0`, '--raw']);
+    assert.equal(first.stdout, VALID_BODY);
+  });
+
+  it('shows that a refused body was cut, with the digest of the whole body', async () => {
+    const head = '{"userId":"u","type":"ENTITY_UPDATE","entities":["exp';
+    const record = await captureRecord(head, {
+      id: 'dlv_cut',
+      valid: false,
+      extra: { bodyTruncated: true, bodyBytes: 5_000_000, bodySha256: 'ab'.repeat(32) },
+    });
+    const file = join(tempDir(), 'cut.jsonl');
+    writeFileSync(file, `${JSON.stringify(record)}\n`);
+    const listed = await runCli(['captures', 'list', file]);
+    assert.match(listed.stdout, /5000000 B \(cut\)/);
+    const shown = await runCli(['captures', 'show', file]);
+    assert.match(
+      shown.stdout,
+      new RegExp(`${head.length} of 5000000 bytes captured \\(cut\\), SHA-256 ${'ab'.repeat(32)}`),
+    );
+    const raw = await runCli(['captures', 'show', file, '--raw']);
+    assert.equal(raw.stdout, head);
+    assert.match(raw.stderr, /only the first/);
+  });
+
+  it('escapes control characters of a hostile body in the terminal', async () => {
+    // A userId with an escape (JSON-escaped in the body) and a non-JSON body with a raw one.
+    const json = '{"userId":"\\u001b[2Jevil","type":"ENTITY_UPDATE","entities":[]}';
+    const file = join(tempDir(), 'ansi.jsonl');
+    const records = [
+      await captureRecord(json, { id: 'dlv_ansi', extra: { userId: '\u001b[2Jevil' } }),
+      await captureRecord('raw \u001b[31m red', { id: 'dlv_raw' }),
+    ];
+    writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    for (const args of [
+      ['list', file],
+      ['show', `${file}:0`],
+      ['show', `${file}:1`],
+    ]) {
+      const result = await runCli(['captures', ...args]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout.includes('\u001b'), false, args.join(' '));
+      assert.match(result.stdout, /\\u001b\[(2Jevil|31m red)/);
+    }
+  });
+
+  it('bad input is one line on stderr with exit 2', async () => {
+    const { file } = await writeMixedCapture();
+    for (const args of [
+      ['show', `${file}#dlv_nope`],
+      ['show', `${file}:9`],
+      ['list', join(tempDir(), 'missing.jsonl')],
+    ]) {
+      const result = await runCli(['captures', ...args]);
+      assert.equal(result.code, 2, args.join(' '));
+      const errors = result.stderr.split('\n').filter((line) => line.startsWith('error:'));
+      assert.equal(errors.length, 1, result.stderr);
+      assert.doesNotMatch(result.stderr, /\n\s+at /);
+    }
+    const missing = await runCli(['captures', 'list', join(tempDir(), 'missing.jsonl')]);
+    assertOneLineError(missing);
+  });
+});

@@ -1,0 +1,125 @@
+import { Readable, Writable } from 'node:stream';
+import { Command, CommanderError } from 'commander';
+import { loadColor, type CliContext } from '../../src/cli/context.js';
+import { defineCaptures } from '../../src/cli/definitions/captures.js';
+import { defineCatalogue } from '../../src/cli/definitions/catalogue.js';
+import { defineCheckReceiver } from '../../src/cli/definitions/check-receiver.js';
+import { defineCompletion } from '../../src/cli/definitions/completion.js';
+import { defineConfig } from '../../src/cli/definitions/config.js';
+import { defineDemo } from '../../src/cli/definitions/demo.js';
+import { defineInspect } from '../../src/cli/definitions/inspect.js';
+import { defineListen } from '../../src/cli/definitions/listen.js';
+import { defineMock } from '../../src/cli/definitions/mock.js';
+import { defineQueue } from '../../src/cli/definitions/queue.js';
+import { defineReplay } from '../../src/cli/definitions/replay.js';
+import { defineSendSample } from '../../src/cli/definitions/send-sample.js';
+import { defineSign } from '../../src/cli/definitions/sign.js';
+import { defineState } from '../../src/cli/definitions/state.js';
+import { defineStore } from '../../src/cli/definitions/store.js';
+import { defineSync } from '../../src/cli/definitions/sync.js';
+import { defineVerify } from '../../src/cli/definitions/verify.js';
+import { defineWorker } from '../../src/cli/definitions/worker.js';
+import { withAdvice } from '../../src/cli/error-advice.js';
+import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
+import type { RunCommand } from '../../src/cli/runner.js';
+import { isLedgerhookError } from '../../src/errors.js';
+import { type CliResult, tempDir } from './cli.js';
+
+/**
+ * The commander program as src/cli/main.ts builds it, from the same definitions and in the same
+ * order. help-and-validation.test.ts compares its command list with the spawned `ledgerhook --help`,
+ * so a command added to main.ts but not here fails a test.
+ */
+export function programFromDefinitions(
+  run: RunCommand,
+  write: { out: (text: string) => void; err: (text: string) => void },
+) {
+  const program = new Command('ledgerhook')
+    .option('--debug', 'print stack traces for unexpected errors')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: write.out,
+      writeErr: write.err,
+      outputError: (text, emit) => emit(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`),
+    });
+  for (const define of [
+    defineDemo,
+    defineSign,
+    defineVerify,
+    defineSendSample,
+    defineCheckReceiver,
+    defineListen,
+    defineReplay,
+    defineCaptures,
+    defineInspect,
+    defineMock,
+    defineSync,
+    defineState,
+    defineWorker,
+    defineQueue,
+    defineStore,
+    defineCatalogue,
+    defineConfig,
+    defineCompletion,
+  ])
+    define(program, run);
+  return program;
+}
+
+function collector(): { stream: NodeJS.WriteStream; text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk);
+      done();
+    },
+  });
+  return { stream: stream as unknown as NodeJS.WriteStream, text: () => text };
+}
+
+/**
+ * Runs a short command in this process through the real definitions and command modules, and maps
+ * errors to exit codes and the one stderr line as main.ts does. For tables of input checks; each
+ * user-facing behaviour keeps at least one spawned end-to-end test (runCli).
+ */
+export async function runInProcess(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string | Buffer } = {},
+): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { NO_COLOR: '1', HOME: process.env.HOME, PATH: process.env.PATH };
+  for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
+  env.LEDGERHOOK_CONFIG_DIR ??= tempDir('ledgerhook-config-');
+  const stdout = collector();
+  const stderr = collector();
+  const ctx: CliContext = {
+    env,
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    stdin: Readable.from([options.input ?? '']) as unknown as NodeJS.ReadStream,
+    isTTY: false,
+    color: await loadColor(stdout.stream, env),
+    signal: new AbortController().signal,
+    debug: false,
+  };
+  const run: RunCommand = async (load, commandOptions) => {
+    const module = await load();
+    await module.run(commandOptions, ctx);
+  };
+  const program = programFromDefinitions(run, {
+    out: (text) => stdout.stream.write(text),
+    err: (text) => stderr.stream.write(text),
+  });
+  let code: number;
+  try {
+    await program.parseAsync(args, { from: 'user' });
+    code = EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) code = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    else if (isLedgerhookError(error)) {
+      stderr.stream.write(`error: ${withAdvice(error)}\n`);
+      code = exitCodeFor(error.code);
+    } else throw error;
+  }
+  return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
+}

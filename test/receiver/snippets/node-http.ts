@@ -1,0 +1,16 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createNodeMiddleware, memoryDedupe, Webhooks } from 'ledgerhook';
+
+// dedupe: a retried delivery (same token) is answered 200 without running the handlers again.
+const webhooks = new Webhooks({ secret: process.env.WEBHOOK_SECRET, dedupe: memoryDedupe() });
+
+webhooks.on('ENTITY_UPDATE', ({ userId, entities, unknownEntities }) => {
+  console.log(`user ${userId}: fetch ${[...entities, ...unknownEntities].join(', ')} again`);
+});
+webhooks.on('LIFECYCLE_EVENT', (event) => console.log(`user ${event.userId}: ${event.event}`));
+
+const server = createServer(createNodeMiddleware(webhooks, { path: '/webhooks' }));
+server.listen(Number(process.env.PORT ?? 3000), () => {
+  console.log(`listening on http://localhost:${(server.address() as AddressInfo).port}/webhooks`);
+});

@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { DatasetRef, DatasetState } from '../../src/store/dataset-store.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { createTestSchema, servicesSkip, type TestSchema } from './helpers/services.js';
+
+const skip = await servicesSkip();
+
+const ref = (userId: string, dataset = '/expenses'): DatasetRef => ({
+  userId,
+  dataset,
+  path: dataset.split('?')[0]!,
+  filter: {},
+  baseUrl: 'http://api.test/rest/v5',
+  tokenFingerprint: 'fp-a',
+});
+const state = (lastUpdatedDate: string, mode: DatasetState['mode'] = 'full'): DatasetState => ({
+  lastUpdatedDate,
+  items: 0,
+  syncedAt: '2026-11-22T00:00:00.000Z',
+  mode,
+  tokenFingerprint: 'fp-a',
+});
+const items = (...ids: number[]) => ids.map((id) => ({ id, amount: id * 10 }));
+
+describe('PostgresStore', { skip }, () => {
+  let schema: TestSchema;
+  let store: PostgresStore;
+  before(async () => {
+    schema = await createTestSchema();
+    store = new PostgresStore({ url: schema.url });
+  });
+  after(async () => {
+    await store?.close();
+    await schema?.drop();
+  });
+
+  it('creates its tables on first use, and migrating again applies nothing', async () => {
+    const first = await store.migrate();
+    assert.deepEqual(first.applied, [1]);
+    const again = new PostgresStore({ url: schema.url });
+    assert.deepEqual((await again.migrate()).applied, []);
+    await again.close();
+    const tables = await schema.query(
+      'SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name',
+      [schema.name],
+    );
+    assert.deepEqual(
+      tables.rows.map((row) => row.table_name),
+      ['ledgerhook_items', 'ledgerhook_migrations', 'ledgerhook_state'],
+    );
+  });
+
+  it('replaces a dataset atomically on a full load: readers see the old rows until commit', async () => {
+    const user = ref('user-full');
+    const first = await store.beginFull(user);
+    await first.add(items(1, 2, 3));
+    assert.deepEqual((await first.commit(state('2026-01-01T00:00:00.000Z'))).total, 3);
+    const second = await store.beginFull(user);
+    await second.add(items(10, 11));
+    await second.add(items(11, 12)); // an item seen on two pages is stored once
+    assert.deepEqual(
+      (await store.items(user)).map((item: any) => item.id),
+      [1, 2, 3],
+      'mid-load, readers still see the previous rows',
+    );
+    const result = await second.commit(state('2026-01-02T00:00:00.000Z'));
+    assert.deepEqual(result, { total: 3, upserted: 3, removed: 0 });
+    assert.deepEqual(
+      (await store.items(user)).map((item: any) => item.id),
+      [10, 11, 12],
+    );
+    const saved = await store.getState(user);
+    assert.equal(saved?.lastUpdatedDate, '2026-01-02T00:00:00.000Z');
+    assert.equal(saved?.items, 3);
+  });
+
+  it('stores any text byte-exact, whether a page is copied (ids ascending) or upserted (any order)', async () => {
+    const user = ref('user-text');
+    const odd = { note: 'tab\there\nnew line\r\\ back\\slash "quoted" ünïcødé 😀 \\N' };
+    const load = await store.beginFull(user);
+    await load.add([{ id: 1, ...odd }, { id: 2 }]);
+    await load.add([{ id: 3, ...odd }]);
+    await load.add([{ id: 2, replaced: true, ...odd }, { id: 4 }]); // out of order: upserted from here on
+    await load.add([{ id: 5 }]);
+    assert.equal((await load.commit(state('2026-01-01T00:00:00.000Z'))).total, 5);
+    assert.deepEqual(await store.items(user), [
+      { id: 1, ...odd },
+      { id: 2, replaced: true, ...odd },
+      { id: 3, ...odd },
+      { id: 4 },
+      { id: 5 },
+    ]);
+  });
+
+  it('an aborted full load leaves the previous data and state', async () => {
+    const user = ref('user-abort');
+    const first = await store.beginFull(user);
+    await first.add(items(1, 2));
+    await first.commit(state('2026-01-01T00:00:00.000Z'));
+    const second = await store.beginFull(user);
+    await second.add(items(5));
+    await second.abort();
+    assert.deepEqual(
+      (await store.items(user)).map((item: any) => item.id),
+      [1, 2],
+    );
+    assert.equal((await store.getState(user))?.lastUpdatedDate, '2026-01-01T00:00:00.000Z');
+  });
+
+  const incremental: Array<{
+    name: string;
+    upserts: Array<{ id: number | string; amount: number }>;
+    deletedIds: Array<number | string>;
+    expected: { ids: number[]; total: number; upserted: number; removed: number };
+  }> = [
+    {
+      name: 'upserts and deletes',
+      upserts: [
+        { id: 2, amount: 99 },
+        { id: 9, amount: 1 },
+      ],
+      deletedIds: [3],
+      expected: { ids: [1, 2, 4, 9], total: 4, upserted: 2, removed: 1 },
+    },
+    {
+      name: 'an id in data and deletedIds stays (data is its current state)',
+      upserts: [{ id: 3, amount: 5 }],
+      deletedIds: [3],
+      expected: { ids: [1, 2, 3, 4], total: 4, upserted: 1, removed: 0 },
+    },
+    {
+      name: 'number and string ids name the same item',
+      upserts: [{ id: '2', amount: 7 }],
+      deletedIds: ['4', 1],
+      expected: { ids: [2, 3], total: 2, upserted: 1, removed: 2 },
+    },
+    {
+      name: 'deleting an unknown id changes nothing',
+      upserts: [],
+      deletedIds: [77],
+      expected: { ids: [1, 2, 3, 4], total: 4, upserted: 0, removed: 0 },
+    },
+  ];
+  for (const [index, row] of incremental.entries()) {
+    it(`applies an incremental change set in one transaction: ${row.name}`, async () => {
+      const user = ref(`user-inc-${index}`);
+      const load = await store.beginFull(user);
+      await load.add(items(1, 2, 3, 4));
+      await load.commit(state('2026-01-01T00:00:00.000Z'));
+      const result = await store.applyChanges(
+        user,
+        { upserts: row.upserts as any, deletedIds: row.deletedIds },
+        state('2026-01-03T00:00:00.000Z', 'incremental'),
+      );
+      assert.deepEqual(result, {
+        total: row.expected.total,
+        upserted: row.expected.upserted,
+        removed: row.expected.removed,
+      });
+      assert.deepEqual(
+        (await store.items(user)).map((item: any) => Number(item.id)),
+        row.expected.ids,
+      );
+      const saved = await store.getState(user);
+      assert.equal(saved?.items, row.expected.total);
+      assert.equal(saved?.mode, 'incremental');
+    });
+  }
+
+  it('a failing change set commits nothing: data and state stay together', async () => {
+    const user = ref('user-fail');
+    const load = await store.beginFull(user);
+    await load.add(items(1, 2));
+    await load.commit(state('2026-01-01T00:00:00.000Z'));
+    // Postgres jsonb refuses \u0000: the second statement of the transaction fails.
+    await assert.rejects(
+      store.applyChanges(
+        user,
+        {
+          upserts: [
+            { id: 1, amount: 0 },
+            { id: 3, note: 'bad\u0000' },
+          ],
+          deletedIds: [2],
+        },
+        state('2026-01-05T00:00:00.000Z', 'incremental'),
+      ),
+      (error: any) => error.code === 'ERR_IO' && error.details.reason === 'store_failed',
+    );
+    assert.deepEqual(await store.items(user), items(1, 2));
+    assert.equal((await store.getState(user))?.lastUpdatedDate, '2026-01-01T00:00:00.000Z');
+  });
+
+  it('refuses to merge changes fetched with another token', async () => {
+    const user = ref('user-token');
+    const load = await store.beginFull(user);
+    await load.add(items(1));
+    await load.commit(state('2026-01-01T00:00:00.000Z'));
+    await assert.rejects(
+      store.applyChanges({ ...user, tokenFingerprint: 'fp-b' }, { upserts: items(2), deletedIds: [] }, state('x')),
+      (error: any) => error.details.reason === 'store_token_changed',
+    );
+  });
+
+  it('keeps users apart, saves documents, lists and resets', async () => {
+    const a = ref('a/b', '/userTaxSetup');
+    const b = ref('a', '/userTaxSetup');
+    await store.saveDocument(a, { rate: 1 }, state('2026-01-01T00:00:00.000Z', 'document'));
+    await store.saveDocument(b, { rate: 2 }, state('2026-01-01T00:00:00.000Z', 'document'));
+    assert.deepEqual(await store.items(a), [{ rate: 1 }]);
+    assert.deepEqual(await store.items(b), [{ rate: 2 }]);
+    const listed = await store.list();
+    assert.ok(listed.some((entry) => entry.ref.userId === 'a/b' && entry.state.mode === 'document'));
+    assert.equal(await store.reset(a), true);
+    assert.equal(await store.reset(a), false);
+    assert.deepEqual(await store.items(a), []);
+    assert.deepEqual(await store.items(b), [{ rate: 2 }]);
+    await assert.rejects(
+      store.getState(ref('nul\u0000')),
+      (error: any) => error.details.reason === 'store_value_invalid',
+    );
+  });
+});

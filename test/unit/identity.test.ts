@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  datasetFileName,
+  datasetKey,
+  jobId,
+  stateKey,
+  tokenFingerprint,
+  userDirName,
+} from '../../src/store/identity.js';
+
+describe('identity (one encoding for directory, state key and job id)', () => {
+  it('userDirName percent-encodes every byte outside [A-Za-z0-9_-]', () => {
+    for (const [userId, expected] of [
+      ['alice', 'alice'],
+      ['a_b', 'a_b'],
+      ['a/b', 'a%2Fb'],
+      ['a.b', 'a%2Eb'],
+      ['_', '_'],
+      ['...', '%2E%2E%2E'],
+      ['a b', 'a%20b'],
+      ['%2F', '%252F'],
+      ['\u0000', '%00'],
+      ['顧客', '%E9%A1%A7%E5%AE%A2'],
+      ['ユーザー', '%E3%83%A6%E3%83%BC%E3%82%B6%E3%83%BC'],
+    ] as const)
+      assert.equal(userDirName(userId), expected, userId);
+  });
+
+  it('userDirName gives distinct ids distinct names (the collisions of issue #10)', () => {
+    const ids = ['a/b', 'a_b', '', '_', '顧客', 'ユーザー', '??', '?', 'A', 'a', '%41'].filter((id) => id !== '');
+    const names = ids.map(userDirName);
+    assert.equal(new Set(names).size, ids.length);
+  });
+
+  it("userDirName refuses '', '.', '..' and ids too long for a file name", () => {
+    for (const userId of ['', '.', '..', 'x'.repeat(201), '顧'.repeat(30)])
+      assert.throws(
+        () => userDirName(userId),
+        (error: { code?: string; details?: { reason?: string } }) =>
+          error.code === 'ERR_USAGE' && error.details?.reason === 'bad_user_id',
+      );
+  });
+
+  it('datasetKey is the path plus the filter sorted by key', () => {
+    for (const [path, filter, expected] of [
+      ['/expenses', {}, '/expenses'],
+      ['expenses', {}, '/expenses'],
+      ['/expenses', { type: 'PENDING' }, '/expenses?type=PENDING'],
+      ['/expenses', { x: '1', type: 'PENDING' }, '/expenses?type=PENDING&x=1'],
+      ['/expenses', { type: 'PENDING.x=1' }, '/expenses?type=PENDING.x%3D1'],
+      ['/expenses', { 'a=b': 'c' }, '/expenses?a%3Db=c'],
+    ] as const)
+      assert.equal(datasetKey(path, filter), expected);
+  });
+
+  it('datasetFileName is unique per dataset key (the --type/--filter collision of issue #10)', () => {
+    const keys = [
+      datasetKey('/expenses', { type: 'PENDING', x: '1' }),
+      datasetKey('/expenses', { type: 'PENDING.x=1' }),
+      datasetKey('/expenses/expenses'),
+      datasetKey('/expenses.expenses'),
+      datasetKey('/expenses', { type: 'a b' }),
+      datasetKey('/expenses', { type: 'a+b' }),
+      datasetKey('/x', { long: 'v'.repeat(400) }),
+      datasetKey('/x', { long: `${'v'.repeat(399)}w` }),
+    ];
+    const names = keys.map(datasetFileName);
+    assert.equal(new Set(names).size, keys.length, names.join('\n'));
+    for (const name of names) {
+      assert.ok(name.endsWith('.json'));
+      assert.ok(name.length < 200, name);
+      assert.doesNotMatch(name, /[/\\]/);
+    }
+    assert.equal(datasetFileName('/expenses'), 'expenses.json');
+  });
+
+  it('tokenFingerprint is short, stable and never the token', () => {
+    const token = 'secret-token-value';
+    assert.equal(tokenFingerprint(token), tokenFingerprint(token));
+    assert.notEqual(tokenFingerprint(token), tokenFingerprint(`${token}x`));
+    assert.match(tokenFingerprint(token), /^[0-9a-f]{16}$/);
+    assert.ok(!tokenFingerprint(token).includes(token));
+  });
+
+  it('stateKey and jobId keep users, tokens, servers and datasets apart', () => {
+    const base = { baseUrl: 'http://h/rest/v5/', dataset: '/expenses', tokenFingerprint: 'f1', userId: '' };
+    const variants = [
+      base,
+      { ...base, tokenFingerprint: 'f2' },
+      { ...base, userId: 'a/b' },
+      { ...base, userId: 'a_b' },
+      { ...base, userId: '_' },
+      { ...base, baseUrl: 'http://other/rest/v5' },
+      { ...base, dataset: '/expenses?type=PENDING' },
+    ];
+    assert.equal(new Set(variants.map(stateKey)).size, variants.length);
+    assert.equal(new Set(variants.map(jobId)).size, variants.length);
+    for (const id of variants.map(jobId)) assert.doesNotMatch(id, /:/);
+    assert.equal(stateKey(base), 'token=f1@http://h/rest/v5/expenses');
+    assert.equal(stateKey({ ...base, userId: 'a/b' }), 'user=a%2Fb@http://h/rest/v5/expenses');
+  });
+});
