@@ -16,11 +16,28 @@ export async function benchCliStartup(runs = 21): Promise<void> {
   writeFileSync(join(dir, 'body.json'), body);
   const token = await signWebhook(body, 'bench-secret', { iat: Math.floor(Date.now() / 1000) + 3600 });
   const env = { ...process.env, LEDGERHOOK_CONFIG_DIR: dir, NO_COLOR: '1' };
-  const times = timeProcesses({
-    'node -e 0': [process.execPath, '-e', '0'],
-    'ledgerhook --help': [process.execPath, bin, '--help'],
-    'ledgerhook verify': [process.execPath, bin, 'verify', join(dir, 'body.json'), '--token', token, '--secret', 'bench-secret', '--ignore-expiry'],
-  }, runs, env);
+  const times = timeProcesses(
+    {
+      'node -e 0': [process.execPath, '-e', '0'],
+      'ledgerhook --help': [process.execPath, bin, '--help'],
+      'ledgerhook verify': [
+        process.execPath,
+        bin,
+        'verify',
+        join(dir, 'body.json'),
+        '--token',
+        token,
+        '--secret',
+        'bench-secret',
+        '--ignore-expiry',
+      ],
+    },
+    runs,
+    env,
+  );
   const base = times['node -e 0']!;
-  report(`CLI start-up, median of ${runs} cold processes (goal: <= 1.5x node -e 0)`, Object.entries(times).map(([name, ms]) => [name, `${fmt(ms)} ms  ${fmt(ms / base, 2)}x`]));
+  report(
+    `CLI start-up, median of ${runs} cold processes (goal: <= 1.5x node -e 0)`,
+    Object.entries(times).map(([name, ms]) => [name, `${fmt(ms)} ms  ${fmt(ms / base, 2)}x`]),
+  );
 }

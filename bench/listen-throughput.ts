@@ -6,31 +6,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
 import { signWebhook } from '../src/index.js';
+import { deliveryLoad } from './lib/delivery-load.js';
 import { fmt, report } from './lib/measure.js';
 import { BIN, startProcess, stopProcess } from './lib/processes.js';
 
-const BARE_SERVER = "require('http').createServer((q,r)=>{q.resume();q.on('end',()=>r.end('ok'))}).listen(0,'127.0.0.1',function(){console.log('port '+this.address().port)})";
-
-async function load(url: string, body: string, token: string, seconds: number, concurrency: number): Promise<number> {
-  const dispatcher = new Agent({ connections: concurrency });
-  let count = 0;
-  const deadline = performance.now() + seconds * 1000;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      const response = await request(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'service-verification': token }, dispatcher });
-      await response.body.dump();
-      if (response.statusCode !== 200) throw new Error(`answered ${response.statusCode}`);
-      count += 1;
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const rate = count / ((performance.now() - started) / 1000);
-  await dispatcher.close();
-  return rate;
-}
+const BARE_SERVER =
+  "require('http').createServer((q,r)=>{q.resume();q.on('end',()=>r.end('ok'))}).listen(0,'127.0.0.1',function(){console.log('port '+this.address().port)})";
 
 export async function benchListenThroughput(seconds = 3, concurrency = 50): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ledgerhook-bench-'));
@@ -40,20 +22,34 @@ export async function benchListenThroughput(seconds = 3, concurrency = 50): Prom
   const token = await signWebhook(body, secret);
   const bare = await startProcess([process.execPath, '-e', BARE_SERVER], (line) => /^port (\d+)/.exec(line)?.[1]);
   const listen = await startProcess(
-    [process.execPath, BIN, 'listen', '--port', '0', '--json', '--secret', secret, '--capture', join(dir, 'capture.jsonl')],
+    [
+      process.execPath,
+      BIN,
+      'listen',
+      '--port',
+      '0',
+      '--json',
+      '--secret',
+      secret,
+      '--capture',
+      join(dir, 'capture.jsonl'),
+    ],
     (line) => (line.includes('"listening"') ? JSON.parse(line).url : undefined),
     { ...process.env, LEDGERHOOK_CONFIG_DIR: dir },
   );
   const rates = { bare: [] as number[], listen: [] as number[] };
   for (let round = 0; round < 3; round += 1) {
-    rates.bare.push(await load(`http://127.0.0.1:${bare.value}/`, body, token, seconds, concurrency));
-    rates.listen.push(await load(listen.value, body, token, seconds, concurrency));
+    rates.bare.push(await deliveryLoad(`http://127.0.0.1:${bare.value}/`, body, token, seconds, concurrency));
+    rates.listen.push(await deliveryLoad(listen.value, body, token, seconds, concurrency));
   }
   await stopProcess(bare.child);
   await stopProcess(listen.child);
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[1]!; // the median of 3 interleaved rounds
   report(`Deliveries per second, ${concurrency} concurrent, median of 3 x ${seconds}s (goal: listen >= 0.5x bare)`, [
     ['bare node:http server', `${fmt(median(rates.bare), 0)} /s`],
-    ['ledgerhook listen --capture (verify + capture)', `${fmt(median(rates.listen), 0)} /s  ${fmt(median(rates.listen) / median(rates.bare), 2)}x`],
+    [
+      'ledgerhook listen --capture (verify + capture)',
+      `${fmt(median(rates.listen), 0)} /s  ${fmt(median(rates.listen) / median(rates.bare), 2)}x`,
+    ],
   ]);
 }

@@ -17,13 +17,21 @@ function peakRssMb(pid: number): number {
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
-async function readAll(baseUrl: string, token: string, maxPages: number, dispatcher: Agent): Promise<{ pages: number; items: number; seconds: number }> {
+async function readAll(
+  baseUrl: string,
+  token: string,
+  maxPages: number,
+  dispatcher: Agent,
+): Promise<{ pages: number; items: number; seconds: number }> {
   let cursor: string | undefined;
   let pages = 0;
   let items = 0;
   const started = performance.now();
   do {
-    const response = await request(`${baseUrl}/expenses`, { headers: { authorization: `Bearer ${token}`, limit: '1000', ...(cursor ? { cursor } : {}) }, dispatcher });
+    const response = await request(`${baseUrl}/expenses`, {
+      headers: { authorization: `Bearer ${token}`, limit: '1000', ...(cursor ? { cursor } : {}) },
+      dispatcher,
+    });
     const page = (await response.body.json()) as { data: unknown[]; cursor?: string };
     items += page.data.length;
     pages += 1;
@@ -37,7 +45,10 @@ export async function benchMockPaging(): Promise<void> {
   const bare = await startProcess([process.execPath, '-e', BARE_SERVER], (line) => /^port (\d+)/.exec(line)?.[1]);
   const baseline = await readAll(`http://127.0.0.1:${bare.value}`, '', 1000, dispatcher);
   await stopProcess(bare.child);
-  const mock = await startProcess([process.execPath, BIN, 'mock', '--port', '0', '--json', '--items', '1000000'], (line) => (line.includes('baseUrl') ? line : undefined));
+  const mock = await startProcess(
+    [process.execPath, BIN, 'mock', '--port', '0', '--json', '--items', '1000000'],
+    (line) => (line.includes('baseUrl') ? line : undefined),
+  );
   const { baseUrl, token } = JSON.parse(mock.value) as { baseUrl: string; token: string };
   const result = await readAll(baseUrl, token, Infinity, dispatcher);
   const rss = peakRssMb(mock.child.pid!);
@@ -46,7 +57,10 @@ export async function benchMockPaging(): Promise<void> {
   const rate = (r: { pages: number; seconds: number }) => r.pages / r.seconds;
   report('Mock service: full read of 1,000,000 expenses at limit 1000', [
     ['bare node:http, same page from memory', `${fmt(rate(baseline), 0)} pages/s`],
-    ['ledgerhook mock', `${fmt(rate(result), 0)} pages/s  ${fmt(rate(result) / rate(baseline), 2)}x  (${result.items} items in ${fmt(result.seconds, 1)} s)`],
+    [
+      'ledgerhook mock',
+      `${fmt(rate(result), 0)} pages/s  ${fmt(rate(result) / rate(baseline), 2)}x  (${result.items} items in ${fmt(result.seconds, 1)} s)`,
+    ],
     ['ledgerhook mock peak RSS', `${fmt(rss, 0)} MB`],
   ]);
 }

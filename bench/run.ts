@@ -4,6 +4,9 @@ import { benchVerifyThroughput } from './verify-throughput.js';
 import { benchListenThroughput } from './listen-throughput.js';
 import { benchMockPaging } from './mock-paging.js';
 import { benchSyncThroughput } from './sync-throughput.js';
+import { benchScaleStore } from './scale-store.js';
+import { benchScaleQueue } from './scale-queue.js';
+import { benchReceiverExpress } from './receiver-express.js';
 
 const only = process.argv.slice(2);
 const benches: Record<string, () => Promise<void>> = {
@@ -12,6 +15,9 @@ const benches: Record<string, () => Promise<void>> = {
   'listen-throughput': () => benchListenThroughput(),
   'mock-paging': () => benchMockPaging(),
   'sync-throughput': () => benchSyncThroughput(),
+  'scale-store': () => benchScaleStore(),
+  'scale-queue': () => benchScaleQueue(),
+  'receiver-express': () => benchReceiverExpress(),
 };
 for (const [name, bench] of Object.entries(benches)) {
   if (only.length > 0 && !only.includes(name)) continue;

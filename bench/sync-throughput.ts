@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { MemoryStateStore, syncDataset } from '../src/index.js';
+import { FileStore, syncDataset } from '../src/index.js';
 import { fmt, report } from './lib/measure.js';
 import { BIN, startProcess, stopProcess } from './lib/processes.js';
 
@@ -17,7 +17,15 @@ async function bareLoop(baseUrl: string, token: string, dispatcher: Agent): Prom
   let cursor: string | undefined;
   let items = 0;
   do {
-    const response = await request(`${baseUrl}/expenses`, { headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', limit: '1000', ...(cursor ? { cursor } : {}) }, dispatcher });
+    const response = await request(`${baseUrl}/expenses`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        limit: '1000',
+        ...(cursor ? { cursor } : {}),
+      },
+      dispatcher,
+    });
     const page = (await response.body.json()) as { data: unknown[]; cursor?: string };
     items += page.data.length;
     cursor = page.cursor;
@@ -26,7 +34,10 @@ async function bareLoop(baseUrl: string, token: string, dispatcher: Agent): Prom
 }
 
 async function startMock(items: number) {
-  const mock = await startProcess([process.execPath, BIN, 'mock', '--port', '0', '--json', '--items', String(items)], (line) => (line.includes('baseUrl') ? line : undefined));
+  const mock = await startProcess(
+    [process.execPath, BIN, 'mock', '--port', '0', '--json', '--items', String(items)],
+    (line) => (line.includes('baseUrl') ? line : undefined),
+  );
   return { ...mock, ...(JSON.parse(mock.value) as { baseUrl: string; token: string }) };
 }
 
@@ -40,7 +51,14 @@ export async function benchSyncThroughput(): Promise<void> {
     const bareItems = await bareLoop(mock.baseUrl, mock.token, dispatcher);
     const bare = bareItems / ((performance.now() - started) / 1000);
     started = performance.now();
-    const summary = await syncDataset({ baseUrl: mock.baseUrl, token: mock.token, path: '/expenses', limit: 1000, outDir: join(dir, `round-${round}`), store: new MemoryStateStore(), dispatcher });
+    const summary = await syncDataset({
+      baseUrl: mock.baseUrl,
+      token: mock.token,
+      path: '/expenses',
+      limit: 1000,
+      store: new FileStore({ outDir: join(dir, `round-${round}`), stateFile: join(dir, `round-${round}.state.json`) }),
+      dispatcher,
+    });
     const sync = summary.total / ((performance.now() - started) / 1000);
     rounds.push({ bare, sync });
   }
@@ -53,11 +71,35 @@ export async function benchSyncThroughput(): Promise<void> {
   // Peak RSS of a real sync process, reported by the process itself as it exits.
   const big = await startMock(1_000_000);
   const hook = join(dir, 'report-rss.cjs');
-  writeFileSync(hook, "process.on('exit', () => process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'));");
+  writeFileSync(
+    hook,
+    "process.on('exit', () => process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'));",
+  );
   const started = performance.now();
-  const child = spawnSync(process.execPath, ['--require', hook, BIN, 'sync', 'expenses', '--base-url', big.baseUrl, '--token', big.token, '--limit', '1000', '--out', join(dir, 'million'), '--json'], {
-    env: { ...process.env, LEDGERHOOK_CONFIG_DIR: dir }, encoding: 'utf8', maxBuffer: 1 << 20,
-  });
+  const child = spawnSync(
+    process.execPath,
+    [
+      '--require',
+      hook,
+      BIN,
+      'sync',
+      'expenses',
+      '--base-url',
+      big.baseUrl,
+      '--token',
+      big.token,
+      '--limit',
+      '1000',
+      '--out',
+      join(dir, 'million'),
+      '--json',
+    ],
+    {
+      env: { ...process.env, LEDGERHOOK_CONFIG_DIR: dir },
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+    },
+  );
   const seconds = (performance.now() - started) / 1000;
   await stopProcess(big.child);
   if (child.status !== 0) throw new Error(`sync of 1,000,000 failed: ${child.stderr}`);
@@ -66,6 +108,9 @@ export async function benchSyncThroughput(): Promise<void> {
   report('Full sync from the mock at limit 1000 (median of 3 rounds; goal: sync >= 0.8x the bare loop)', [
     ['bare undici loop: fetch + parse, 100,000 expenses', `${fmt(bare, 0)} items/s`],
     ['syncDataset to a local JSON file, 100,000 expenses', `${fmt(sync, 0)} items/s  ${fmt(sync / bare, 2)}x`],
-    ['ledgerhook sync, 1,000,000 expenses (process)', `${total} items in ${fmt(seconds, 1)} s, peak RSS ${fmt(rssMb, 0)} MB (goal: < 150 MB)`],
+    [
+      'ledgerhook sync, 1,000,000 expenses (process)',
+      `${total} items in ${fmt(seconds, 1)} s, peak RSS ${fmt(rssMb, 0)} MB (goal: < 150 MB)`,
+    ],
   ]);
 }

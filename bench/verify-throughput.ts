@@ -8,7 +8,9 @@ import { fmt, opsPerSecond, report } from './lib/measure.js';
 
 export async function benchVerifyThroughput(): Promise<void> {
   const secret = 'bench-secret';
-  const body = Buffer.from(JSON.stringify({ userId: 'u-1', type: 'ENTITY_UPDATE', entities: ['expense', 'invoice', 'bankTransfer'] }));
+  const body = Buffer.from(
+    JSON.stringify({ userId: 'u-1', type: 'ENTITY_UPDATE', entities: ['expense', 'invoice', 'bankTransfer'] }),
+  );
   const token = await signWebhook(body, secret);
   const [header, payload, signature] = token.split('.') as [string, string, string];
   const raw = await opsPerSecond(() => {

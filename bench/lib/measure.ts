@@ -7,7 +7,11 @@ export function median(values: number[]): number {
 }
 
 /** Wall time of whole processes, interleaved so that machine noise hits every variant alike. */
-export function timeProcesses(variants: Record<string, string[]>, runs: number, env: NodeJS.ProcessEnv = process.env): Record<string, number> {
+export function timeProcesses(
+  variants: Record<string, string[]>,
+  runs: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, number> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
   for (let run = 0; run < runs; run += 1) {
     for (const [name, argv] of Object.entries(variants)) {

@@ -4,7 +4,11 @@ import { fileURLToPath } from 'node:url';
 export const BIN = fileURLToPath(new URL('../../bin/ledgerhook.js', import.meta.url));
 
 /** Starts a child process and resolves with it and the first stdout line that matches. */
-export function startProcess(argv: string[], match: (line: string) => string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<{ child: ChildProcess; value: string }> {
+export function startProcess(
+  argv: string[],
+  match: (line: string) => string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ child: ChildProcess; value: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let buffer = '';
