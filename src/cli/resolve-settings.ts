@@ -16,13 +16,16 @@ export interface SecretFlags {
 
 const stores = new WeakMap<CliContext, SettingsStore>();
 
-/** conf is loaded only when a command actually needs stored settings (it costs ~80 ms to import). */
-export async function settingsStore(ctx: CliContext): Promise<SettingsStore> {
+/**
+ * The settings, opened once per command and only when it needs them; `write` for config set and
+ * unset (conf, ~100 ms to load, is loaded only then or when the settings file exists).
+ */
+export async function settingsStore(ctx: CliContext, mode: 'read' | 'write' = 'read'): Promise<SettingsStore> {
   let store = stores.get(ctx);
-  if (!store) {
+  if (!store || (mode === 'write' && !store.writable)) {
     const { SettingsStore } = await import('../settings/settings-store.js');
     const dir = ctx.env.LEDGERHOOK_CONFIG_DIR;
-    store = new SettingsStore(dir ? { dir } : {});
+    store = await SettingsStore.open(dir ? { dir } : {}, mode);
     stores.set(ctx, store);
   }
   return store;

@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Conf from 'conf';
+import type Conf from 'conf';
 import { LedgerhookError } from '../errors.js';
 import { defaultConfigDir } from './config-dir.js';
 import type { EnvironmentName, EnvironmentSettings, SettingKey } from './environments.js';
@@ -50,16 +51,73 @@ function settingsError(error: unknown, path: string): LedgerhookError {
   });
 }
 
-/** Per-environment settings over conf: the file is written atomically and created mode 0600. */
+/** The same shape SCHEMA describes, checked without ajv: an object of objects of strings. */
+function isSettingsShape(value: unknown): value is SettingsShape {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const environments = (value as { environments?: unknown }).environments;
+  if (environments === undefined) return true;
+  if (typeof environments !== 'object' || environments === null || Array.isArray(environments)) return false;
+  return Object.values(environments).every(
+    (settings) =>
+      typeof settings === 'object' &&
+      settings !== null &&
+      !Array.isArray(settings) &&
+      Object.values(settings).every((setting) => typeof setting === 'string'),
+  );
+}
+
+/** Reads the file as conf would, refusing what conf would refuse; no file holds nothing. */
+function readSettingsFile(path: string): SettingsShape['environments'] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw settingsError(error, path);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw settingsError(error, path);
+  }
+  if (!isSettingsShape(parsed)) throw settingsError(new Error('Config schema violation'), path);
+  return parsed.environments ?? {};
+}
+
+/**
+ * Per-environment settings. Commands that only read (nearly all) read the JSON file directly;
+ * `set` and `unset` go through conf, which writes atomically, creates the file mode 0600 and
+ * validates against SCHEMA. conf (with ajv) costs ~100 ms of CPU to load, so only writers pay it.
+ */
 export class SettingsStore {
   readonly path: string;
-  readonly #conf: Conf<SettingsShape>;
+  readonly #conf: Conf<SettingsShape> | undefined;
+  /** What a store opened for reading read when it was opened. */
+  readonly #read: SettingsShape['environments'];
 
-  constructor(options: SettingsStoreOptions = {}) {
+  private constructor(path: string, conf: Conf<SettingsShape> | undefined, read: SettingsShape['environments'] = {}) {
+    this.path = path;
+    this.#conf = conf;
+    this.#read = read;
+  }
+
+  /** False for a store opened for reading. */
+  get writable(): boolean {
+    return this.#conf !== undefined;
+  }
+
+  /** `write` opens conf, so that set and unset can create or change the file. */
+  static async open(options: SettingsStoreOptions = {}, mode: 'read' | 'write' = 'read'): Promise<SettingsStore> {
     const dir = options.dir ?? defaultConfigDir();
-    this.path = join(dir, `${FILE_NAME}.json`);
+    const path = join(dir, `${FILE_NAME}.json`);
+    if (mode === 'read') {
+      // A damaged file is reported when it is opened, as conf does.
+      return new SettingsStore(path, undefined, readSettingsFile(path));
+    }
+    const { default: Conf } = await import('conf');
     try {
-      this.#conf = new Conf<SettingsShape>({
+      const conf = new Conf<SettingsShape>({
         cwd: dir,
         configName: FILE_NAME,
         projectSuffix: '',
@@ -67,9 +125,10 @@ export class SettingsStore {
         schema: SCHEMA,
         defaults: { environments: {} },
       });
+      return new SettingsStore(path, conf);
     } catch (error) {
       // conf refuses a file that is not valid JSON or not of our shape; we never overwrite the user's file silently.
-      throw settingsError(error, this.path);
+      throw settingsError(error, path);
     }
   }
 
@@ -78,6 +137,7 @@ export class SettingsStore {
   }
 
   all(): Partial<Record<EnvironmentName, EnvironmentSettings>> {
+    if (!this.#conf) return this.#read;
     try {
       return this.#conf.get('environments');
     } catch (error) {
@@ -104,6 +164,7 @@ export class SettingsStore {
   }
 
   #write(environments: SettingsShape['environments']): void {
+    if (!this.#conf) throw new Error('settings opened for reading cannot be written');
     try {
       this.#conf.set('environments', environments);
     } catch (error) {

@@ -125,7 +125,7 @@ export async function run(options: ConfigCommandOptions, ctx: CliContext): Promi
     case 'set': {
       const key = settingKey(options.key);
       const env = resolveEnvironment(options.env, ctx);
-      const store = await settingsStore(ctx);
+      const store = await settingsStore(ctx, 'write');
       const value = validate(key, await valueFrom(key, options.value, env, ctx));
       store.set(env, key, value);
       writeLine(ctx.stderr, `set ${key} for ${env} (${display(key, value)})`);
@@ -134,7 +134,7 @@ export async function run(options: ConfigCommandOptions, ctx: CliContext): Promi
     case 'unset': {
       const key = settingKey(options.key);
       const env = resolveEnvironment(options.env, ctx);
-      const removed = (await settingsStore(ctx)).unset(env, key);
+      const removed = (await settingsStore(ctx, 'write')).unset(env, key);
       writeLine(ctx.stderr, removed ? `unset ${key} for ${env}` : `${key} was not set for ${env}`);
     }
   }
