@@ -8,61 +8,63 @@ import { rm } from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
-const packageJson = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 const BUNDLED = new Set(['commander', 'chalk', 'jose']);
 
-// Chunk names carry content hashes: clear the old ones so that stale chunks never ship.
-await rm('dist/cli-bundle', { recursive: true, force: true });
-await rm('dist/inspector-page', { recursive: true, force: true });
+export async function bundleCli() {
+  const packageJson = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+  // Chunk names carry content hashes: clear the old ones so that stale chunks never ship.
+  await rm('dist/cli-bundle', { recursive: true, force: true });
+  await rm('dist/inspector-page', { recursive: true, force: true });
 
-await build({
-  entryPoints: ['dist/cli/main.js'],
-  outdir: 'dist/cli-bundle',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  // Every runtime dependency stays external except the three small ones every command needs: the heavy ones
-  // load only in the commands that use them, and some (bullmq's Lua scripts) read files beside their own code.
-  external: Object.keys(packageJson.dependencies).filter((name) => !BUNDLED.has(name)),
-  // commander is CommonJS; inside an ES module bundle its require() calls need a real require.
-  banner: {
-    js: "import { createRequire as __ledgerhookCreateRequire } from 'node:module'; const require = __ledgerhookCreateRequire(import.meta.url);",
-  },
-  minify: true,
-  logLevel: 'warning',
-  plugins: [
-    {
-      // commander requires node:child_process up front but uses it only for external subcommands,
-      // which ledgerhook has none of; loading it on first use saves every start ~3 ms.
-      name: 'lazy-child-process',
-      setup(build) {
-        build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-          args.importer.includes('commander') ? { path: 'lazy-child-process', namespace: 'lazy' } : undefined,
-        );
-        build.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
-          contents:
-            "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
-          loader: 'js',
-        }));
-      },
+  await build({
+    entryPoints: ['src/cli/main.ts'],
+    outdir: 'dist/cli-bundle',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // Every runtime dependency stays external except the three small ones every command needs: the heavy ones
+    // load only in the commands that use them, and some (bullmq's Lua scripts) read files beside their own code.
+    external: Object.keys(packageJson.dependencies).filter((name) => !BUNDLED.has(name)),
+    // commander is CommonJS; inside an ES module bundle its require() calls need a real require.
+    banner: {
+      js: "import { createRequire as __ledgerhookCreateRequire } from 'node:module'; const require = __ledgerhookCreateRequire(import.meta.url);",
     },
-  ],
-});
+    minify: true,
+    logLevel: 'warning',
+    plugins: [
+      {
+        // commander requires node:child_process up front but uses it only for external subcommands,
+        // which ledgerhook has none of; loading it on first use saves every start ~3 ms.
+        name: 'lazy-child-process',
+        setup(build) {
+          build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+            args.importer.includes('commander') ? { path: 'lazy-child-process', namespace: 'lazy' } : undefined,
+          );
+          build.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
+            contents:
+              "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
+            loader: 'js',
+          }));
+        },
+      },
+    ],
+  });
 
-// The inspector page (src/inspector/page): one script and one stylesheet, served by ledgerhook
-// itself (no CDN, works offline). Kept well under 100 kB; the build fails if it grows past that.
-const page = await build({
-  entryPoints: ['src/inspector/page/app.ts', 'src/inspector/page/app.css'],
-  outdir: 'dist/inspector-page',
-  bundle: true,
-  format: 'esm',
-  platform: 'browser',
-  target: 'es2022',
-  minify: true,
-  metafile: true,
-  logLevel: 'warning',
-});
-const pageBytes = Object.values(page.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-if (pageBytes > 100 * 1024) throw new Error(`the inspector page is ${pageBytes} bytes; the budget is 100 kB`);
+  // The inspector page (src/inspector/page): one script and one stylesheet, served by ledgerhook
+  // itself (no CDN, works offline). Kept well under 100 kB; the build fails if it grows past that.
+  const page = await build({
+    entryPoints: ['src/inspector/page/app.ts', 'src/inspector/page/app.css'],
+    outdir: 'dist/inspector-page',
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const pageBytes = Object.values(page.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
+  if (pageBytes > 100 * 1024) throw new Error(`the inspector page is ${pageBytes} bytes; the budget is 100 kB`);
+}

@@ -7,7 +7,7 @@ import { FileStore } from '../../src/index.js';
 import { tempDir } from '../helpers/cli.js';
 import { startClockedListServer } from '../helpers/clocked-list-server.js';
 
-const CHILD = fileURLToPath(new URL('../helpers/state-writer-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('../../test/helpers/state-writer-child.ts', import.meta.url));
 
 function runChild(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {

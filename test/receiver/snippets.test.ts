@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { serve, type ServerType } from '@hono/node-server';
+import { tsImport } from 'tsx/esm/api';
 import {
   assertCheckReceiverPasses,
   ENTITY_UPDATE,
@@ -18,7 +19,7 @@ import {
   startApp,
 } from './helpers.js';
 
-const snippet = (name: string) => fileURLToPath(new URL(`./snippets/${name}`, import.meta.url));
+const snippet = (name: string) => fileURLToPath(new URL(`../../test/receiver/snippets/${name}`, import.meta.url));
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
 describe('README "Receiving webhooks in your app" snippets', () => {
@@ -67,7 +68,10 @@ describe('README "Receiving webhooks in your app" snippets', () => {
     let url: string;
     before(async () => {
       process.env.WEBHOOK_SECRET = SECRET;
-      const route = (await import(snippet('nextjs-route.ts'))) as { POST: (request: Request) => Promise<Response> };
+      // tsImport: the snippet is TypeScript as written in the README, also when this test runs compiled.
+      const route = (await tsImport(snippet('nextjs-route.ts'), import.meta.url)) as {
+        POST: (request: Request) => Promise<Response>;
+      };
       // Like Next.js, every request of the route reaches the exported handler; it answers 405 itself.
       await new Promise<void>((resolve) => {
         server = serve({ fetch: route.POST, port: 0, hostname: '127.0.0.1' }, () => resolve());

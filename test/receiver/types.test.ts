@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const FIXTURE = fileURLToPath(new URL('../types/receiver-types.ts', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../../test/types/receiver-types.ts', import.meta.url));
 const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
 const SOURCE = readFileSync(FIXTURE, 'utf8');
 

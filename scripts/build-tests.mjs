@@ -1,0 +1,37 @@
+/**
+ * Compiles every test file, with the sources it imports, into one plain ES module each under
+ * .test-build/<folder>/, so that `npm test` runs JavaScript instead of registering tsx in each of
+ * the ~110 test processes (about 0.25 s of CPU per process on 2 cores, plus transforming every
+ * imported file again in each). The type-check still covers the TypeScript (npm run typecheck).
+ *
+ * The output keeps each file's depth (test/cli/x.test.ts -> .test-build/cli/x.test.js), so a URL
+ * built from import.meta.url, such as '../../bin/ledgerhook.js', names the same file from both.
+ * `node --import tsx --test test/cli/x.test.ts` still runs one file straight from source.
+ */
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const OUT = '.test-build';
+const folders = (await readdir('test', { withFileTypes: true })).filter((entry) => entry.isDirectory());
+const entryPoints = [];
+for (const folder of folders) {
+  for (const name of await readdir(join('test', folder.name))) {
+    if (name.endsWith('.test.ts')) entryPoints.push(join('test', folder.name, name));
+  }
+}
+
+await rm(OUT, { recursive: true, force: true });
+await build({
+  entryPoints,
+  outbase: 'test',
+  outdir: OUT,
+  bundle: true,
+  // Dependencies load from node_modules as they do for users; only the project's own files are bundled.
+  packages: 'external',
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: false,
+  logLevel: 'warning',
+});

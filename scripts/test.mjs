@@ -1,0 +1,52 @@
+/**
+ * `npm test`: lint first (fails in a second), then the JavaScript build and the test bundles
+ * (esbuild), then the type-check and the tests side by side. tsc is single-threaded and the tests
+ * leave gaps on 2 cores, so running them together saves the type-check's wall time. The exit code
+ * is the first failure's. Arguments name test files to run instead of all of them:
+ *   npm test -- test/cli/sign-verify.test.ts
+ * Tests run from .test-build/ (scripts/build-tests.mjs); `node --import tsx --test FILE` runs one
+ * file straight from source.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+function run(command, args, { quiet = false } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    let output = '';
+    child.stdout?.on('data', (chunk) => (output += chunk));
+    child.stderr?.on('data', (chunk) => (output += chunk));
+    child.on('close', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+const node = (args, options) => run(process.execPath, args, options);
+const bin = (name) => join('node_modules', '.bin', name);
+
+const lint = await run(bin('biome'), ['check', '.']);
+if (lint.code !== 0) process.exit(lint.code);
+
+const built = await Promise.all([node(['scripts/build.mjs', '--no-types']), node(['scripts/build-tests.mjs'])]);
+const buildFailure = built.find((result) => result.code !== 0);
+if (buildFailure) process.exit(buildFailure.code);
+
+const named = process.argv
+  .slice(2)
+  .map((file) => file.replace(/^(\.\/)?test\//, '.test-build/').replace(/\.ts$/, '.js'));
+const files =
+  named.length > 0
+    ? named
+    : readdirSync('.test-build', { recursive: true })
+        .filter((file) => file.endsWith('.test.js'))
+        .sort()
+        .map((file) => join('.test-build', file));
+
+// The type-check's output is held until the tests end, so that it is not lost among theirs.
+const typecheck = node([join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noEmit'], {
+  quiet: true,
+});
+const tests = await node(['--test', '--test-concurrency=3', ...files]);
+const types = await typecheck;
+if (types.code !== 0) process.stderr.write(`\ntype-check failed:\n${types.output}`);
+process.exit(tests.code !== 0 ? tests.code : types.code);
