@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from '../http/load-undici.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../defaults.js';
 import { networkError } from '../http/network-error.js';
 
@@ -36,6 +37,7 @@ export async function postWebhook(options: PostWebhookOptions): Promise<Delivery
   const now = options.now ?? (() => performance.now());
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const { request } = await loadUndici();
   const started = now();
   try {
     const init: NonNullable<Parameters<typeof request>[1]> = {

@@ -1,4 +1,5 @@
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from './load-undici.js';
 import { HttpStatusError, LedgerhookError } from '../errors.js';
 import {
   backoffDelay,
@@ -82,6 +83,7 @@ async function attempt(options: FetchJsonOptions): Promise<Attempt> {
   const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const { request } = await loadUndici();
   let response: Dispatcher.ResponseData;
   try {
     const base = { method, headers: options.headers, signal };
