@@ -1,6 +1,9 @@
 /**
  * Issue #10: sync never mixes, loses or damages data. Each test here failed on the code before
- * the fix (CLI-level, so the same test runs against either version).
+ * the fix (CLI-level, so the same test runs against either version). The commands run in-process
+ * (runInProcess: the same definitions, command modules and exit-code mapping) except two spawned
+ * end-to-end runs: a damaged file (exit 2, one line, the --full advice) and a hanging server
+ * (exit 3 on --timeout: a real process must not end early while undici lets go of its socket).
  */
 import assert from 'node:assert/strict';
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -9,16 +12,32 @@ import { describe, it } from 'node:test';
 import { datasetKey, FileStore, syncDataset } from '../../src/api/sync.js';
 import { startMockServer } from '../../src/index.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startClockedListServer } from '../helpers/clocked-list-server.js';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
 function syncer(baseUrl: string, out = tempDir(), env = { LEDGERHOOK_CONFIG_DIR: tempDir() }) {
+  const args = (token: string, extra: string[]) => [
+    'sync',
+    '/things',
+    '--base-url',
+    baseUrl,
+    '--token',
+    token,
+    '--out',
+    out,
+    '--json',
+    ...extra,
+  ];
   return {
     out,
     env,
-    run: (token: string, ...args: string[]) =>
-      runCli(['sync', '/things', '--base-url', baseUrl, '--token', token, '--out', out, '--json', ...args], { env }),
+    /** In-process. */
+    run: (token: string, ...extra: string[]) => runInProcess(args(token, extra), { env }),
+    /** A real process, as a user runs it. */
+    spawn: (token: string, ...extra: string[]) => runCli(args(token, extra), { env }),
+    stateList: async () => JSON.parse((await runInProcess(['state', 'list', '--json'], { env })).stdout),
   };
 }
 
@@ -35,7 +54,7 @@ describe('sync keeps data apart, whole and current (issue #10)', () => {
       assert.notEqual(one.file, two.file);
       assert.deepEqual(readJson(one.file), server.truth('a', 'PENDING'));
       assert.deepEqual(readJson(two.file), []);
-      const state = JSON.parse((await runCli(['state', 'list', '--json'], { env: s.env })).stdout);
+      const state = await s.stateList();
       assert.equal(Object.keys(state.datasets).length, 2);
     } finally {
       await server.close();
@@ -58,7 +77,7 @@ describe('sync keeps data apart, whole and current (issue #10)', () => {
         assert.equal(readFileSync(file, 'utf8'), before);
       }
       assert.ok(readJson(file).every((item: { owner: string }) => item.owner === 'alice'));
-      const state = JSON.stringify(JSON.parse((await runCli(['state', 'list', '--json'], { env: s.env })).stdout));
+      const state = JSON.stringify(await s.stateList());
       assert.doesNotMatch(state, /alice|bob/, 'the state holds fingerprints, never tokens');
     } finally {
       await server.close();
@@ -120,8 +139,8 @@ describe('sync keeps data apart, whole and current (issue #10)', () => {
     ['a line that is null', (text) => text.split('\n').toSpliced(2, 1, 'null,').join('\n')],
     ['an item edited by hand', (text) => text.replace('"amount":3', '"amount":4')],
   ];
-  // The first damage goes through the CLI end to end (exit 2, one line, the --full advice); the
-  // others are the same store check, driven in-process through syncDataset + FileStore.
+  // The first damage goes through the CLI (the refused run spawned: exit 2, one line, the --full
+  // advice); the others are the same store check, driven in-process through syncDataset + FileStore.
   for (const [damage, spoil] of damages.slice(0, 1)) {
     it(`detects ${damage} before merging: exit 2, "run ... with --full", nothing changed`, async () => {
       const server = await startClockedListServer({ accounts: { a: 9 } });
@@ -132,7 +151,7 @@ describe('sync keeps data apart, whole and current (issue #10)', () => {
         writeFileSync(file, spoil(readFileSync(file, 'utf8')));
         const spoiled = readFileSync(file, 'utf8');
         server.edit('a', 1, { amount: 11 });
-        const next = await s.run('a');
+        const next = await s.spawn('a');
         assert.equal(next.code, 2, `${damage}: ${next.stdout}`);
         assert.match(next.stderr, /damaged.*--full/);
         assertOneLineError(next);
@@ -181,17 +200,14 @@ describe('sync keeps data apart, whole and current (issue #10)', () => {
       assert.equal(result.code, 3, result.stdout);
       assert.match(result.stderr, /not a list envelope/);
       assert.deepEqual(readdirSync(s.out), []);
-      assert.equal(
-        Object.keys(JSON.parse((await runCli(['state', 'list', '--json'], { env: s.env })).stdout).datasets).length,
-        0,
-      );
+      assert.equal(Object.keys((await s.stateList()).datasets).length, 0);
     } finally {
       await server.close();
     }
     const mock = await startMockServer({ port: 0, items: 3 });
     try {
       const out = tempDir();
-      const tax = await runCli([
+      const tax = await runInProcess([
         'sync',
         'userTaxSetup',
         '--base-url',
@@ -216,11 +232,12 @@ describe('sync keeps data apart, whole and current (issue #10)', () => {
     ['huge', ['--max-response-bytes', '100000'], /more than 100000 bytes.*--max-response-bytes/],
     ['hang', ['--timeout', '0.3'], /did not answer within 300 ms/],
   ] as const) {
+    // hang runs as a real process: main.ts holds the event loop while a request times out.
     it(`ends ${hostile} ${args.join(' ')} with a clear error, writing nothing`, async () => {
       const server = await startClockedListServer({ hostile });
       const s = syncer(server.baseUrl);
       try {
-        const result = await s.run('token-a', ...args);
+        const result = await (hostile === 'hang' ? s.spawn : s.run)('token-a', ...args);
         assert.equal(result.code, 3, result.stdout);
         assert.match(result.stderr, pattern);
         assertOneLineError(result);
@@ -291,7 +308,7 @@ describe('sync keeps data apart, whole and current (issue #10)', () => {
       const tokenFile = join(tempDir(), 'token');
       writeFileSync(tokenFile, 'file-token\n');
       const out = tempDir();
-      const result = await runCli([
+      const result = await runInProcess([
         'sync',
         '/things',
         '--base-url',
@@ -304,7 +321,7 @@ describe('sync keeps data apart, whole and current (issue #10)', () => {
       ]);
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(readJson(JSON.parse(result.stdout).file), server.truth('file-token'));
-      const missing = await runCli([
+      const missing = await runInProcess([
         'sync',
         '/things',
         '--base-url',
