@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { startMockServer } from '../../src/api/mock.js';
 import { datasetKey, FileStore, paginate, syncDataset } from '../../src/api/sync.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startSpecListServer, type Fault } from '../helpers/spec-list-server.js';
 
 const noSleep = async () => {};
@@ -16,9 +17,14 @@ const fileOf = (store: FileStore, path: string, filter: Record<string, string> =
   store.fileFor({ userId: '', dataset: datasetKey(path, filter) });
 
 describe('sync against the mock service (CLI)', () => {
-  // One limit end to end through the CLI (target resolution, --type, --json summary: a full run and
-  // an incremental one); the paging limits 1, 7, 100 and 1000 run the full + three incremental
-  // rounds through syncDataset in-process below.
+  // The CLI runs in-process (runInProcess: the same definitions, command modules and exit-code
+  // mapping); two runs stay spawned end to end: the first sync of the file-format test (a real
+  // process writes the file and prints the --json summary) and one refused run (exit 3, one line).
+  // One limit through the CLI (target resolution, --type, --json summary: a full run and an
+  // incremental one); the paging limits 1, 7, 100 and 1000 run the full + two incremental
+  // rounds through syncDataset in-process below. Two rounds cover both states an incremental
+  // read can start from (one a full read left, one an incremental read left); a third round
+  // started from the same kind of state as the second and proved nothing new.
   for (const limit of [7]) {
     it(`full, then incremental rounds equal the mock's dataset (limit ${limit}, with and without type=PENDING)`, async () => {
       const mock = await startMockServer({ port: 0, items: limit === 1 ? 60 : 230, seed: limit });
@@ -30,7 +36,7 @@ describe('sync against the mock service (CLI)', () => {
           ['expenses', [], {}],
           ['/expenses/expenses', ['--type', 'PENDING'], { type: 'PENDING' }],
         ] as const) {
-          const first = await runCli(['sync', target, ...extra, ...base], { env });
+          const first = await runInProcess(['sync', target, ...extra, ...base], { env });
           assert.equal(first.code, 0, first.stderr);
           const summary = JSON.parse(first.stdout);
           assert.equal(summary.mode, 'full');
@@ -38,10 +44,10 @@ describe('sync against the mock service (CLI)', () => {
             readJson(summary.file),
             mock.service.dataset(target === 'expenses' ? '/expenses' : target, filter).data,
           );
-          const cliRounds = 1; // three rounds: in-process below
+          const cliRounds = 1; // two rounds: in-process below
           for (let round = 0; round < cliRounds; round += 1) {
             mock.service.mutate({ path: '/expenses', create: 2 + round, update: 3, delete: 2, retype: 2 });
-            const next = await runCli(['sync', target, ...extra, ...base], { env });
+            const next = await runInProcess(['sync', target, ...extra, ...base], { env });
             assert.equal(next.code, 0, next.stderr);
             const incremental = JSON.parse(next.stdout);
             assert.equal(incremental.mode, 'incremental');
@@ -73,7 +79,7 @@ describe('sync against the mock service (CLI)', () => {
           const first = await sync();
           assert.equal(first.mode, 'full');
           assert.deepEqual(readJson(fileOf(store, path, filter)), mock.service.dataset(path, filter).data);
-          for (let round = 0; round < 3; round += 1) {
+          for (let round = 0; round < 2; round += 1) {
             mock.service.mutate({ path: '/expenses', create: 2 + round, update: 3, delete: 2, retype: 2 });
             const next = await sync();
             assert.equal(next.mode, 'incremental');
@@ -104,26 +110,27 @@ describe('sync against the mock service (CLI)', () => {
     assert.equal(lines.at(-2), ']');
     assert.equal(lines.length, 30 + 3);
     assert.equal(summary.file, join(out, 'expenses.json'));
-    const list = JSON.parse((await runCli(['state', 'list', '--json'], { env })).stdout);
+    const list = JSON.parse((await runInProcess(['state', 'list', '--json'], { env })).stdout);
     const record = Object.values(
       list.datasets as Record<string, { dataset: string; lastUpdatedDate: string; items: number }>,
     ).find((entry) => entry.dataset === '/expenses');
     assert.ok(record);
     assert.equal(record.lastUpdatedDate, summary.lastUpdatedDate);
     assert.equal(record.items, 30);
-    const show = await runCli(['state', 'show', 'expenses', '--json'], { env });
+    const show = await runInProcess(['state', 'show', 'expenses', '--json'], { env });
     assert.equal(show.code, 0);
-    const reset = await runCli(['state', 'reset', 'expenses'], { env });
+    const reset = await runInProcess(['state', 'reset', 'expenses'], { env });
     assert.equal(reset.code, 0);
     const again = JSON.parse(
       (
-        await runCli(['sync', 'expenses', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'], {
-          env,
-        })
+        await runInProcess(
+          ['sync', 'expenses', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'],
+          { env },
+        )
       ).stdout,
     );
     assert.equal(again.mode, 'full');
-    const missing = await runCli(['state', 'show', 'invoices'], { env });
+    const missing = await runInProcess(['state', 'show', 'invoices'], { env });
     assert.equal(missing.code, 2);
     await mock.close();
   });
@@ -132,7 +139,7 @@ describe('sync against the mock service (CLI)', () => {
     const mock = await startMockServer({ port: 0, items: 20 });
     const out = tempDir();
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
-    const dry = await runCli(
+    const dry = await runInProcess(
       [
         'sync',
         '--all',
@@ -149,16 +156,19 @@ describe('sync against the mock service (CLI)', () => {
     );
     assert.equal(dry.code, 0, dry.stderr);
     assert.equal(existsSync(join(out, 'dry')), false);
-    const all = await runCli(['sync', '--all', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'], {
-      env,
-    });
+    const all = await runInProcess(
+      ['sync', '--all', '--base-url', mock.url, '--token', mock.token, '--out', out, '--json'],
+      {
+        env,
+      },
+    );
     assert.equal(all.code, 0, all.stderr);
     const datasets = JSON.parse(all.stdout).datasets;
     assert.equal(datasets.length, 24);
     const taxSetup = datasets.find((d: { dataset: string }) => d.dataset === '/userTaxSetup');
     assert.equal(taxSetup.mode, 'document');
     assert.equal(typeof readJson(taxSetup.file).filingStatus, 'string');
-    const state = JSON.parse((await runCli(['state', 'list', '--json'], { env })).stdout);
+    const state = JSON.parse((await runInProcess(['state', 'list', '--json'], { env })).stdout);
     assert.equal(Object.keys(state.datasets).length, 24);
     await mock.close();
   });
@@ -167,13 +177,15 @@ describe('sync against the mock service (CLI)', () => {
     const mock = await startMockServer({ port: 0, items: 5 });
     const configDir = tempDir();
     const out = tempDir();
-    const viaEnv = await runCli(['sync', 'expenses', '--out', out, '--json'], {
+    const viaEnv = await runInProcess(['sync', 'expenses', '--out', out, '--json'], {
       env: { LEDGERHOOK_CONFIG_DIR: configDir, LEDGERHOOK_BASE_URL: mock.url, LEDGERHOOK_TOKEN: mock.token },
     });
     assert.equal(viaEnv.code, 0, viaEnv.stderr);
-    await runCli(['config', 'set', 'baseUrl', mock.url], { env: { LEDGERHOOK_CONFIG_DIR: configDir } });
-    await runCli(['config', 'set', 'token', mock.token], { env: { LEDGERHOOK_CONFIG_DIR: configDir } });
-    const viaSettings = await runCli(['sync', 'invoices', '--out', out], { env: { LEDGERHOOK_CONFIG_DIR: configDir } });
+    await runInProcess(['config', 'set', 'baseUrl', mock.url], { env: { LEDGERHOOK_CONFIG_DIR: configDir } });
+    await runInProcess(['config', 'set', 'token', mock.token], { env: { LEDGERHOOK_CONFIG_DIR: configDir } });
+    const viaSettings = await runInProcess(['sync', 'invoices', '--out', out], {
+      env: { LEDGERHOOK_CONFIG_DIR: configDir },
+    });
     assert.equal(viaSettings.code, 0, viaSettings.stderr);
     for (const [args, code, pattern] of [
       [['sync', 'expnses', '--base-url', mock.url, '--token', 't'], 2, /did you mean expense/],
@@ -185,7 +197,9 @@ describe('sync against the mock service (CLI)', () => {
       [['sync', 'expenses', '--limit', '0', '--base-url', mock.url, '--token', 't'], 2, /limit/],
       [['sync'], 2, /say what to sync/],
     ] as const) {
-      const result = await runCli([...args, '--out', tempDir()], { env: { LEDGERHOOK_CONFIG_DIR: tempDir() } });
+      // The rejected token runs as a real process (exit 3, one line); the other rows in-process.
+      const run = pattern.source.includes('token was rejected') ? runCli : runInProcess;
+      const result = await run([...args, '--out', tempDir()], { env: { LEDGERHOOK_CONFIG_DIR: tempDir() } });
       assert.equal(result.code, code, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, pattern);
       assertOneLineError(result);
@@ -213,7 +227,8 @@ describe('sync against an independent server (library)', () => {
               });
             let summary = await sync();
             assert.deepEqual(readJson(fileOf(store, server.path, filter)), server.truth(filter.type));
-            for (let round = 0; round < 3; round += 1) {
+            // Two rounds: an incremental read from a full read's state, then from an incremental's.
+            for (let round = 0; round < 2; round += 1) {
               server.mutate({ create: 3, update: 4, delete: 2, retype: 2 });
               summary = await sync();
               assert.equal(summary.mode, 'incremental');
