@@ -10,14 +10,18 @@ import { describe, it } from 'node:test';
 import { datasetKey, FileStore, syncDataset } from '../../src/api/sync.js';
 import { DEFAULT_PAGE_LIMIT } from '../../src/defaults.js';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startSpecListServer } from '../helpers/spec-list-server.js';
 
 /** The helper server's cursor for "continue at offset n" (its own encoding, opaque to sync). */
 const cursorAt = (offset: number) => Buffer.from(String(offset)).toString('base64url');
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
-async function sync(baseUrl: string, args: string[], env: Record<string, string>) {
-  const result = await runCli(['sync', '/things', '--base-url', baseUrl, '--json', ...args], { env });
+/** `ledgerhook sync /things`: a real process with `spawn`, otherwise in-process (runInProcess). */
+async function sync(baseUrl: string, args: string[], env: Record<string, string>, spawn = false) {
+  const result = await (spawn ? runCli : runInProcess)(['sync', '/things', '--base-url', baseUrl, '--json', ...args], {
+    env,
+  });
   assert.equal(result.code, 0, result.stderr);
   return JSON.parse(result.stdout) as { mode: string; pages: number; lastUpdatedDate: string; file: string };
 }
@@ -49,7 +53,8 @@ describe('spec 4.3: the headers sync sends', () => {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
     try {
       const out = tempDir();
-      const full = await sync(server.baseUrl, ['--token', server.token, '--out', out], env);
+      // The full read as a real process; the incremental one in-process (the same command module).
+      const full = await sync(server.baseUrl, ['--token', server.token, '--out', out], env, true);
       assert.equal(full.pages, 3, '250 items at limit 100: pages of 100, 100, 50');
       assert.equal(readJson(full.file).length, 250);
       server.mutate({ create: 120, update: 5 });
@@ -150,11 +155,11 @@ describe('spec 9 and 5.1: environments', () => {
         ['baseUrl', production.baseUrl, 'production'],
         ['token', production.token, 'production'],
       ] as const) {
-        const set = await runCli(['config', 'set', key, value, '--env', environment], { env });
+        const set = await runInProcess(['config', 'set', key, value, '--env', environment], { env });
         assert.equal(set.code, 0, set.stderr);
       }
       const run = async (args: string[], extraEnv: Record<string, string> = {}) => {
-        const result = await runCli(['sync', '/things', '--out', tempDir(), '--json', ...args], {
+        const result = await runInProcess(['sync', '/things', '--out', tempDir(), '--json', ...args], {
           env: { ...env, ...extraEnv },
         });
         assert.equal(result.code, 0, result.stderr);
