@@ -1,19 +1,23 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { parseRateLimit, resolveStoreUrl } from '../../src/cli/resolve-scale.js';
 import { queueTarget } from '../../src/queue/queue-target.js';
-import { assertOneLineError, BIN, runCli, tempDir } from '../helpers/cli.js';
+import { assertOneLineError, BIN, type CliResult, runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { createTestSchema, dropQueueKeys, REDIS_URL, servicesSkip, testQueueName } from './helpers/services.js';
 
 const skip = await servicesSkip();
 const HEAVY = /(^|\/)(bullmq|pg|ioredis|rate-limiter-flexible|undici|conf|ora)(\/|$)/;
 
-/** The bare package names a CLI process resolves, recorded by a module resolve hook. */
-function resolvedPackages(args: string[]): string[] & { stdout?: string } {
+/**
+ * The bare package names a CLI process resolves, recorded by a module resolve hook; `result` is
+ * the process's exit code and output, so that one spawn can also be checked as a user's run.
+ */
+function resolvedPackages(args: string[]): string[] & { result?: CliResult } {
   const dir = tempDir();
   const log = join(dir, 'resolved.log');
   const hooks = join(dir, 'hooks.mjs');
@@ -33,15 +37,19 @@ export async function resolve(specifier, context, next) {
   );
   writeFileSync(log, '');
   const result = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, BIN, ...args], {
-    env: { ...process.env, LEDGERHOOK_CONFIG_DIR: dir, NO_COLOR: '1' },
+    env: {
+      ...process.env,
+      LEDGERHOOK_CONFIG_DIR: dir,
+      NO_COLOR: '1',
+      LEDGERHOOK_QUEUE: undefined,
+      LEDGERHOOK_STORE: undefined,
+    },
     input: '',
     encoding: 'utf8',
   });
   assert.ok(result.status !== null, result.stderr);
-  const packages: string[] & { stdout?: string } = spawnSync('cat', [log], { encoding: 'utf8' })
-    .stdout.split('\n')
-    .filter(Boolean);
-  packages.stdout = result.stdout;
+  const packages: string[] & { result?: CliResult } = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+  packages.result = { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
   return packages;
 }
 
@@ -55,35 +63,36 @@ describe('scale commands', () => {
         `ledgerhook ${args.join(' ')} loaded a heavy package`,
       );
       // The same process also shows worker --help has its examples (one spawn, two checks).
-      if (args[0] === 'worker') assert.match(packages.stdout ?? '', /Examples:\n\s+\$ ledgerhook /);
+      if (args[0] === 'worker') assert.match(packages.result?.stdout ?? '', /Examples:\n\s+\$ ledgerhook /);
     }
-    assert.ok(
-      resolvedPackages(['queue', 'status', '--queue', 'redis://127.0.0.1:1']).some((name) => HEAVY.test(name)),
-      'the hook sees the packages a queue command loads',
-    );
+    // The control (the hook does see heavy packages) is the spawned row of the bad-input table below.
   });
 
   it('every new command and subcommand has examples in --help', async () => {
-    // worker --help: checked in the process of the test above.
+    // worker --help: checked in the spawned process of the test above; these three in-process.
     for (const args of [['queue', 'status'], ['store', 'migrate'], ['listen']]) {
-      const result = await runCli([...args, '--help']);
+      const result = await runInProcess([...args, '--help']);
       assert.equal(result.code, 0);
       assert.match(result.stdout, /Examples:\n\s+\$ ledgerhook /);
     }
   });
 
-  const badInput: Array<{ args: string[]; code: number; message: RegExp }> = [
+  // `run` says how a row runs: in-process by default; one row per command as a real process
+  // (`hooked`: spawned under the resolve hook, which also shows the hook sees what queue loads).
+  const badInput: Array<{ args: string[]; code: number; message: RegExp; run?: 'spawn' | 'hooked' }> = [
     { args: ['queue', 'status'], code: 2, message: /no queue: pass --queue/ },
     {
       args: ['queue', 'status', '--queue', 'redis://:pw@127.0.0.1:1'],
       code: 3,
       message: /cannot reach the Redis queue redis:\/\/:\*\*\*@/,
+      run: 'hooked',
     },
     { args: ['store', 'migrate'], code: 2, message: /no store/ },
     {
       args: ['store', 'migrate', '--store', 'postgres://u:pw@127.0.0.1:1/x'],
       code: 3,
       message: /cannot reach the Postgres store postgres:\/\/u:\*\*\*@/,
+      run: 'spawn',
     },
     {
       args: ['store', 'migrate', '--store', 'postgres://u@127.0.0.1:1/x?password=pw'],
@@ -116,7 +125,17 @@ describe('scale commands', () => {
 
   for (const row of badInput) {
     it(`ledgerhook ${row.args.join(' ')} → exit ${row.code}, one line, no password`, async () => {
-      const result = await runCli(row.args, { env: { LEDGERHOOK_QUEUE: undefined, LEDGERHOOK_STORE: undefined } });
+      let result: CliResult;
+      if (row.run === 'hooked') {
+        const packages = resolvedPackages(row.args);
+        assert.ok(
+          packages.some((name) => HEAVY.test(name)),
+          'the hook sees the packages a queue command loads',
+        );
+        result = packages.result!;
+      } else if (row.run === 'spawn')
+        result = await runCli(row.args, { env: { LEDGERHOOK_QUEUE: undefined, LEDGERHOOK_STORE: undefined } });
+      else result = await runInProcess(row.args);
       assert.equal(result.code, row.code, result.stderr);
       assertOneLineError(result);
       assert.match(result.stderr, row.message);
@@ -128,7 +147,7 @@ describe('scale commands', () => {
     const queueName = testQueueName('cli');
     const schema = await createTestSchema();
     try {
-      const status = await runCli(['queue', 'status', '--queue', REDIS_URL, '--queue-name', queueName, '--json']);
+      const status = await runInProcess(['queue', 'status', '--queue', REDIS_URL, '--queue-name', queueName, '--json']);
       assert.equal(status.code, 0, status.stderr);
       assert.deepEqual(JSON.parse(status.stdout), {
         queue: queueName,
@@ -140,10 +159,10 @@ describe('scale commands', () => {
         backlog: [],
         backlogPartial: false,
       });
-      const first = await runCli(['store', 'migrate', '--json'], { env: { LEDGERHOOK_STORE: schema.url } });
+      const first = await runInProcess(['store', 'migrate', '--json'], { env: { LEDGERHOOK_STORE: schema.url } });
       assert.equal(first.code, 0, first.stderr);
       assert.deepEqual(JSON.parse(first.stdout).applied, [1]);
-      const again = await runCli(['store', 'migrate'], { env: { LEDGERHOOK_STORE: schema.url } });
+      const again = await runInProcess(['store', 'migrate'], { env: { LEDGERHOOK_STORE: schema.url } });
       assert.match(again.stdout, /up to date \(schema version 1\)/);
     } finally {
       await schema.drop();
