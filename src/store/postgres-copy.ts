@@ -1,47 +1,92 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
 import type pg from 'pg';
-import type { DatasetRef, StoredItem } from './dataset-store.js';
+import type { StoredItem } from './dataset-store.js';
 
 /** The part of pg's connection a COPY needs (pg runs COPY only through a submittable). */
 interface CopyConnection {
+  stream: Writable;
   query(text: string): void;
   sendCopyFromChunk(chunk: Buffer): void;
   endCopyFrom(): void;
+  sendCopyFail(message: string): void;
 }
 
 /**
- * `COPY ... FROM STDIN` with one chunk of text-format rows, through pg's submittable protocol (no
- * extra package). Resolves with the number of rows copied; rejects with Postgres's error.
+ * One `COPY ... FROM STDIN` kept open across pages, through pg's submittable protocol (no extra
+ * package). Postgres parses and stores each page while the sync fetches the next: one statement
+ * for the whole load, not one per page. Writes wait for the socket to drain, so memory stays at a
+ * page or two however slow the server is. The connection runs nothing else until `end`.
  */
-export function copyIn(client: pg.ClientBase, text: string, data: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let failure: Error | undefined;
-    let rows = 0;
-    const submittable = {
-      submit(connection: CopyConnection) {
-        connection.query(text);
-      },
-      handleCopyInResponse(connection: CopyConnection) {
-        if (data.length > 0) connection.sendCopyFromChunk(data);
-        connection.endCopyFrom();
-      },
-      handleCommandComplete(message: { text?: string }) {
-        rows = Number(/^COPY (\d+)/.exec(message.text ?? '')?.[1] ?? 0);
-      },
-      handleError(error: Error) {
-        failure = error;
-      },
-      handleReadyForQuery() {
-        if (failure) reject(failure);
-        else resolve(rows);
-      },
-      handleRowDescription() {},
-      handleDataRow() {},
-      handlePortalSuspended() {},
-      handleEmptyQuery() {},
-      handleCopyData() {},
-    };
-    client.query(submittable as unknown as pg.Submittable);
-  });
+export class CopyStream {
+  #connection: CopyConnection | undefined;
+  #failure: Error | undefined;
+  #rows = 0;
+  readonly #done: Promise<number>;
+
+  private constructor(done: Promise<number>) {
+    this.#done = done;
+    this.#done.catch(() => {}); // observed by write, end and abort
+  }
+
+  static open(client: pg.ClientBase, text: string): Promise<CopyStream> {
+    return new Promise((resolveOpen, rejectOpen) => {
+      let settle: { resolve: (rows: number) => void; reject: (error: Error) => void } | undefined;
+      const done = new Promise<number>((resolve, reject) => {
+        settle = { resolve, reject };
+      });
+      const self = new CopyStream(done);
+      const submittable = {
+        submit(connection: CopyConnection) {
+          connection.query(text);
+        },
+        handleCopyInResponse(connection: CopyConnection) {
+          self.#connection = connection;
+          resolveOpen(self);
+        },
+        handleCommandComplete(message: { text?: string }) {
+          self.#rows = Number(/^COPY (\d+)/.exec(message.text ?? '')?.[1] ?? 0);
+        },
+        // pg hands an error to the query and then forgets it: ReadyForQuery never reaches it. The
+        // connection queues the caller's next statement (ROLLBACK) until the server is ready.
+        handleError(error: Error) {
+          self.#failure = error;
+          rejectOpen(error);
+          settle?.reject(error);
+        },
+        handleReadyForQuery() {
+          if (!self.#failure) settle?.resolve(self.#rows);
+        },
+        handleRowDescription() {},
+        handleDataRow() {},
+        handlePortalSuspended() {},
+        handleEmptyQuery() {},
+        handleCopyData() {},
+      };
+      client.query(submittable as unknown as pg.Submittable);
+    });
+  }
+
+  /** Sends rows in COPY's text format; rejects with Postgres's error once the COPY has failed. */
+  async write(text: string): Promise<void> {
+    const connection = this.#connection;
+    if (this.#failure || !connection) await this.#done;
+    if (!connection || text.length === 0) return;
+    connection.sendCopyFromChunk(Buffer.from(text, 'utf8'));
+    if (connection.stream.writableNeedDrain) await Promise.race([once(connection.stream, 'drain'), this.#done]);
+  }
+
+  /** Ends the COPY; resolves with the rows Postgres stored, or rejects with its error. */
+  end(): Promise<number> {
+    if (!this.#failure) this.#connection?.endCopyFrom();
+    return this.#done;
+  }
+
+  /** Abandons the COPY (the caller rolls back); never throws. */
+  async abort(): Promise<void> {
+    if (!this.#failure) this.#connection?.sendCopyFail('ledgerhook aborted the load');
+    await this.#done.catch(() => {});
+  }
 }
 
 /** One field of COPY's text format: backslash, tab, newline and carriage return escaped. */
@@ -51,14 +96,9 @@ export function copyField(value: string): string {
   );
 }
 
-/** Inserts items that are known not to exist yet (no conflict handling: the caller made sure). */
-export async function copyItems(client: pg.ClientBase, ref: DatasetRef, items: readonly StoredItem[]): Promise<number> {
-  const prefix = `${copyField(ref.userId)}\t${copyField(ref.dataset)}\t`;
+/** Rows of COPY text: `prefix`, then the id and the item as JSON, tab-separated. */
+export function copyRows(items: readonly StoredItem[], prefix = ''): string {
   let text = '';
   for (const item of items) text += `${prefix}${copyField(String(item.id))}\t${copyField(JSON.stringify(item))}\n`;
-  return copyIn(
-    client,
-    'COPY ledgerhook_items (user_id, dataset, item_id, item) FROM STDIN',
-    Buffer.from(text, 'utf8'),
-  );
+  return text;
 }

@@ -1,14 +1,17 @@
 import type pg from 'pg';
 import type { CommitResult, DatasetRef, DatasetState, FullLoad, StoredItem } from './dataset-store.js';
 import { compareIds, type ItemId } from '../sync/item-id.js';
-import { copyItems } from './postgres-copy.js';
+import { CopyStream, copyField, copyRows } from './postgres-copy.js';
+import { allowRepeats, beginMerge, finishMerge, STAGE_COPY, upsertStaged } from './postgres-merge.js';
 import { datasetLockKey, dedupeById, upsertItems, writeState } from './postgres-rows.js';
 
 /**
- * A full read into Postgres: one transaction on a dedicated connection that first deletes the
- * dataset's rows and then upserts each page as it arrives. Under MVCC every reader keeps seeing
- * the previous rows until COMMIT, so the dataset is replaced atomically while memory holds one
- * page at a time. A crash or abort before commit rolls everything back: data and state stay old.
+ * A full read into Postgres: one transaction on a dedicated connection that writes each page as it
+ * arrives, through one COPY kept open while ids ascend (postgres-copy.ts). A dataset with no rows
+ * yet is copied into directly; one that has rows is staged and merged at the end (postgres-merge.ts:
+ * unchanged rows are not rewritten, rows no page brought are deleted). Under MVCC every reader keeps seeing the previous rows until COMMIT, so the dataset is
+ * replaced atomically while memory holds one page at a time. A crash or abort before commit rolls
+ * everything back: data and state stay old.
  */
 export class PostgresFullLoad implements FullLoad {
   readonly #client: pg.PoolClient;
@@ -19,18 +22,24 @@ export class PostgresFullLoad implements FullLoad {
   #inFlight: Promise<void> | undefined;
   /**
    * While every id so far came in ascending order, no page can repeat an earlier id: pages go in
-   * with COPY (the cheapest insert). Once the order breaks, the rest are upserted (a repeated id
-   * then replaces the earlier row), so any order stays correct. Only the largest id is remembered.
+   * with COPY (the cheapest insert). Once the order breaks, the COPY ends and the rest are upserted
+   * (a repeated id then replaces the earlier row), so any order stays correct. Only the largest id
+   * is remembered.
    */
   #ascending = true;
+  #copy: CopyStream | undefined;
   #largestId: ItemId | undefined;
   /** Rows written: every copied row is new, and an upsert counts the rows it created. */
   #rows = 0;
+  /** The dataset had rows when the load began: pages are merged into them. */
+  readonly #merge: boolean;
+  #repeatsAllowed = false;
 
-  private constructor(client: pg.PoolClient, ref: DatasetRef, wrap: (error: unknown) => Error) {
+  private constructor(client: pg.PoolClient, ref: DatasetRef, wrap: (error: unknown) => Error, merge: boolean) {
     this.#client = client;
     this.#ref = ref;
     this.#wrap = wrap;
+    this.#merge = merge;
   }
 
   static async begin(pool: pg.Pool, ref: DatasetRef, wrap: (error: unknown) => Error): Promise<PostgresFullLoad> {
@@ -40,17 +49,22 @@ export class PostgresFullLoad implements FullLoad {
     } catch (error) {
       throw wrap(error);
     }
-    const load = new PostgresFullLoad(client, ref, wrap);
     try {
       await client.query('BEGIN');
       // Serialises with any other run of this dataset (an incremental one locks the same row).
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [datasetLockKey(ref)]);
-      await client.query('DELETE FROM ledgerhook_items WHERE user_id = $1 AND dataset = $2', [ref.userId, ref.dataset]);
+      const existing = await client.query(
+        'SELECT 1 FROM ledgerhook_items WHERE user_id = $1 AND dataset = $2 LIMIT 1',
+        [ref.userId, ref.dataset],
+      );
+      const merge = (existing.rowCount ?? 0) > 0;
+      if (merge) await beginMerge(client);
+      return new PostgresFullLoad(client, ref, wrap, merge);
     } catch (error) {
-      await load.abort();
+      await client.query('ROLLBACK').catch(() => {});
+      client.release(error instanceof Error ? error : new Error(String(error)));
       throw wrap(error);
     }
-    return load;
   }
 
   /**
@@ -61,14 +75,37 @@ export class PostgresFullLoad implements FullLoad {
     if (!this.#open) throw new Error('full load already finished');
     await this.#settle();
     const page = dedupeById(items);
-    const copyable = this.#ascending && this.#stillAscending(page);
-    const writing = (
-      copyable ? copyItems(this.#client, this.#ref, page) : upsertItems(this.#client, this.#ref, page)
-    ).then((rows) => {
-      this.#rows += rows;
-    });
+    const ordered = this.#ascending && this.#stillAscending(page);
+    const writing = ordered ? this.#copyPage(page) : this.#upsertPage(page);
     writing.catch(() => {}); // observed by the next add or commit
     this.#inFlight = writing;
+  }
+
+  async #copyPage(page: readonly StoredItem[]): Promise<void> {
+    if (!this.#copy) {
+      this.#copy = await CopyStream.open(
+        this.#client,
+        this.#merge ? STAGE_COPY : 'COPY ledgerhook_items (user_id, dataset, item_id, item) FROM STDIN',
+      );
+    }
+    const prefix = this.#merge ? '' : `${copyField(this.#ref.userId)}\t${copyField(this.#ref.dataset)}\t`;
+    await this.#copy.write(copyRows(page, prefix));
+  }
+
+  /** The first page out of order ends the COPY; it and every later page are upserted. */
+  async #upsertPage(page: readonly StoredItem[]): Promise<void> {
+    await this.#endCopy();
+    if (this.#merge) {
+      if (!this.#repeatsAllowed) await allowRepeats(this.#client);
+      this.#repeatsAllowed = true;
+      await upsertStaged(this.#client, page);
+    } else this.#rows += await upsertItems(this.#client, this.#ref, page);
+  }
+
+  async #endCopy(): Promise<void> {
+    const copy = this.#copy;
+    this.#copy = undefined;
+    if (copy) this.#rows += await copy.end();
   }
 
   #stillAscending(page: readonly StoredItem[]): boolean {
@@ -98,8 +135,9 @@ export class PostgresFullLoad implements FullLoad {
     if (!this.#open) throw new Error('full load already finished');
     await this.#settle();
     try {
-      // The dataset was emptied first, so the rows written are the dataset: no count(*) needed.
-      const total = this.#rows;
+      await this.#endCopy();
+      // Into an empty dataset the rows written are the dataset; a merge counts the ids it saw.
+      const total = this.#merge ? await finishMerge(this.#client, this.#ref) : this.#rows;
       await writeState(this.#client, this.#ref, { ...state, items: total });
       await this.#client.query('COMMIT');
       this.#release();
@@ -115,6 +153,9 @@ export class PostgresFullLoad implements FullLoad {
     // A write still running must end before ROLLBACK is sent on the same connection.
     await this.#inFlight?.catch(() => {});
     this.#inFlight = undefined;
+    const copy = this.#copy;
+    this.#copy = undefined;
+    await copy?.abort();
     try {
       await this.#client.query('ROLLBACK');
       this.#release();
