@@ -40,24 +40,38 @@ export async function upsertStaged(client: pg.ClientBase, items: readonly Stored
   );
 }
 
+/** MERGE (Postgres 15+) updates and inserts in one join; older servers take two statements. */
+export type MergeStatement = 'merge' | 'update-insert';
+
 /** Merges the staged rows into the dataset; returns its row count. */
-export async function finishMerge(client: pg.ClientBase, ref: DatasetRef): Promise<number> {
+export async function finishMerge(client: pg.ClientBase, ref: DatasetRef, statement?: MergeStatement): Promise<number> {
   const params = [ref.userId, ref.dataset];
+  const use = statement ?? (await serverStatement(client));
   // Each statement must be one pass over both sides (a hash join). The staged table has no
   // statistics and the dataset's may be stale; a nested loop chosen on a wrong estimate would read
   // one side once per row of the other.
   await client.query('SET LOCAL enable_nestloop = off');
-  await client.query(
-    `UPDATE ledgerhook_items AS i SET item = s.item, updated_at = now() FROM ${STAGE} AS s
-     WHERE i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id AND i.item IS DISTINCT FROM s.item`,
-    params,
-  );
-  await client.query(
-    `INSERT INTO ledgerhook_items (user_id, dataset, item_id, item)
-     SELECT $1, $2, s.item_id, s.item FROM ${STAGE} AS s
-     WHERE NOT EXISTS (SELECT 1 FROM ledgerhook_items AS i WHERE i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id)`,
-    params,
-  );
+  if (use === 'merge') {
+    await client.query(
+      `MERGE INTO ledgerhook_items AS i USING ${STAGE} AS s
+       ON i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id
+       WHEN MATCHED AND i.item IS DISTINCT FROM s.item THEN UPDATE SET item = s.item, updated_at = now()
+       WHEN NOT MATCHED THEN INSERT (user_id, dataset, item_id, item) VALUES ($1, $2, s.item_id, s.item)`,
+      params,
+    );
+  } else {
+    await client.query(
+      `UPDATE ledgerhook_items AS i SET item = s.item, updated_at = now() FROM ${STAGE} AS s
+       WHERE i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id AND i.item IS DISTINCT FROM s.item`,
+      params,
+    );
+    await client.query(
+      `INSERT INTO ledgerhook_items (user_id, dataset, item_id, item)
+       SELECT $1, $2, s.item_id, s.item FROM ${STAGE} AS s
+       WHERE NOT EXISTS (SELECT 1 FROM ledgerhook_items AS i WHERE i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id)`,
+      params,
+    );
+  }
   await client.query(
     `DELETE FROM ledgerhook_items AS i WHERE i.user_id = $1 AND i.dataset = $2
      AND NOT EXISTS (SELECT 1 FROM ${STAGE} AS s WHERE s.item_id = i.item_id)`,
@@ -66,4 +80,11 @@ export async function finishMerge(client: pg.ClientBase, ref: DatasetRef): Promi
   await client.query('SET LOCAL enable_nestloop = on');
   const staged = await client.query<{ rows: string }>(`SELECT count(*) AS rows FROM ${STAGE}`);
   return Number(staged.rows[0]?.rows ?? 0);
+}
+
+async function serverStatement(client: pg.ClientBase): Promise<MergeStatement> {
+  const version = await client.query<{ version: number }>(
+    "SELECT current_setting('server_version_num')::int AS version",
+  );
+  return (version.rows[0]?.version ?? 0) >= 150_000 ? 'merge' : 'update-insert';
 }

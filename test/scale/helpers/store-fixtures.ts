@@ -1,0 +1,19 @@
+import type { DatasetRef, DatasetState } from '../../../src/store/dataset-store.js';
+
+/** A dataset ref, a state and items for the Postgres store tests. */
+export const ref = (userId: string, dataset = '/expenses'): DatasetRef => ({
+  userId,
+  dataset,
+  path: dataset.split('?')[0]!,
+  filter: {},
+  baseUrl: 'http://api.test/rest/v5',
+  tokenFingerprint: 'fp-a',
+});
+export const state = (lastUpdatedDate: string, mode: DatasetState['mode'] = 'full'): DatasetState => ({
+  lastUpdatedDate,
+  items: 0,
+  syncedAt: '2026-11-22T00:00:00.000Z',
+  mode,
+  tokenFingerprint: 'fp-a',
+});
+export const items = (...ids: number[]) => ids.map((id) => ({ id, amount: id * 10 }));
