@@ -87,6 +87,13 @@ interface ProcessorEdges {
 function jobProcessor(options: SyncWorkerOptions, edges: ProcessorEdges) {
   const { emit, stopping } = edges;
   return async (job: Job, lockToken?: string): Promise<SyncRunSummary> => {
+    if (stopping.aborted) {
+      // A closing worker can still be handed a job: a slot that was waiting for one when the
+      // shutdown began takes the job another slot has just put back. It goes back unrun (running
+      // it would wait on a signal that has already fired, and close() would never return).
+      await job.moveToWait(lockToken);
+      throw new WaitingError();
+    }
     const run = job.id ?? '?';
     const data = parseSyncJobData(job.data);
     if (job.name !== SYNC_JOB_NAME || !data) {
