@@ -7,6 +7,7 @@ import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { buildSampleBody } from '../../src/samples/sample-body.js';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
 import { startSpecReceiver as startReceiver, type SpecReceiverOptions } from '../helpers/spec-receiver.js';
 
@@ -91,6 +92,13 @@ function mixedCapture(): string {
   ]);
 }
 
+/**
+ * The first test runs listen and replay as real processes: a capture written by a live listener, replayed by the
+ * CLI into an independent receiver. The rest are replay and verify flag variants and input checks over capture
+ * files written here; they run in-process (runInProcess: same definitions, command modules and exit-code mapping),
+ * where a spawn cost ~0.3 s of CPU and proved nothing more. replay, verify and config keep spawned tests here and
+ * in listen-replay.test.ts, sign-verify.test.ts and config.test.ts.
+ */
 describe('replay never launders forgeries', () => {
   it('by default, forged deliveries captured by listen never reach an independent receiver', async () => {
     const capture = join(tempDir(), 'listen.jsonl');
@@ -121,7 +129,7 @@ describe('replay never launders forgeries', () => {
   it('--include-refused sends refused deliveries with their original token; --resign-refused re-signs them with a warning', async () => {
     const capture = mixedCapture();
     const receiver = await startSpecReceiver({ secret: SECRET, skipExpiry: true });
-    const asCaptured = await runCli([
+    const asCaptured = await runInProcess([
       'replay',
       capture,
       '--to',
@@ -149,7 +157,7 @@ describe('replay never launders forgeries', () => {
     const forgedHeader = receiver.received[1]?.headers['service-verification'];
     assert.equal(forgedHeader, signed(bodyOf('dlv_forged'), 'attacker'), 'sent exactly as captured');
 
-    const resigned = await runCli([
+    const resigned = await runInProcess([
       'replay',
       capture,
       '--to',
@@ -170,7 +178,7 @@ describe('replay never launders forgeries', () => {
   it('deliveries captured without a secret need --include-unverified; only they selected is exit 2 naming the flag', async () => {
     const capture = mixedCapture();
     const receiver = await startSpecReceiver({ secret: SECRET });
-    const refusedAlone = await runCli([
+    const refusedAlone = await runInProcess([
       'replay',
       capture,
       '--to',
@@ -183,7 +191,7 @@ describe('replay never launders forgeries', () => {
     assert.equal(refusedAlone.code, 2);
     assertOneLineError(refusedAlone);
     assert.match(refusedAlone.stderr, /1 unverified delivery.*--include-unverified/);
-    const included = await runCli([
+    const included = await runInProcess([
       'replay',
       capture,
       '--to',
@@ -198,7 +206,7 @@ describe('replay never launders forgeries', () => {
     assert.equal(included.code, 0, included.stderr);
     assert.match(included.stdout, /\[unverified\] re-signed → 200/);
     assert.equal(receiver.received.length, 1);
-    const bad = await runCli(['replay', capture, '--to', receiver.url, '--secret', SECRET, '--resign-refused']);
+    const bad = await runInProcess(['replay', capture, '--to', receiver.url, '--secret', SECRET, '--resign-refused']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--include-refused/);
   });
@@ -206,7 +214,7 @@ describe('replay never launders forgeries', () => {
   it('--dry-run lists what would be sent and how, and sends nothing', async () => {
     const capture = mixedCapture();
     const receiver = await startSpecReceiver({ secret: SECRET });
-    const human = await runCli([
+    const human = await runInProcess([
       'replay',
       capture,
       '--to',
@@ -215,7 +223,15 @@ describe('replay never launders forgeries', () => {
       '--include-unverified',
       '--dry-run',
     ]);
-    const json = await runCli(['replay', capture, '--to', receiver.url, '--include-refused', '--dry-run', '--json']);
+    const json = await runInProcess([
+      'replay',
+      capture,
+      '--to',
+      receiver.url,
+      '--include-refused',
+      '--dry-run',
+      '--json',
+    ]);
     await receiver.close();
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /dlv_valid .*\[valid\] re-signed \(dry run: not sent\)/);
@@ -240,13 +256,21 @@ describe('replay never launders forgeries', () => {
       { id: 'dlv_big', valid: false, code: 'body_mismatch', token: signed(body), body, bodyTruncated: true },
     ]);
     const receiver = await startSpecReceiver({ secret: SECRET });
-    const replayed = await runCli(['replay', capture, '--to', receiver.url, '--secret', SECRET, '--include-refused']);
+    const replayed = await runInProcess([
+      'replay',
+      capture,
+      '--to',
+      receiver.url,
+      '--secret',
+      SECRET,
+      '--include-refused',
+    ]);
     await receiver.close();
     assert.equal(replayed.code, 2);
     assertOneLineError(replayed);
     assert.match(replayed.stderr, /not captured in full/);
     assert.equal(receiver.received.length, 0);
-    const verified = await runCli(['verify', '--delivery', capture, '--secret', SECRET]);
+    const verified = await runInProcess(['verify', '--delivery', capture, '--secret', SECRET]);
     assert.equal(verified.code, 2);
     assertOneLineError(verified);
     assert.match(verified.stderr, /not captured in full/);
@@ -256,13 +280,13 @@ describe('replay never launders forgeries', () => {
 describe('header name: one resolution order', () => {
   it('replay uses the stored headerName setting', async () => {
     const configDir = tempDir();
-    const set = await runCli(['config', 'set', 'headerName', 'Acme-Verification'], {
+    const set = await runInProcess(['config', 'set', 'headerName', 'Acme-Verification'], {
       env: { LEDGERHOOK_CONFIG_DIR: configDir },
     });
     assert.equal(set.code, 0, set.stderr);
     const capture = mixedCapture();
     const receiver = await startSpecReceiver({ secret: SECRET, headerName: 'Acme-Verification' });
-    const replayed = await runCli(['replay', capture, '--to', receiver.url, '--secret', SECRET], {
+    const replayed = await runInProcess(['replay', capture, '--to', receiver.url, '--secret', SECRET], {
       env: { LEDGERHOOK_CONFIG_DIR: configDir },
     });
     await receiver.close();
@@ -274,7 +298,7 @@ describe('header name: one resolution order', () => {
   it('verify --header honours the name in the line', async () => {
     const body = '{"a":1}';
     const token = signed(body, SECRET, Math.floor(Date.now() / 1000));
-    const wrongName = await runCli([
+    const wrongName = await runInProcess([
       'verify',
       '--data',
       body,
@@ -288,7 +312,7 @@ describe('header name: one resolution order', () => {
     const report = JSON.parse(wrongName.stdout);
     assert.equal(report.code, 'missing_token');
     assert.match(report.hints.join(' '), /named Authorization/);
-    const chosen = await runCli([
+    const chosen = await runInProcess([
       'verify',
       '--data',
       body,
@@ -300,7 +324,7 @@ describe('header name: one resolution order', () => {
       SECRET,
     ]);
     assert.equal(chosen.code, 0, chosen.stdout);
-    const fromEnv = await runCli(
+    const fromEnv = await runInProcess(
       ['verify', '--data', body, '--header', `Acme-Verification: ${token}`, '--secret', SECRET],
       {
         env: { LEDGERHOOK_HEADER_NAME: 'Acme-Verification' },
@@ -317,7 +341,7 @@ describe('verify --delivery re-checks the captured facts', () => {
     const capture = writeCapture([
       { id: 'dlv_dup', valid: false, code: 'malformed_token', body, token: [token, token] },
     ]);
-    const result = await runCli(['verify', '--delivery', capture, '--secret', SECRET, '--at-receipt', '--json']);
+    const result = await runInProcess(['verify', '--delivery', capture, '--secret', SECRET, '--at-receipt', '--json']);
     assert.equal(result.code, 1, result.stdout);
     assert.equal(JSON.parse(result.stdout).code, 'malformed_token');
   });
@@ -325,7 +349,7 @@ describe('verify --delivery re-checks the captured facts', () => {
   it('labels a verdict that rests on the captured receipt time "as recorded"', async () => {
     const body = bodyOf('dlv_ok');
     const capture = writeCapture([{ id: 'dlv_ok', valid: true, body, token: signed(body) }]);
-    const json = await runCli([
+    const json = await runInProcess([
       'verify',
       '--delivery',
       `${capture}#dlv_ok`,
@@ -339,10 +363,10 @@ describe('verify --delivery re-checks the captured facts', () => {
     assert.deepEqual(report.asRecorded, ['receivedAt']);
     assert.equal(report.capturedVerdict, 'valid');
     assert.match(report.checks.find((c: { name: string }) => c.name === 'freshness').detail, /as recorded/);
-    const human = await runCli(['verify', '--delivery', capture, '--secret', SECRET, '--at-receipt']);
+    const human = await runInProcess(['verify', '--delivery', capture, '--secret', SECRET, '--at-receipt']);
     assert.equal(human.code, 0);
     assert.match(human.stdout, /authentic webhook \(as recorded\)/);
-    const now = await runCli(['verify', '--delivery', capture, '--secret', SECRET, '--json']);
+    const now = await runInProcess(['verify', '--delivery', capture, '--secret', SECRET, '--json']);
     assert.equal(now.code, 1, 'without --at-receipt the capture is judged now: expired');
     assert.deepEqual(JSON.parse(now.stdout).asRecorded, []);
   });
@@ -353,7 +377,7 @@ describe('future iat', () => {
     const body = '{"a":1}';
     const token = signed(body, SECRET, 1_700_000_000);
     const verifyAt = (...extra: string[]) =>
-      runCli(['verify', '--data', body, '--token', token, '--secret', SECRET, '--now', '1699999000', ...extra]);
+      runInProcess(['verify', '--data', body, '--token', token, '--secret', SECRET, '--now', '1699999000', ...extra]);
     const refused = await verifyAt('--json');
     assert.equal(refused.code, 1);
     assert.equal(JSON.parse(refused.stdout).code, 'issued_in_future');
@@ -370,16 +394,16 @@ describe('replay selectors and wording', () => {
       ['--type', 'ENTITY_UPDAT', 'ENTITY_UPDATE'],
       ['--event', 'INVOICE_VEIWED', 'INVOICE_VIEWED'],
     ] as const) {
-      const result = await runCli(['replay', capture, '--to', '1', '--secret', SECRET, flag, value]);
+      const result = await runInProcess(['replay', capture, '--to', '1', '--secret', SECRET, flag, value]);
       assert.equal(result.code, 2, result.stderr);
       assertOneLineError(result);
       assert.match(result.stderr, new RegExp(`did you mean ${suggestion}\\?`));
     }
     const receiver = await startSpecReceiver({ secret: SECRET });
-    const one = await runCli(['replay', capture, '--to', receiver.url, '--secret', SECRET, '--id', 'dlv_valid']);
+    const one = await runInProcess(['replay', capture, '--to', receiver.url, '--secret', SECRET, '--id', 'dlv_valid']);
     assert.equal(one.code, 0, one.stderr);
     assert.match(one.stdout, /replayed 1 of 3 deliveries captured .*: 1 answered 2xx/);
-    const skippedOne = await runCli([
+    const skippedOne = await runInProcess([
       'replay',
       capture,
       '--to',
