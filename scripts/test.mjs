@@ -38,7 +38,7 @@ const files =
   named.length > 0
     ? named
     : readdirSync('.test-build', { recursive: true })
-        .filter((file) => file.endsWith('.test.js'))
+        .filter((file) => file.endsWith('.test.js') && !file.startsWith('chunks'))
         .sort()
         .map((file) => join('.test-build', file));
 
