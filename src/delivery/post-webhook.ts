@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { LedgerhookError } from '../errors.js';
 import { loadUndici } from '../http/load-undici.js';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../defaults.js';
 import { networkError } from '../http/network-error.js';
@@ -72,7 +73,10 @@ export async function postWebhook(options: PostWebhookOptions): Promise<Delivery
       location: typeof location === 'string' ? location : undefined,
     };
   } catch (error) {
-    if (timeout.aborted && !options.signal?.aborted)
+    // Stopped by the caller (Ctrl-C): an interruption, whatever reason the signal carries, never a network failure.
+    if (options.signal?.aborted)
+      throw new LedgerhookError('ERR_ABORTED', `POST ${options.url.href} was interrupted`, { cause: error });
+    if (timeout.aborted)
       throw networkError(Object.assign(new Error('timeout'), { name: 'TimeoutError' }), 'POST', options.url, timeoutMs);
     throw networkError(error, 'POST', options.url, timeoutMs);
   }
