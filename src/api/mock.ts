@@ -3,8 +3,8 @@
  * function (mount it anywhere); `startMockServer` serves it over node:http with webhooks and churn.
  */
 export { startMockServer, type MockServerOptions, type RunningMockServer } from '../mock/mock-server.js';
+export { MockService } from '../mock/mock-service.js';
 export {
-  MockService,
   MOCK_BASE_PATH,
   type MockServiceOptions,
   type MockRequest,
@@ -13,6 +13,6 @@ export {
   type MutationSpec,
   type MutationResult,
   type ListEnvelope,
-} from '../mock/mock-service.js';
+} from '../mock/mock-types.js';
 export type { MockWebhookEvent } from '../mock/mock-webhooks.js';
 export type { MockItem } from '../mock/entity-generators.js';

@@ -5,7 +5,8 @@ import { serve } from '../http/serve.js';
 import { delay } from '../util/delay.js';
 import { type ChurnTimer, createChurn } from './churn.js';
 import { createMockWebhookSender, type MockWebhookEvent } from './mock-webhooks.js';
-import { MOCK_BASE_PATH, MockService, type MockServiceOptions, type MutationResult } from './mock-service.js';
+import { MockService } from './mock-service.js';
+import { MOCK_BASE_PATH, type MockServiceOptions, type MutationResult } from './mock-types.js';
 
 /** Kept for importers of the mock; the value lives in src/defaults.ts. */
 export { DEFAULT_MOCK_PORT };

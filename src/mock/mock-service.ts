@@ -23,24 +23,6 @@ import { applyMutation, checkMutationSpec, mutationCounts } from './mutations.js
 import { filterOf, listPage, matches, parseLimit, parseSince, readState } from './paging.js';
 import { seededRandom } from './random.js';
 
-// The types and constants moved to mock-types.ts; importers of this module keep working.
-export {
-  DEFAULT_EXPENSE_ITEMS,
-  DEFAULT_MOCK_TOKEN,
-  DEFAULT_OTHER_ITEMS,
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
-  MOCK_BASE_PATH,
-  type DeletedIdsOn,
-  type ListEnvelope,
-  type MockFaults,
-  type MockRequest,
-  type MockResponse,
-  type MockServiceOptions,
-  type MutationResult,
-  type MutationSpec,
-} from './mock-types.js';
-
 /** Generated dates fall in the year before this instant: fixed, so a seed gives the same data on any day. */
 const GENERATED_DATES_END = Date.UTC(2026, 10, 1);
 

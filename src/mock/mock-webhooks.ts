@@ -5,7 +5,7 @@ import { type PostWebhookOptions, postWebhook } from '../delivery/post-webhook.j
 import { LedgerhookError } from '../errors.js';
 import type { WebhookBodyObject } from '../webhook/bodies.js';
 import { serviceDate } from './entity-generators.js';
-import type { MutationResult } from './mock-service.js';
+import type { MutationResult } from './mock-types.js';
 
 export type MockWebhookEvent =
   | { type: 'webhook-sent'; body: WebhookBodyObject; status: number }

@@ -2,21 +2,14 @@ import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
 import { SharedBackoff } from '../sync/retry-policy.js';
+import type { SyncSummary } from '../sync/sync-dataset.js';
 import { rateLimitedDispatcher } from './rate-limited-dispatcher.js';
 import { connectRedis } from './redis-connection.js';
 import { datasetOf, parseSyncJobData, SYNC_JOB_NAME, tokenKey, type SyncJobData } from './sync-job.js';
 import { TokenRateGate, type TokenRateLimit } from './token-rate-gate.js';
 
-/** What one run reports (the fields `listen --sync` prints). */
-export interface SyncRunSummary {
-  dataset: string;
-  mode: 'full' | 'incremental' | 'document';
-  pages: number;
-  upserted: number;
-  deleted: number;
-  total: number;
-  lastUpdatedDate: string | null;
-}
+/** What one run reports (the fields `listen --sync` prints): a sync's summary less its dry-run flag. */
+export type SyncRunSummary = Omit<SyncSummary, 'dryRun'>;
 
 /** Runs one dataset's sync into the store: the worker's only link to the sync code (injected). */
 export type RunSync = (input: {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import pg from 'pg';
 import { CopyStream, copyRows } from '../../src/store/postgres-copy.js';
 import { beginMerge, finishMerge, STAGE_COPY } from '../../src/store/postgres-merge.js';
-import { PostgresStore } from '../../src/store/postgres-store.js';
-import { createTestSchema, servicesSkip, type TestSchema } from './helpers/services.js';
-import { items, ref, state } from './helpers/store-fixtures.js';
+import type { PostgresStore } from '../../src/store/postgres-store.js';
+import { servicesSkip, type TestSchema } from './helpers/services.js';
+import { items, ref, state, useTestStore } from './helpers/store-fixtures.js';
 
 const skip = await servicesSkip();
 
@@ -13,13 +13,8 @@ const skip = await servicesSkip();
 describe('PostgresStore full loads: merge and COPY failures', { skip }, () => {
   let schema: TestSchema;
   let store: PostgresStore;
-  before(async () => {
-    schema = await createTestSchema();
-    store = new PostgresStore({ url: schema.url });
-  });
-  after(async () => {
-    await store?.close();
-    await schema?.drop();
+  useTestStore((opened) => {
+    ({ schema, store } = opened);
   });
 
   it('merges a full load into existing rows: changed updated, new inserted, missing deleted, unchanged untouched', async () => {

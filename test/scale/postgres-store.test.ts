@@ -1,21 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { PostgresStore } from '../../src/store/postgres-store.js';
-import { createTestSchema, servicesSkip, type TestSchema } from './helpers/services.js';
-import { items, ref, state } from './helpers/store-fixtures.js';
+import { servicesSkip, type TestSchema } from './helpers/services.js';
+import { items, ref, state, useTestStore } from './helpers/store-fixtures.js';
 
 const skip = await servicesSkip();
 
 describe('PostgresStore', { skip }, () => {
   let schema: TestSchema;
   let store: PostgresStore;
-  before(async () => {
-    schema = await createTestSchema();
-    store = new PostgresStore({ url: schema.url });
-  });
-  after(async () => {
-    await store?.close();
-    await schema?.drop();
+  useTestStore((opened) => {
+    ({ schema, store } = opened);
   });
 
   it('creates its tables on first use, and migrating again applies nothing', async () => {

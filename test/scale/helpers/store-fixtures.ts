@@ -1,4 +1,7 @@
+import { after, before } from 'node:test';
 import type { DatasetRef, DatasetState } from '../../../src/store/dataset-store.js';
+import { PostgresStore } from '../../../src/store/postgres-store.js';
+import { createTestSchema, type TestSchema } from './services.js';
 
 /** A dataset ref, a state and items for the Postgres store tests. */
 export const ref = (userId: string, dataset = '/expenses'): DatasetRef => ({
@@ -17,3 +20,17 @@ export const state = (lastUpdatedDate: string, mode: DatasetState['mode'] = 'ful
   tokenFingerprint: 'fp-a',
 });
 export const items = (...ids: number[]) => ids.map((id) => ({ id, amount: id * 10 }));
+
+/** A PostgresStore on a schema of its own for the enclosing describe: made before, dropped after. */
+export function useTestStore(opened: (handle: { schema: TestSchema; store: PostgresStore }) => void): void {
+  let handle: { schema: TestSchema; store: PostgresStore } | undefined;
+  before(async () => {
+    const schema = await createTestSchema();
+    handle = { schema, store: new PostgresStore({ url: schema.url }) };
+    opened(handle);
+  });
+  after(async () => {
+    await handle?.store.close();
+    await handle?.schema.drop();
+  });
+}
