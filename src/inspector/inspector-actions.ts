@@ -30,79 +30,96 @@ export interface ActionOptions {
   timeoutMs?: number | undefined;
 }
 
+// `ledgerhook sign` reads the secret from this variable: the command never contains it.
+const SECRET_ENV = 'LEDGERHOOK_WEBHOOK_SECRET';
+
+/** Only a delivery that verified is re-signed, and only a whole body is sent at all. */
+function replayModes(delivery: InspectorDelivery, secret: string | undefined): ReplayMode[] {
+  return delivery.verdict === 'valid' && secret !== undefined && !delivery.bodyTruncated
+    ? ['resigned', 'as-captured']
+    : delivery.bodyTruncated
+      ? []
+      : ['as-captured'];
+}
+
+/** Why a mode the page greyed out was asked for anyway. */
+function modeRefused(delivery: InspectorDelivery, mode: ReplayMode): LedgerhookError {
+  return new LedgerhookError(
+    'ERR_USAGE',
+    delivery.bodyTruncated
+      ? 'only the head of this body was captured: it cannot be replayed'
+      : mode === 'resigned' && delivery.verdict !== 'valid'
+        ? `this delivery was ${delivery.verdict === 'refused' ? 'refused' : 'not verified'}: it is replayed only as captured, never re-signed`
+        : 're-signing needs the webhook secret, which this inspector was not given',
+    { details: { reason: 'replay_mode_not_allowed', mode } },
+  );
+}
+
+/** Sends one delivery again and turns its outcome into the page's answer. */
+async function replayOne(
+  delivery: InspectorDelivery,
+  url: URL,
+  mode: ReplayMode,
+  options: ActionOptions,
+): Promise<ReplayAnswer> {
+  let answer: ReplayAnswer = { url: url.href, mode };
+  // The replay library's own policy decides: a refused or unverified delivery is sent as captured.
+  const plan = planReplay([delivery.record], {
+    includeRefused: true,
+    includeUnverified: true,
+    asCaptured: mode === 'as-captured',
+  });
+  await replayDeliveries({
+    planned: plan.send,
+    url,
+    secret: options.secret,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    onProgress: ({ outcome }) => {
+      answer = outcome.ok
+        ? {
+            ...answer,
+            status: outcome.response.status,
+            latencyMs: Number(outcome.response.latencyMs.toFixed(1)),
+            body: outcome.response.bodyExcerpt,
+          }
+        : { ...answer, error: outcome.error.message };
+    },
+  });
+  return answer;
+}
+
+function curlFor(delivery: InspectorDelivery, target: string, secret: string | undefined): string {
+  const url = resolveTarget(target).href;
+  if (delivery.bodyTruncated)
+    throw new LedgerhookError('ERR_USAGE', 'only the head of this body was captured: there is nothing exact to send', {
+      details: { reason: 'replay_mode_not_allowed' },
+    });
+  const type = delivery.record.headers['content-type'];
+  const original = delivery.record.headers[delivery.record.headerName];
+  return curlCommand({
+    url,
+    body: captureBody(delivery.record),
+    contentType: (Array.isArray(type) ? type[0] : type) ?? 'application/json',
+    headerName: delivery.record.headerName,
+    resign: replayModes(delivery, secret).includes('resigned'),
+    token: Array.isArray(original) ? (original[0] ?? '') : (original ?? ''),
+    secretEnv: SECRET_ENV,
+  });
+}
+
 /**
  * Replay and copy-as-curl follow the CLI's rules: only a delivery that verified is re-signed; a
  * refused or unverified one goes out only as captured (its original token), never laundered.
  */
 export function inspectorActions(options: ActionOptions = {}): InspectorActions {
-  // `ledgerhook sign` reads the secret from this variable: the command never contains it.
-  const envName = 'LEDGERHOOK_WEBHOOK_SECRET';
-  const modesFor = (delivery: InspectorDelivery): ReplayMode[] =>
-    delivery.verdict === 'valid' && options.secret !== undefined && !delivery.bodyTruncated
-      ? ['resigned', 'as-captured']
-      : delivery.bodyTruncated
-        ? []
-        : ['as-captured'];
+  const modesFor = (delivery: InspectorDelivery): ReplayMode[] => replayModes(delivery, options.secret);
   return {
     modesFor,
     async replay(delivery, target, mode) {
       const url = resolveTarget(target);
-      if (!modesFor(delivery).includes(mode))
-        throw new LedgerhookError(
-          'ERR_USAGE',
-          delivery.bodyTruncated
-            ? 'only the head of this body was captured: it cannot be replayed'
-            : mode === 'resigned' && delivery.verdict !== 'valid'
-              ? `this delivery was ${delivery.verdict === 'refused' ? 'refused' : 'not verified'}: it is replayed only as captured, never re-signed`
-              : 're-signing needs the webhook secret, which this inspector was not given',
-          { details: { reason: 'replay_mode_not_allowed', mode } },
-        );
-      let answer: ReplayAnswer = { url: url.href, mode };
-      // The replay library's own policy decides: a refused or unverified delivery is sent as captured.
-      const plan = planReplay([delivery.record], {
-        includeRefused: true,
-        includeUnverified: true,
-        asCaptured: mode === 'as-captured',
-      });
-      await replayDeliveries({
-        planned: plan.send,
-        url,
-        secret: options.secret,
-        timeoutMs: options.timeoutMs ?? 10_000,
-        onProgress: ({ outcome }) => {
-          answer = outcome.ok
-            ? {
-                ...answer,
-                status: outcome.response.status,
-                latencyMs: Number(outcome.response.latencyMs.toFixed(1)),
-                body: outcome.response.bodyExcerpt,
-              }
-            : { ...answer, error: outcome.error.message };
-        },
-      });
-      return answer;
+      if (!modesFor(delivery).includes(mode)) throw modeRefused(delivery, mode);
+      return replayOne(delivery, url, mode, options);
     },
-    curl(delivery, target) {
-      const url = resolveTarget(target).href;
-      if (delivery.bodyTruncated)
-        throw new LedgerhookError(
-          'ERR_USAGE',
-          'only the head of this body was captured: there is nothing exact to send',
-          {
-            details: { reason: 'replay_mode_not_allowed' },
-          },
-        );
-      const type = delivery.record.headers['content-type'];
-      const original = delivery.record.headers[delivery.record.headerName];
-      return curlCommand({
-        url,
-        body: captureBody(delivery.record),
-        contentType: (Array.isArray(type) ? type[0] : type) ?? 'application/json',
-        headerName: delivery.record.headerName,
-        resign: modesFor(delivery).includes('resigned'),
-        token: Array.isArray(original) ? (original[0] ?? '') : (original ?? ''),
-        secretEnv: envName,
-      });
-    },
+    curl: (delivery, target) => curlFor(delivery, target, options.secret),
   };
 }

@@ -66,6 +66,51 @@ export function datasetRef(options: Pick<SyncDatasetOptions, 'baseUrl' | 'token'
 
 const stopped = () => new LedgerhookError('ERR_ABORTED', 'stopped');
 
+const syncedAt = (options: SyncDatasetOptions) => new Date((options.now ?? Date.now)()).toISOString();
+
+type Emit = (event: SyncProgressEvent) => void;
+
+/** The stored state a run goes on from, or none for a full read (a document never keeps one). */
+async function startingState(options: SyncDatasetOptions, ref: DatasetRef) {
+  const stored = await options.store.getState(ref);
+  const known = ENTITIES.find((entity) => entity.path === ref.path);
+  const isDocument = known?.paginated === false;
+  const state = options.full || isDocument || stored?.mode === 'document' ? undefined : stored;
+  return { state, isDocument };
+}
+
+/** Only for endpoints known to answer a document (/userTaxSetup): replaced whole each time. */
+async function saveDocument(options: SyncDatasetOptions, ref: DatasetRef, body: unknown, summary: SyncSummary) {
+  const next = { lastUpdatedDate: '', items: 1, syncedAt: syncedAt(options), mode: 'document' as const };
+  if (!options.dryRun) await options.store.saveDocument(ref, body, { ...next, tokenFingerprint: ref.tokenFingerprint });
+  Object.assign(summary, { mode: 'document', pages: 1, total: 1 });
+}
+
+/** Every page was read and checked: the store commits data and state together (or nothing, if stopped). */
+async function commitPages(
+  options: SyncDatasetOptions,
+  ref: DatasetRef,
+  mode: 'full' | 'incremental',
+  sink: PageSink,
+  summary: SyncSummary,
+  emit: Emit,
+) {
+  if (summary.lastUpdatedDate === null)
+    throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${ref.dataset} returned no page`, {
+      details: { reason: 'no_page' },
+    });
+  if (!options.dryRun) emit({ type: 'writing', dataset: ref.dataset });
+  if (options.signal?.aborted) throw stopped();
+  const result = await sink.commit({
+    lastUpdatedDate: summary.lastUpdatedDate,
+    items: 0,
+    syncedAt: syncedAt(options),
+    mode,
+    tokenFingerprint: ref.tokenFingerprint,
+  });
+  Object.assign(summary, { upserted: result.upserted, deleted: result.removed, total: result.total });
+}
+
 /**
  * Syncs one dataset into a store (spec 4.3): a full read the first time, then only what changed
  * since the stored lastUpdatedDate. Every page is fetched and checked before the store commits
@@ -76,11 +121,8 @@ const stopped = () => new LedgerhookError('ERR_ABORTED', 'stopped');
 export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSummary> {
   const ref = datasetRef(options);
   const { dataset, path } = ref;
-  const emit = (event: SyncProgressEvent) => options.onProgress?.(event);
-  const stored = await options.store.getState(ref);
-  const known = ENTITIES.find((entity) => entity.path === path);
-  const isDocument = known?.paginated === false;
-  const state = options.full || isDocument || stored?.mode === 'document' ? undefined : stored;
+  const emit: Emit = (event) => options.onProgress?.(event);
+  const { state, isDocument } = await startingState(options, ref);
   const mode = state ? 'incremental' : 'full';
   emit({ type: 'start', dataset, mode, since: state?.lastUpdatedDate });
 
@@ -92,7 +134,6 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     lastUpdatedDate: state?.lastUpdatedDate,
     onRetry: (event) => emit({ type: 'retry', dataset, ...event }),
   });
-  const syncedAt = () => new Date((options.now ?? Date.now)()).toISOString();
   const summary: SyncSummary = {
     dataset,
     mode,
@@ -107,11 +148,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
   try {
     for await (const item of pages) {
       if (item.kind === 'document') {
-        // Only for endpoints known to answer a document (/userTaxSetup): replaced whole each time.
-        const next = { lastUpdatedDate: '', items: 1, syncedAt: syncedAt(), mode: 'document' as const };
-        if (!options.dryRun)
-          await options.store.saveDocument(ref, item.body, { ...next, tokenFingerprint: ref.tokenFingerprint });
-        Object.assign(summary, { mode: 'document', pages: 1, total: 1 });
+        await saveDocument(options, ref, item.body, summary);
         emit({ type: 'done', summary });
         return summary;
       }
@@ -122,20 +159,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
       emit({ type: 'page', dataset, page: summary.pages, items: item.page.data.length, itemsSoFar, deletedSoFar });
       if (options.signal?.aborted) throw stopped();
     }
-    if (summary.lastUpdatedDate === null)
-      throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${dataset} returned no page`, {
-        details: { reason: 'no_page' },
-      });
-    if (!options.dryRun) emit({ type: 'writing', dataset });
-    if (options.signal?.aborted) throw stopped();
-    const result = await sink.commit({
-      lastUpdatedDate: summary.lastUpdatedDate,
-      items: 0,
-      syncedAt: syncedAt(),
-      mode,
-      tokenFingerprint: ref.tokenFingerprint,
-    });
-    Object.assign(summary, { upserted: result.upserted, deleted: result.removed, total: result.total });
+    await commitPages(options, ref, mode, sink, summary, emit);
     emit({ type: 'done', summary });
     return summary;
   } finally {

@@ -3,7 +3,12 @@ import { findEntity } from '../catalogue/entities.js';
 import { findEvent } from '../catalogue/events.js';
 import { LedgerhookError } from '../errors.js';
 import type { ReceivedDelivery } from '../listen/received-delivery.js';
-import { parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
+import {
+  type EntityUpdateBody,
+  type LifecycleEventBody,
+  parseWebhookBody,
+  type ParsedWebhookBody,
+} from '../webhook/bodies.js';
 import type { DatasetStore } from '../store/dataset-store.js';
 import { datasetKey, stateKey, tokenFingerprint, userDirName } from '../store/identity.js';
 import { SharedBackoff } from '../sync/retry-policy.js';
@@ -36,6 +41,110 @@ export interface WebhookSyncOptions {
   onEvent?: ((event: WebhookSyncEvent) => void) | undefined;
 }
 
+/** What every sync started by one webhook sync shares. */
+interface SyncRunner {
+  options: WebhookSyncOptions;
+  scheduler: SyncScheduler;
+  backoff: SharedBackoff;
+  emit: (event: WebhookSyncEvent) => void;
+  /** Numbers the runs in the order they start. */
+  nextRun: () => number;
+}
+
+/** A lifecycle event syncs nothing: it is reported with the catalogue's suggested use. */
+function lifecycleEvent(body: LifecycleEventBody): WebhookSyncEvent {
+  const event = findEvent(body.event);
+  return {
+    type: 'lifecycle',
+    userId: body.userId,
+    event: body.event,
+    known: Boolean(event),
+    message: event?.suggestedUse ?? 'not in the catalogue (a custom event arranged with the API team?)',
+  };
+}
+
+/** Why a userId cannot name a user of its own, or undefined when it can. */
+function badUserReason(userId: string): string | undefined {
+  try {
+    userDirName(userId);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** One dataset's sync as the scheduler runs it: reported from start to done or failed, never thrown. */
+async function runSync(runner: SyncRunner, token: string, userId: string, entity: string, path: string) {
+  const { options, emit } = runner;
+  const run = runner.nextRun();
+  emit({ type: 'sync-start', userId, entity, dataset: path, run });
+  try {
+    const summary = await syncDataset({
+      baseUrl: options.baseUrl,
+      token,
+      path,
+      userId,
+      store: options.store,
+      backoff: runner.backoff,
+      limit: options.limit,
+      timeoutMs: options.timeoutMs,
+      dispatcher: options.dispatcher,
+      signal: options.signal,
+    });
+    emit({ type: 'sync-done', userId, entity, run, summary });
+  } catch (error) {
+    emit({
+      type: 'sync-failed',
+      userId,
+      entity,
+      dataset: path,
+      run,
+      error: error instanceof LedgerhookError ? error.message : String(error),
+    });
+  }
+}
+
+/** Each entity named once gets a sync; unknown ones are reported, bursts coalesce per dataset. */
+function scheduleEntities(runner: SyncRunner, body: EntityUpdateBody, token: string): void {
+  for (const name of new Set(body.entities)) {
+    const entity = findEntity(name);
+    if (!entity) {
+      runner.emit({ type: 'unknown-entity', userId: body.userId, entity: name });
+      continue;
+    }
+    // The scheduler's key is the dataset's state key: one identity for key, directory and queue.
+    const key = stateKey({
+      userId: body.userId,
+      tokenFingerprint: tokenFingerprint(token),
+      baseUrl: runner.options.baseUrl,
+      dataset: datasetKey(entity.path),
+    });
+    const outcome = runner.scheduler.request(key, () => runSync(runner, token, body.userId, name, entity.path));
+    if (outcome === 'coalesced')
+      runner.emit({ type: 'sync-coalesced', userId: body.userId, entity: name, dataset: entity.path });
+  }
+}
+
+function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody): void {
+  if (!parsed.ok) return;
+  const body = parsed.body;
+  if (body.type === 'LIFECYCLE_EVENT') {
+    runner.emit(lifecycleEvent(body));
+    return;
+  }
+  const badUser = badUserReason(body.userId);
+  if (badUser !== undefined) {
+    runner.emit({ type: 'bad-user', userId: body.userId, error: badUser });
+    return;
+  }
+  const token = runner.options.tokenFor(body.userId);
+  if (!token) {
+    runner.emit({ type: 'no-token', userId: body.userId, entities: body.entities });
+    return;
+  }
+  scheduleEntities(runner, body, token);
+}
+
 /**
  * Spec section 1: on ENTITY_UPDATE, fetch fresh data through the list endpoints instead of polling.
  * Each named entity of the user gets an incremental sync; bursts coalesce per dataset.
@@ -47,84 +156,17 @@ export function createWebhookSync(options: WebhookSyncOptions): {
   idle(): Promise<void>;
 } {
   const scheduler = new SyncScheduler(options.concurrency ?? 4);
-  const backoff = new SharedBackoff();
-  const emit = (event: WebhookSyncEvent) => options.onEvent?.(event);
   let runs = 0;
-
-  const handleParsed = (parsed: ParsedWebhookBody) => {
-    if (!parsed.ok) return;
-    const body = parsed.body;
-    if (body.type === 'LIFECYCLE_EVENT') {
-      const event = findEvent(body.event);
-      emit({
-        type: 'lifecycle',
-        userId: body.userId,
-        event: body.event,
-        known: Boolean(event),
-        message: event?.suggestedUse ?? 'not in the catalogue (a custom event arranged with the API team?)',
-      });
-      return;
-    }
-    try {
-      userDirName(body.userId);
-    } catch (error) {
-      emit({ type: 'bad-user', userId: body.userId, error: (error as Error).message });
-      return;
-    }
-    const token = options.tokenFor(body.userId);
-    if (!token) {
-      emit({ type: 'no-token', userId: body.userId, entities: body.entities });
-      return;
-    }
-    for (const name of new Set(body.entities)) {
-      const entity = findEntity(name);
-      if (!entity) {
-        emit({ type: 'unknown-entity', userId: body.userId, entity: name });
-        continue;
-      }
-      // The scheduler's key is the dataset's state key: one identity for key, directory and queue.
-      const key = stateKey({
-        userId: body.userId,
-        tokenFingerprint: tokenFingerprint(token),
-        baseUrl: options.baseUrl,
-        dataset: datasetKey(entity.path),
-      });
-      const outcome = scheduler.request(key, async () => {
-        const run = ++runs;
-        emit({ type: 'sync-start', userId: body.userId, entity: name, dataset: entity.path, run });
-        try {
-          const summary = await syncDataset({
-            baseUrl: options.baseUrl,
-            token,
-            path: entity.path,
-            userId: body.userId,
-            store: options.store,
-            backoff,
-            limit: options.limit,
-            timeoutMs: options.timeoutMs,
-            dispatcher: options.dispatcher,
-            signal: options.signal,
-          });
-          emit({ type: 'sync-done', userId: body.userId, entity: name, run, summary });
-        } catch (error) {
-          emit({
-            type: 'sync-failed',
-            userId: body.userId,
-            entity: name,
-            dataset: entity.path,
-            run,
-            error: error instanceof LedgerhookError ? error.message : String(error),
-          });
-        }
-      });
-      if (outcome === 'coalesced')
-        emit({ type: 'sync-coalesced', userId: body.userId, entity: name, dataset: entity.path });
-    }
+  const runner: SyncRunner = {
+    options,
+    scheduler,
+    backoff: new SharedBackoff(),
+    emit: (event) => options.onEvent?.(event),
+    nextRun: () => ++runs,
   };
-
   return {
-    handle: (delivery) => handleParsed(delivery.parsed),
-    handleBody: (raw) => handleParsed(parseWebhookBody(raw)),
+    handle: (delivery) => handleParsed(runner, delivery.parsed),
+    handleBody: (raw) => handleParsed(runner, parseWebhookBody(raw)),
     idle: () => scheduler.idle(),
   };
 }

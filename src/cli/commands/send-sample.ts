@@ -1,7 +1,7 @@
 import { resolveSampleType } from '../../catalogue/resolve.js';
 import { LedgerhookError, usageError } from '../../errors.js';
-import { buildDelivery } from '../../delivery/build-delivery.js';
-import { sendDeliveries } from '../../delivery/send-deliveries.js';
+import { buildDelivery, type OutgoingDelivery } from '../../delivery/build-delivery.js';
+import { sendDeliveries, type SendSummary } from '../../delivery/send-deliveries.js';
 import { postWebhook, type DeliveryResponse } from '../../delivery/post-webhook.js';
 import { resolveTarget } from '../../delivery/target.js';
 import { buildSampleBody } from '../../samples/sample-body.js';
@@ -73,89 +73,95 @@ function excerpt(response: DeliveryResponse): string {
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
-export async function run(options: SendSampleCommandOptions, ctx: CliContext): Promise<void> {
+/** What every delivery of this run shares: where it goes, its body and how it is signed. */
+interface Send {
+  url: URL;
+  body: Buffer;
+  signed: boolean;
+  timeoutMs: number;
+  makeDelivery: () => Promise<OutgoingDelivery>;
+}
+
+/** Resolves the target, the body and the signing settings, refusing bad flags before anything is sent. */
+async function prepareSend(options: SendSampleCommandOptions, ctx: CliContext): Promise<Send> {
   const url = resolveTarget(options.to);
   if (options.unsigned && (options.iat !== undefined || options.secret || options.secretFile))
     throw usageError('--unsigned sends no token: it cannot be combined with --iat, --secret or --secret-file');
   const body = await bodyFor(options);
   const secret = options.unsigned ? undefined : await requireSigningSecret(options, ctx);
   const headerName = await resolveHeaderName(options, ctx);
-  const timeoutMs = Math.round(options.timeout * 1000);
-  const makeDelivery = () =>
-    buildDelivery({
-      body,
-      headerName,
-      secret,
-      iat: options.iat,
-    });
+  return {
+    url,
+    body,
+    signed: secret !== undefined,
+    timeoutMs: Math.round(options.timeout * 1000),
+    makeDelivery: () =>
+      buildDelivery({
+        body,
+        headerName,
+        secret,
+        iat: options.iat,
+      }),
+  };
+}
 
-  if (options.count === 1) {
-    const delivery = await makeDelivery();
-    if (!options.json)
-      writeLine(ctx.stdout, `${ctx.color.bold('POST')} ${url.href}  ${ctx.color.dim(describeBody(body))}`);
-    const response = await postWebhook({
-      url,
-      body: delivery.body,
-      headers: delivery.headers,
-      timeoutMs,
-      signal: ctx.signal,
+function printAnswer(send: Send, response: DeliveryResponse, options: SendSampleCommandOptions, ctx: CliContext) {
+  if (options.json) {
+    writeJson(ctx, {
+      url: send.url.href,
+      status: response.status,
+      ok: isSuccess(response.status),
+      latencyMs: Number(response.latencyMs.toFixed(2)),
+      response: response.bodyExcerpt,
+      responseTruncated: response.bodyTruncated,
+      location: response.location,
+      body: send.body.toString('utf8'),
+      signed: send.signed,
     });
-    if (options.json) {
-      writeJson(ctx, {
-        url: url.href,
-        status: response.status,
-        ok: isSuccess(response.status),
-        latencyMs: Number(response.latencyMs.toFixed(2)),
-        response: response.bodyExcerpt,
-        responseTruncated: response.bodyTruncated,
-        location: response.location,
-        body: body.toString('utf8'),
-        signed: secret !== undefined,
-      });
-    } else {
-      const paint = isSuccess(response.status) ? ctx.color.green : ctx.color.red;
-      const redirect = response.location ? ` (redirect to ${response.location}; deliveries are not redirected)` : '';
-      writeLine(
-        ctx.stdout,
-        `${paint(String(response.status))} in ${response.latencyMs.toFixed(1)} ms${redirect}: ${excerpt(response)}`,
-      );
-    }
-    if (!isSuccess(response.status))
-      throw new LedgerhookError('ERR_CHECK_FAILED', `the receiver answered ${response.status}, not 2xx`);
     return;
   }
+  const paint = isSuccess(response.status) ? ctx.color.green : ctx.color.red;
+  const redirect = response.location ? ` (redirect to ${response.location}; deliveries are not redirected)` : '';
+  writeLine(
+    ctx.stdout,
+    `${paint(String(response.status))} in ${response.latencyMs.toFixed(1)} ms${redirect}: ${excerpt(response)}`,
+  );
+}
 
-  const progress = await createProgressView(ctx, { json: Boolean(options.json) });
+/** One delivery (the default): its answer printed, and anything but 2xx a failed check. */
+async function sendOne(send: Send, options: SendSampleCommandOptions, ctx: CliContext): Promise<void> {
+  const delivery = await send.makeDelivery();
   if (!options.json)
-    writeLine(
-      ctx.stdout,
-      `sending ${options.count} × ${describeBody(body)} to ${url.href}, ${options.concurrency} at a time`,
-    );
-  const { summary } = await sendDeliveries({
-    url,
-    count: options.count,
-    concurrency: options.concurrency,
-    makeDelivery,
-    timeoutMs,
+    writeLine(ctx.stdout, `${ctx.color.bold('POST')} ${send.url.href}  ${ctx.color.dim(describeBody(send.body))}`);
+  const response = await postWebhook({
+    url: send.url,
+    body: delivery.body,
+    headers: delivery.headers,
+    timeoutMs: send.timeoutMs,
     signal: ctx.signal,
-    onProgress: ({ done, total }) => progress.update(`${done}/${total} sent`),
   });
-  progress.stop();
+  printAnswer(send, response, options, ctx);
+  if (!isSuccess(response.status))
+    throw new LedgerhookError('ERR_CHECK_FAILED', `the receiver answered ${response.status}, not 2xx`);
+}
+
+function printSummary(url: URL, summary: SendSummary, options: SendSampleCommandOptions, ctx: CliContext): void {
   if (options.json) {
     writeJson(ctx, { url: url.href, ...summary });
-  } else {
-    const rate = summary.sent / (summary.elapsedMs / 1000);
-    writeLine(ctx.stdout, `sent ${summary.sent} in ${(summary.elapsedMs / 1000).toFixed(2)} s (${rate.toFixed(0)}/s)`);
-    for (const [status, count] of Object.entries(summary.statusCounts)) {
-      const paint = status !== 'network' && isSuccess(Number(status)) ? ctx.color.green : ctx.color.red;
-      writeLine(ctx.stdout, `  ${paint(status.padEnd(8))}${count}`);
-    }
-    const l = summary.latencyMs;
-    writeLine(
-      ctx.stdout,
-      `  latency p50 ${l.p50.toFixed(1)} ms, p95 ${l.p95.toFixed(1)} ms, max ${l.max.toFixed(1)} ms`,
-    );
+    return;
   }
+  const rate = summary.sent / (summary.elapsedMs / 1000);
+  writeLine(ctx.stdout, `sent ${summary.sent} in ${(summary.elapsedMs / 1000).toFixed(2)} s (${rate.toFixed(0)}/s)`);
+  for (const [status, count] of Object.entries(summary.statusCounts)) {
+    const paint = status !== 'network' && isSuccess(Number(status)) ? ctx.color.green : ctx.color.red;
+    writeLine(ctx.stdout, `  ${paint(status.padEnd(8))}${count}`);
+  }
+  const l = summary.latencyMs;
+  writeLine(ctx.stdout, `  latency p50 ${l.p50.toFixed(1)} ms, p95 ${l.p95.toFixed(1)} ms, max ${l.max.toFixed(1)} ms`);
+}
+
+/** No answer at all is a network failure; any answer but 2xx is a failed check. */
+function checkSummary(summary: SendSummary): void {
   if (summary.networkErrors === summary.sent)
     throw new LedgerhookError('ERR_NETWORK', summary.firstNetworkError ?? 'no delivery got an answer');
   if (summary.failed > 0)
@@ -163,4 +169,32 @@ export async function run(options: SendSampleCommandOptions, ctx: CliContext): P
       'ERR_CHECK_FAILED',
       `${summary.failed} of ${plural(summary.sent, 'delivery', 'deliveries')} ${summary.failed === 1 ? 'was' : 'were'} not answered with 2xx${summary.firstNetworkError ? ` (${summary.firstNetworkError})` : ''}`,
     );
+}
+
+/** --count N: sent with a progress line, each with a fresh token, then summarised. */
+async function sendMany(send: Send, options: SendSampleCommandOptions, ctx: CliContext): Promise<void> {
+  const progress = await createProgressView(ctx, { json: Boolean(options.json) });
+  if (!options.json)
+    writeLine(
+      ctx.stdout,
+      `sending ${options.count} × ${describeBody(send.body)} to ${send.url.href}, ${options.concurrency} at a time`,
+    );
+  const { summary } = await sendDeliveries({
+    url: send.url,
+    count: options.count,
+    concurrency: options.concurrency,
+    makeDelivery: send.makeDelivery,
+    timeoutMs: send.timeoutMs,
+    signal: ctx.signal,
+    onProgress: ({ done, total }) => progress.update(`${done}/${total} sent`),
+  });
+  progress.stop();
+  printSummary(send.url, summary, options, ctx);
+  checkSummary(summary);
+}
+
+export async function run(options: SendSampleCommandOptions, ctx: CliContext): Promise<void> {
+  const send = await prepareSend(options, ctx);
+  if (options.count === 1) await sendOne(send, options, ctx);
+  else await sendMany(send, options, ctx);
 }
