@@ -31,6 +31,14 @@ const built = await Promise.all([node(['scripts/build.mjs', '--no-types']), node
 const buildFailure = built.find((result) => result.code !== 0);
 if (buildFailure) process.exit(buildFailure.code);
 
+// The runner starts files in the order given, three at a time: the long ones (real services, killed
+// processes, a browser) go first so that none of them starts last and runs on alone.
+const FIRST = ['scale', 'e2e', 'browser', 'integration', 'receiver', 'cli', 'spec', 'unit'];
+const startOrder = (file) => {
+  const index = FIRST.indexOf(file.split(/[\\/]/)[0] ?? '');
+  return index < 0 ? FIRST.length : index;
+};
+
 const named = process.argv
   .slice(2)
   .map((file) => file.replace(/^(\.\/)?test\//, '.test-build/').replace(/\.ts$/, '.js'));
@@ -39,7 +47,7 @@ const files =
     ? named
     : readdirSync('.test-build', { recursive: true })
         .filter((file) => file.endsWith('.test.js') && !file.startsWith('chunks'))
-        .sort()
+        .sort((a, b) => startOrder(a) - startOrder(b) || a.localeCompare(b))
         .map((file) => join('.test-build', file));
 
 // The type-check's output is held until the tests end, so that it is not lost among theirs.
