@@ -127,6 +127,22 @@ function untilAborted(signal: AbortSignal): Promise<void> {
   });
 }
 
+/** The listener, then the inspector; if either fails, the queue's Redis connection is released first. */
+async function startServing(
+  options: ListenCommandOptions,
+  ctx: CliContext,
+  out: LineWriter,
+  wiring: Parameters<typeof startListening>[3],
+) {
+  try {
+    const listener = await startListening(options, ctx, out, wiring);
+    return { listener, inspector: await startInspector(wiring.ui, listener, wiring.forwardTo) };
+  } catch (error) {
+    await wiring.syncing.queued?.close().catch(() => {});
+    throw error;
+  }
+}
+
 export async function run(options: ListenCommandOptions, ctx: CliContext): Promise<void> {
   const secrets = await resolveWebhookSecrets(options, ctx);
   checkFlags(options, secrets);
@@ -136,8 +152,13 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   const ui = await loadInspector(options, secrets);
   const syncing = await openSyncing(options, ctx, out, ui);
   const { queueUrl, queued, sync } = syncing;
-  const listener = await startListening(options, ctx, out, { secrets, headerName, forwardTo, ui, syncing });
-  const inspector = await startInspector(ui, listener, forwardTo);
+  const { listener, inspector } = await startServing(options, ctx, out, {
+    secrets,
+    headerName,
+    forwardTo,
+    ui,
+    syncing,
+  });
   printBanner(options, ctx, {
     url: listener.url,
     inspectorUrl: inspector?.url,
