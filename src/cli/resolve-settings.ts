@@ -18,7 +18,7 @@ const stores = new WeakMap<CliContext, SettingsStore>();
 
 /**
  * The settings, opened once per command and only when it needs them; `write` for config set and
- * unset (conf, ~100 ms to load, is loaded only then or when the settings file exists).
+ * unset (conf, ~100 ms to load, is loaded only then; reading is a plain JSON read).
  */
 export async function settingsStore(ctx: CliContext, mode: 'read' | 'write' = 'read'): Promise<SettingsStore> {
   let store = stores.get(ctx);

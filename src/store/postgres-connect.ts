@@ -15,8 +15,11 @@ export function createPostgresPool(url: string, maxConnections: number): pg.Pool
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
   });
-  // An idle client losing its connection must not crash the process; the next query reports it.
+  // A client losing its connection must not crash the process: an idle one is the pool's (its
+  // 'error' event), a checked-out one is ours, and pg-pool stops listening to it while we hold it.
+  // Either way the query in flight, or the next one, rejects with the error and reports it.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
@@ -28,7 +31,8 @@ export function storeError(error: unknown, url: string): LedgerhookError {
   if (error instanceof LedgerhookError) return error;
   const err = error as NodeJS.ErrnoException & { code?: string };
   const network = ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH'].includes(err.code ?? '');
-  const timedOut = /timeout/i.test(err.message ?? '');
+  // A timeout reported by Postgres itself (a SQLSTATE, e.g. statement_timeout) is the store failing, not unreachable.
+  const timedOut = !/^[0-9A-Z]{5}$/.test(err.code ?? '') && /timeout/i.test(err.message ?? '');
   if (network || timedOut)
     return new LedgerhookError('ERR_NETWORK', `cannot reach the Postgres store ${redactUrl(url)}: ${err.message}`, {
       cause: error,

@@ -21,6 +21,8 @@ interface CopyConnection {
 export class CopyStream {
   #connection: CopyConnection | undefined;
   #failure: Error | undefined;
+  /** CopyDone was sent: the server ends the COPY itself (and answers with its outcome). */
+  #ended = false;
   #rows = 0;
   readonly #done: Promise<number>;
 
@@ -78,13 +80,19 @@ export class CopyStream {
 
   /** Ends the COPY; resolves with the rows Postgres stored, or rejects with its error. */
   end(): Promise<number> {
-    if (!this.#failure) this.#connection?.endCopyFrom();
+    if (!this.#failure && !this.#ended) this.#connection?.endCopyFrom();
+    this.#ended = true;
     return this.#done;
   }
 
-  /** Abandons the COPY (the caller rolls back); never throws. */
+  /**
+   * Abandons the COPY (the caller rolls back); never throws. CopyFail goes out even after a failure:
+   * an error raised on this side (pg's query_timeout) leaves the server in COPY mode, and a server
+   * that has already left it ignores the message.
+   */
   async abort(): Promise<void> {
-    if (!this.#failure) this.#connection?.sendCopyFail('ledgerhook aborted the load');
+    if (!this.#ended) this.#connection?.sendCopyFail('ledgerhook aborted the load');
+    this.#ended = true;
     await this.#done.catch(() => {});
   }
 }

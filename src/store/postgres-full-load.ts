@@ -83,6 +83,10 @@ export class PostgresFullLoad implements FullLoad {
 
   async #copyPage(page: readonly StoredItem[]): Promise<void> {
     if (!this.#copy) {
+      // The COPY spans the whole HTTP read, retries and 429 pauses included: a statement_timeout
+      // meant for queries would cut the load at an arbitrary page. The read has its own bounds
+      // (pages, bytes, request timeouts); this holds for this transaction only.
+      await this.#client.query('SET LOCAL statement_timeout = 0');
       this.#copy = await CopyStream.open(
         this.#client,
         this.#merge ? STAGE_COPY : 'COPY ledgerhook_items (user_id, dataset, item_id, item) FROM STDIN',

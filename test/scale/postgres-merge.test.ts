@@ -3,9 +3,10 @@ import { describe, it } from 'node:test';
 import pg from 'pg';
 import { CopyStream, copyRows } from '../../src/store/postgres-copy.js';
 import { beginMerge, finishMerge, STAGE_COPY } from '../../src/store/postgres-merge.js';
-import type { PostgresStore } from '../../src/store/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
 import { servicesSkip, type TestSchema } from './helpers/services.js';
 import { items, ref, state, useTestStore } from './helpers/store-fixtures.js';
+import { waitUntil } from './helpers/wait.js';
 
 const skip = await servicesSkip();
 
@@ -105,5 +106,74 @@ describe('PostgresStore full loads: merge and COPY failures', { skip }, () => {
     );
     assert.equal((await store.getState(user))?.lastUpdatedDate, '2026-01-01T00:00:00.000Z');
     assert.equal(await store.getState(ref('user-copy-fails-new')), undefined);
+  });
+});
+
+describe('PostgresStore full loads: the connection under a timeout or lost', { skip }, () => {
+  let schema: TestSchema;
+  useTestStore((opened) => {
+    ({ schema } = opened);
+  });
+
+  /** A store whose connections carry their own application_name (other test files use Postgres at the same time). */
+  const storeWith = (name: string, options = '') => {
+    const url = new URL(schema.url);
+    url.searchParams.set('application_name', `${name}-${schema.name}`);
+    if (options) url.searchParams.set('options', `${url.searchParams.get('options')} ${options}`);
+    return { store: new PostgresStore({ url: url.href }), app: `${name}-${schema.name}` };
+  };
+  const copyBackend = async (app: string, table: string) => {
+    let found: { pid: number; ms: number } | undefined;
+    await waitUntil(async () => {
+      const rows = await schema.query<{ pid: number; ms: number }>(
+        `SELECT pid, extract(epoch FROM clock_timestamp() - query_start) * 1000 AS ms FROM pg_stat_activity
+         WHERE application_name = $1 AND query LIKE $2 AND state = 'active'`,
+        [app, `COPY ${table}%`],
+      );
+      found = rows.rows[0];
+      return found !== undefined && (table !== 'ledgerhook_items' || found.ms > 400);
+    }, `the COPY into ${table} to be open`);
+    if (!found) throw new Error('unreachable');
+    return found;
+  };
+
+  it("a server statement_timeout does not cut a load whose COPY outlives it (the read's pauses are not a query's)", async () => {
+    const { store, app } = storeWith('lh-timeout', '-c statement_timeout=200');
+    try {
+      const user = ref('user-statement-timeout');
+      const load = await store.beginFull(user);
+      await load.add(items(1, 2));
+      // Like a slow page: the COPY stays open past the timeout before the next page comes.
+      await copyBackend(app, 'ledgerhook_items');
+      await load.add(items(3));
+      assert.equal((await load.commit(state('2026-01-01T00:00:00.000Z'))).total, 3);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a connection killed mid-COPY rejects the load, keeps the old rows and never crashes the process', async () => {
+    const { store, app } = storeWith('lh-killed');
+    try {
+      const user = ref('user-killed');
+      const first = await store.beginFull(user);
+      await first.add(items(1, 2));
+      await first.commit(state('2026-01-01T00:00:00.000Z'));
+      const load = await store.beginFull(user);
+      await load.add(items(10, 11)); // over rows: staged through COPY ledgerhook_stage
+      const { pid } = await copyBackend(app, 'ledgerhook_stage');
+      await schema.query('SELECT pg_terminate_backend($1)', [pid]);
+      // An 'error' event nobody listens to would end this test process as an uncaught exception.
+      await assert.rejects(async () => {
+        await load.add(items(13));
+        await load.commit(state('2026-01-02T00:00:00.000Z'));
+      });
+      assert.deepEqual(
+        (await store.items(user)).map((item: any) => item.id),
+        [1, 2],
+      );
+    } finally {
+      await store.close();
+    }
   });
 });
