@@ -36,9 +36,9 @@ const EXCERPT_BYTES = 2048;
 export async function postWebhook(options: PostWebhookOptions): Promise<DeliveryResponse> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS;
   const now = options.now ?? (() => performance.now());
+  const { request } = await loadUndici(); // before the clock starts: the import is not the request's time
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const { request } = await loadUndici();
   const started = now();
   try {
     const init: NonNullable<Parameters<typeof request>[1]> = {

@@ -81,9 +81,9 @@ async function attempt(options: FetchJsonOptions): Promise<Attempt> {
   const href = options.url.href;
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const { request } = await loadUndici(); // before the clock starts: the import is not the request's time
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const { request } = await loadUndici();
   let response: Dispatcher.ResponseData;
   try {
     const base = { method, headers: options.headers, signal };
