@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
 import type { StoredItem } from './dataset-store.js';
+import { rowKey } from './postgres-rows.js';
 
 /** The part of pg's connection a COPY needs (pg runs COPY only through a submittable). */
 interface CopyConnection {
@@ -107,6 +108,6 @@ export function copyField(value: string): string {
 /** Rows of COPY text: `prefix`, then the id and the item as JSON, tab-separated. */
 export function copyRows(items: readonly StoredItem[], prefix = ''): string {
   let text = '';
-  for (const item of items) text += `${prefix}${copyField(String(item.id))}\t${copyField(JSON.stringify(item))}\n`;
+  for (const item of items) text += `${prefix}${copyField(rowKey(item.id))}\t${copyField(JSON.stringify(item))}\n`;
   return text;
 }

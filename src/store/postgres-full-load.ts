@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { CommitResult, DatasetRef, DatasetState, FullLoad, StoredItem } from './dataset-store.js';
-import { compareIds, type ItemId } from '../sync/item-id.js';
+import { compareIds, idKey, type ItemId } from '../sync/item-id.js';
 import { CopyStream, copyField, copyRows } from './postgres-copy.js';
 import { allowRepeats, beginMerge, finishMerge, STAGE_COPY, upsertStaged } from './postgres-merge.js';
 import { datasetLockKey, dedupeById, upsertItems, writeState } from './postgres-rows.js';
@@ -114,7 +114,11 @@ export class PostgresFullLoad implements FullLoad {
 
   #stillAscending(page: readonly StoredItem[]): boolean {
     for (const item of page) {
-      if (this.#largestId !== undefined && compareIds(item.id, this.#largestId) <= 0) {
+      // Numbers sort before strings, but 1.5 and "1.5" are one row key: the first string after a
+      // number ends the COPY as if the order broke, so that a repeated key is upserted, not refused.
+      const typeChanged =
+        this.#largestId !== undefined && idKey(this.#largestId).startsWith('n') && idKey(item.id).startsWith('s');
+      if (this.#largestId !== undefined && (typeChanged || compareIds(item.id, this.#largestId) <= 0)) {
         this.#ascending = false;
         return false;
       }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { DatasetRef, StoredItem } from './dataset-store.js';
+import { rowKey, rowsWithKeys } from './postgres-rows.js';
 
 /**
  * A full read over a dataset that already has rows, merged rather than deleted and re-inserted.
@@ -34,9 +35,9 @@ export async function allowRepeats(client: pg.ClientBase): Promise<void> {
 /** Stages a page that may repeat staged ids (each id once within the page: the caller dedupes). */
 export async function upsertStaged(client: pg.ClientBase, items: readonly StoredItem[]): Promise<void> {
   await client.query(
-    `INSERT INTO ${STAGE} (item_id, item) SELECT e->>'id', e FROM jsonb_array_elements($1::jsonb) AS e
+    `INSERT INTO ${STAGE} (item_id, item) SELECT k.id, e.value FROM ${rowsWithKeys(1, 2)}
      ON CONFLICT (item_id) DO UPDATE SET item = excluded.item`,
-    [JSON.stringify(items)],
+    [items.map((item) => rowKey(item.id)), JSON.stringify(items)],
   );
 }
 

@@ -27,10 +27,21 @@ export function datasetLockKey(ref: Pick<DatasetRef, 'userId' | 'dataset'>): str
 /** Items per upsert statement: large enough to amortise a round trip, small enough to keep memory flat. */
 export const UPSERT_BATCH = 2000;
 
+/**
+ * The row key of an id: `String(id)`, the same for COPY, upserts and deletes (Postgres's own
+ * `e->>'id'` would spell 1e21 or 1.50 otherwise). 7 and "7" are one row.
+ */
+export const rowKey = (id: unknown): string => String(id);
+
+/** Rows `k.id, e.value` pairing parameter $keys (text[], from rowKey) with $items (a JSON array). */
+export const rowsWithKeys = (keys: number, items: number): string =>
+  `unnest($${keys}::text[]) WITH ORDINALITY AS k(id, n)
+   JOIN jsonb_array_elements($${items}::jsonb) WITH ORDINALITY AS e(value, n) USING (n)`;
+
 /** The last item of each id wins (a multi-row upsert may not touch one row twice). */
 export function dedupeById(items: readonly StoredItem[]): StoredItem[] {
   const byId = new Map<string, StoredItem>();
-  for (const item of items) byId.set(String(item.id), item);
+  for (const item of items) byId.set(rowKey(item.id), item);
   return byId.size === items.length ? [...items] : [...byId.values()];
 }
 
@@ -47,12 +58,12 @@ export async function upsertItems(
     const result = await client.query<{ inserted: number }>(
       `WITH upserted AS (
          INSERT INTO ledgerhook_items (user_id, dataset, item_id, item, updated_at)
-         SELECT $1, $2, e->>'id', e, now() FROM jsonb_array_elements($3::jsonb) AS e
+         SELECT $1, $2, k.id, e.value, now() FROM ${rowsWithKeys(3, 4)}
          ON CONFLICT (user_id, dataset, item_id) DO UPDATE SET item = excluded.item, updated_at = excluded.updated_at
          RETURNING (xmax = 0) AS fresh
        )
        SELECT count(*) FILTER (WHERE fresh)::int AS inserted FROM upserted`,
-      [ref.userId, ref.dataset, JSON.stringify(batch)],
+      [ref.userId, ref.dataset, batch.map((item) => rowKey(item.id)), JSON.stringify(batch)],
     );
     inserted += result.rows[0]?.inserted ?? 0;
   }

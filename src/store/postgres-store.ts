@@ -4,6 +4,7 @@ import type { ChangeSet, CommitResult, DatasetRef, DatasetState, DatasetStore, F
 import { createPostgresPool, redactUrl, storeError } from './postgres-connect.js';
 import { PostgresFullLoad } from './postgres-full-load.js';
 import {
+  rowKey,
   assertStorable,
   datasetLockKey,
   deleteItems,
@@ -85,8 +86,8 @@ export class PostgresStore implements DatasetStore {
           `${ref.dataset} of user "${ref.userId}" was synced with another access token; changes are not merged into it`,
           { details: { reason: 'store_token_changed', dataset: ref.dataset } },
         );
-      const upsertIds = new Set(changes.upserts.map((item) => String(item.id)));
-      const removedIds = [...new Set(changes.deletedIds.map(String))].filter((id) => !upsertIds.has(id));
+      const upsertIds = new Set(changes.upserts.map((item) => rowKey(item.id)));
+      const removedIds = [...new Set(changes.deletedIds.map(rowKey))].filter((id) => !upsertIds.has(id));
       const inserted = await upsertItems(client, ref, changes.upserts);
       const removed = await deleteItems(client, ref, removedIds);
       // Counted from the previous total, not with count(*): an incremental run touches only its rows.

@@ -60,6 +60,32 @@ describe('PostgresStore full loads: merge and COPY failures', { skip }, () => {
     assert.equal((await store.getState(user))?.items, 5);
   });
 
+  it('keys unusual ids the same way on every path: 1.5 and "1.5" are one row, 1e21 is one row', async () => {
+    for (const existing of [false, true]) {
+      const user = ref(`user-odd-ids-${existing}`);
+      if (existing) {
+        const first = await store.beginFull(user);
+        await first.add([{ id: 1e21 }, { id: 'z' }]);
+        await first.commit(state('2026-01-01T00:00:00.000Z'));
+      }
+      const load = await store.beginFull(user);
+      await load.add([{ id: 1.5 }, { id: 2 }, { id: 1e21 }]);
+      await load.add([{ id: '1.5', second: true }]); // a string after numbers: upserted from here on
+      await load.add([{ id: 1e21, second: true }]);
+      const result = await load.commit(state('2026-01-02T00:00:00.000Z'));
+      assert.equal(result.total, 3, `existing rows: ${existing}`);
+      const rows = await schema.query<{ item_id: string }>(
+        `SELECT item_id FROM ${schema.name}.ledgerhook_items WHERE user_id = $1 ORDER BY item_id`,
+        [user.userId],
+      );
+      assert.deepEqual(
+        rows.rows.map((row) => row.item_id),
+        ['1.5', '1e+21', '2'],
+      );
+      assert.equal((await store.getState(user))?.items, 3);
+    }
+  });
+
   for (const statement of ['merge', 'update-insert'] as const) {
     it(`finishes a merge with ${statement === 'merge' ? 'MERGE (Postgres 15+)' : 'UPDATE + INSERT (older servers)'}`, async () => {
       const user = ref(`user-${statement}`);
