@@ -99,6 +99,10 @@ function mixedCapture(): string {
  * where a spawn cost ~0.3 s of CPU and proved nothing more. replay, verify and config keep spawned tests here and
  * in listen-replay.test.ts, sign-verify.test.ts and config.test.ts.
  */
+/** `ledgerhook replay CAPTURE --to URL ...flags`, in-process. */
+const replayInProcess = (capture: string, to: string, flags: string[], options?: Parameters<typeof runInProcess>[1]) =>
+  runInProcess(['replay', capture, '--to', to, ...flags], options);
+
 describe('replay never launders forgeries', () => {
   it('by default, forged deliveries captured by listen never reach an independent receiver', async () => {
     const capture = join(tempDir(), 'listen.jsonl');
@@ -129,11 +133,7 @@ describe('replay never launders forgeries', () => {
   it('--include-refused sends refused deliveries with their original token; --resign-refused re-signs them with a warning', async () => {
     const capture = mixedCapture();
     const receiver = await startSpecReceiver({ secret: SECRET, skipExpiry: true });
-    const asCaptured = await runInProcess([
-      'replay',
-      capture,
-      '--to',
-      receiver.url,
+    const asCaptured = await replayInProcess(capture, receiver.url, [
       '--secret',
       SECRET,
       '--include-refused',
@@ -157,11 +157,7 @@ describe('replay never launders forgeries', () => {
     const forgedHeader = receiver.received[1]?.headers['service-verification'];
     assert.equal(forgedHeader, signed(bodyOf('dlv_forged'), 'attacker'), 'sent exactly as captured');
 
-    const resigned = await runInProcess([
-      'replay',
-      capture,
-      '--to',
-      receiver.url,
+    const resigned = await replayInProcess(capture, receiver.url, [
       '--secret',
       SECRET,
       '--include-refused',
@@ -178,24 +174,11 @@ describe('replay never launders forgeries', () => {
   it('deliveries captured without a secret need --include-unverified; only they selected is exit 2 naming the flag', async () => {
     const capture = mixedCapture();
     const receiver = await startSpecReceiver({ secret: SECRET });
-    const refusedAlone = await runInProcess([
-      'replay',
-      capture,
-      '--to',
-      receiver.url,
-      '--secret',
-      SECRET,
-      '--id',
-      'dlv_open',
-    ]);
+    const refusedAlone = await replayInProcess(capture, receiver.url, ['--secret', SECRET, '--id', 'dlv_open']);
     assert.equal(refusedAlone.code, 2);
     assertOneLineError(refusedAlone);
     assert.match(refusedAlone.stderr, /1 unverified delivery.*--include-unverified/);
-    const included = await runInProcess([
-      'replay',
-      capture,
-      '--to',
-      receiver.url,
+    const included = await replayInProcess(capture, receiver.url, [
       '--secret',
       SECRET,
       '--id',
@@ -206,7 +189,7 @@ describe('replay never launders forgeries', () => {
     assert.equal(included.code, 0, included.stderr);
     assert.match(included.stdout, /\[unverified\] re-signed → 200/);
     assert.equal(receiver.received.length, 1);
-    const bad = await runInProcess(['replay', capture, '--to', receiver.url, '--secret', SECRET, '--resign-refused']);
+    const bad = await replayInProcess(capture, receiver.url, ['--secret', SECRET, '--resign-refused']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--include-refused/);
   });
@@ -214,24 +197,12 @@ describe('replay never launders forgeries', () => {
   it('--dry-run lists what would be sent and how, and sends nothing', async () => {
     const capture = mixedCapture();
     const receiver = await startSpecReceiver({ secret: SECRET });
-    const human = await runInProcess([
-      'replay',
-      capture,
-      '--to',
-      receiver.url,
+    const human = await replayInProcess(capture, receiver.url, [
       '--include-refused',
       '--include-unverified',
       '--dry-run',
     ]);
-    const json = await runInProcess([
-      'replay',
-      capture,
-      '--to',
-      receiver.url,
-      '--include-refused',
-      '--dry-run',
-      '--json',
-    ]);
+    const json = await replayInProcess(capture, receiver.url, ['--include-refused', '--dry-run', '--json']);
     await receiver.close();
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /dlv_valid .*\[valid\] re-signed \(dry run: not sent\)/);
@@ -256,15 +227,7 @@ describe('replay never launders forgeries', () => {
       { id: 'dlv_big', valid: false, code: 'body_mismatch', token: signed(body), body, bodyTruncated: true },
     ]);
     const receiver = await startSpecReceiver({ secret: SECRET });
-    const replayed = await runInProcess([
-      'replay',
-      capture,
-      '--to',
-      receiver.url,
-      '--secret',
-      SECRET,
-      '--include-refused',
-    ]);
+    const replayed = await replayInProcess(capture, receiver.url, ['--secret', SECRET, '--include-refused']);
     await receiver.close();
     assert.equal(replayed.code, 2);
     assertOneLineError(replayed);
@@ -286,7 +249,7 @@ describe('header name: one resolution order', () => {
     assert.equal(set.code, 0, set.stderr);
     const capture = mixedCapture();
     const receiver = await startSpecReceiver({ secret: SECRET, headerName: 'Acme-Verification' });
-    const replayed = await runInProcess(['replay', capture, '--to', receiver.url, '--secret', SECRET], {
+    const replayed = await replayInProcess(capture, receiver.url, ['--secret', SECRET], {
       env: { LEDGERHOOK_CONFIG_DIR: configDir },
     });
     await receiver.close();
@@ -400,14 +363,10 @@ describe('replay selectors and wording', () => {
       assert.match(result.stderr, new RegExp(`did you mean ${suggestion}\\?`));
     }
     const receiver = await startSpecReceiver({ secret: SECRET });
-    const one = await runInProcess(['replay', capture, '--to', receiver.url, '--secret', SECRET, '--id', 'dlv_valid']);
+    const one = await replayInProcess(capture, receiver.url, ['--secret', SECRET, '--id', 'dlv_valid']);
     assert.equal(one.code, 0, one.stderr);
     assert.match(one.stdout, /replayed 1 of 3 deliveries captured .*: 1 answered 2xx/);
-    const skippedOne = await runInProcess([
-      'replay',
-      capture,
-      '--to',
-      receiver.url,
+    const skippedOne = await replayInProcess(capture, receiver.url, [
       '--secret',
       SECRET,
       '--last',
