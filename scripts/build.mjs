@@ -18,16 +18,15 @@ const sources = (await readdir('src', { recursive: true }))
   .filter((file) => file.endsWith('.ts') && !file.startsWith(join('inspector', 'page')))
   .map((file) => join('src', file));
 
-const types = withTypes
-  ? new Promise((resolve, reject) => {
-      const tsc = spawn(
-        process.execPath,
-        ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--emitDeclarationOnly'],
-        { stdio: 'inherit' },
-      );
-      tsc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`tsc exited with ${code}`))));
+const tsc = withTypes
+  ? spawn(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--emitDeclarationOnly'], {
+      stdio: 'inherit',
     })
-  : Promise.resolve();
+  : undefined;
+const types = new Promise((resolve, reject) => {
+  if (!tsc) resolve();
+  else tsc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`tsc exited with ${code}`))));
+});
 
 try {
   await Promise.all([
@@ -45,5 +44,6 @@ try {
   ]);
 } catch (error) {
   console.error(`build failed: ${error instanceof Error ? error.message : String(error)}`);
+  tsc?.kill(); // a failed build must not leave tsc writing declarations behind it
   process.exit(1);
 }

@@ -9,9 +9,10 @@ import { datasetLockKey, dedupeById, upsertItems, writeState } from './postgres-
  * A full read into Postgres: one transaction on a dedicated connection that writes each page as it
  * arrives, through one COPY kept open while ids ascend (postgres-copy.ts). A dataset with no rows
  * yet is copied into directly; one that has rows is staged and merged at the end (postgres-merge.ts:
- * unchanged rows are not rewritten, rows no page brought are deleted). Under MVCC every reader keeps seeing the previous rows until COMMIT, so the dataset is
- * replaced atomically while memory holds one page at a time. A crash or abort before commit rolls
- * everything back: data and state stay old.
+ * unchanged rows are not rewritten, rows no page brought are deleted). Under MVCC every reader
+ * keeps seeing the previous rows until COMMIT, so the dataset is replaced atomically while memory
+ * holds one page at a time. A crash or abort before commit rolls everything back: data and state
+ * stay old.
  */
 export class PostgresFullLoad implements FullLoad {
   readonly #client: pg.PoolClient;
