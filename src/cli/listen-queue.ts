@@ -1,5 +1,6 @@
 import { createQueueRecorder, type QueueRecorderEvent } from '../queue/queue-recorder.js';
 import type { CliContext } from './context.js';
+import { printable, quoted } from './render-delivery.js';
 import type { ListenCommandOptions } from './definitions/listen.js';
 import { resolveQueue } from './resolve-scale.js';
 
@@ -22,18 +23,20 @@ export async function createListenQueue(
 /** One human line per queue event (a coalesced request joins a job already queued: not worth a line). */
 export function queueEventLine(event: QueueRecorderEvent, ctx: CliContext): string | undefined {
   const c = ctx.color;
-  const user = JSON.stringify(event.userId);
+  const user = quoted(event.userId);
   switch (event.outcome) {
     case 'queued':
       return c.dim(`  ⇢ queued ${event.dataset} for ${user} (job ${event.jobId})`);
     case 'coalesced':
       return undefined;
     case 'unknown-entity':
-      return c.yellow(`  ! ${JSON.stringify(event.entity)} is not in the catalogue: not queued`);
+      return c.yellow(`  ! ${quoted(event.entity)} is not in the catalogue: not queued`);
     case 'invalid-user':
-      return c.yellow(`  ! userId ${user.slice(0, 80)} cannot name a user: ${event.entity} not queued`);
+      return c.yellow(`  ! userId ${user.slice(0, 80)} cannot name a user: ${quoted(event.entity)} not queued`);
     case 'queue-failed':
-      return c.red(`  ✖ could not queue ${event.entities.join(', ')} for ${user}: ${event.error}`);
+      return c.red(
+        `  ✖ could not queue ${event.entities.map(quoted).join(', ')} for ${user}: ${printable(event.error)}`,
+      );
   }
 }
 

@@ -1,5 +1,6 @@
 import { usageError } from '../errors.js';
 import { createWebhookSync, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';
+import { printable, quoted } from './render-delivery.js';
 import type { CliContext } from './context.js';
 import type { ListenCommandOptions } from './definitions/listen.js';
 import { readInputFile } from './read-input.js';
@@ -76,24 +77,26 @@ export function syncEventLine(event: WebhookSyncEvent, ctx: CliContext): string 
   const c = ctx.color;
   switch (event.type) {
     case 'sync-start':
-      return c.dim(`  ↻ syncing ${event.dataset} for ${event.userId}`);
+      return c.dim(`  ↻ syncing ${event.dataset} for ${quoted(event.userId)}`);
     case 'sync-done': {
       const s = event.summary;
-      return `  ${c.green('✔')} ${s.dataset} for ${event.userId}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items`;
+      return `  ${c.green('✔')} ${s.dataset} for ${quoted(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items`;
     }
     case 'sync-failed':
-      return `  ${c.red('✖')} ${event.dataset} for ${event.userId}: ${event.error}`;
+      return `  ${c.red('✖')} ${event.dataset} for ${quoted(event.userId)}: ${printable(event.error)}`;
     case 'sync-coalesced':
       return undefined;
     case 'unknown-entity':
       return c.yellow(
-        `  ! ${event.entity} is not in the catalogue: skipped (the entity list grows; update ledgerhook)`,
+        `  ! ${quoted(event.entity)} is not in the catalogue: skipped (the entity list grows; update ledgerhook)`,
       );
     case 'bad-user':
-      return c.yellow(`  ! ${event.error}: not synced`);
+      return c.yellow(`  ! ${printable(event.error)}: not synced`);
     case 'no-token':
-      return c.yellow(`  ! no access token for ${event.userId}: ${event.entities.join(', ')} not synced`);
+      return c.yellow(
+        `  ! no access token for ${quoted(event.userId)}: ${event.entities.map(quoted).join(', ')} not synced`,
+      );
     case 'lifecycle':
-      return `  ${c.cyan('→')} ${event.event} for ${event.userId}: ${event.message}`;
+      return `  ${c.cyan('→')} ${quoted(event.event)} for ${quoted(event.userId)}: ${printable(event.message)}`;
   }
 }

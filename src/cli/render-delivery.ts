@@ -12,6 +12,11 @@ export function printable(text: string): string {
   return text.replace(CONTROL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** A value from the network in a status line: JSON-quoted (no newline, visible edges), C1 controls escaped too. */
+export function quoted(value: string): string {
+  return printable(JSON.stringify(value));
+}
+
 /** Pretty JSON body, or the text itself: what `listen --print-body` prints under a delivery line. */
 export function prettyBody(text: string): string {
   try {

@@ -1,6 +1,7 @@
 import { usageError } from '../../errors.js';
 import type { SyncWorkerEvent } from '../../queue/sync-worker.js';
 import type { CliContext } from '../context.js';
+import { printable, quoted } from '../render-delivery.js';
 import type { WorkerCommandOptions } from '../definitions/worker.js';
 import { readInputFile } from '../read-input.js';
 import { resolveBaseUrl, resolveToken } from '../resolve-dataset.js';
@@ -29,8 +30,8 @@ async function readTokenMap(path: string): Promise<Map<string, string>> {
 /** One human line per worker event, in the words `listen --sync` uses. */
 function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined {
   const c = ctx.color;
-  // userIds come from webhooks: JSON-quoted so that no control character reaches the terminal.
-  const user = (userId: string) => JSON.stringify(userId);
+  // userIds come from webhooks: quoted so that no control character reaches the terminal.
+  const user = quoted;
   switch (event.type) {
     case 'worker-ready':
       return `${c.bold('worker ready')} on queue ${event.queue}, ${event.concurrency} jobs at once ${c.dim('(Ctrl-C or SIGTERM to stop)')}`;
@@ -43,7 +44,7 @@ function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined 
       return `  ${c.green('✔')} ${s.dataset} for ${user(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items`;
     }
     case 'sync-failed':
-      return `  ${c.red('✖')} ${event.dataset} for ${user(event.userId)}: ${event.error}${event.willRetry ? ' (will retry)' : ''}`;
+      return `  ${c.red('✖')} ${event.dataset} for ${user(event.userId)}: ${printable(event.error)}${event.willRetry ? ' (will retry)' : ''}`;
     case 'no-token':
       return c.yellow(`  ! no access token for ${user(event.userId)}: ${event.entities.join(', ')} not synced`);
     case 'job-invalid':
