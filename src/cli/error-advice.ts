@@ -43,6 +43,8 @@ const ADVICE: Record<string, (details: LedgerhookErrorDetails) => string> = {
   data_file_unreadable: () => 'check its permissions, or run the sync with --full to rebuild it',
   owner_mismatch: () =>
     'give each account (or server) its own --out, or `ledgerhook state reset DATASET` and sync with --full to hand the file over',
+  store_owner_mismatch: () =>
+    'give each account (or server) its own database or schema in --store, or `ledgerhook state reset DATASET` and sync with --full to hand the data over',
   out_dir_not_writable: () => 'choose a writable directory with --out',
   path_outside_out_dir: () => 'remove the symlink, or choose another --out',
   state_file_invalid: () => 'or point LEDGERHOOK_CONFIG_DIR at another directory',

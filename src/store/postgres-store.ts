@@ -50,9 +50,24 @@ export class PostgresStore implements DatasetStore {
     return this.#ready;
   }
 
+  /**
+   * Rows are keyed by (user, dataset) only, so the owner is checked here, as the file store does:
+   * data synced with another access token or from another server is never merged into or replaced.
+   */
   async getState(ref: DatasetRef): Promise<DatasetState | undefined> {
     const row = await this.#one(ref);
-    return row ? stateFromRow(row) : undefined;
+    if (!row) return undefined;
+    const otherToken = row.token_fingerprint !== '' && row.token_fingerprint !== ref.tokenFingerprint;
+    const otherServer = row.base_url !== '' && row.base_url !== ref.baseUrl.replace(/\/+$/, '');
+    if (otherToken || otherServer)
+      throw new LedgerhookError(
+        'ERR_USAGE',
+        `${ref.dataset} of user "${ref.userId}" in ${redactUrl(this.url)} was synced from ${row.base_url} ${
+          otherToken ? `with another access token (fingerprint ${row.token_fingerprint})` : 'from another server'
+        }; data of different accounts or servers is never merged`,
+        { details: { reason: 'store_owner_mismatch', dataset: ref.dataset } },
+      );
+    return stateFromRow(row);
   }
 
   async beginFull(ref: DatasetRef): Promise<FullLoad> {

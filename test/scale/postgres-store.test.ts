@@ -179,6 +179,14 @@ describe('PostgresStore', { skip }, () => {
       store.applyChanges({ ...user, tokenFingerprint: 'fp-b' }, { upserts: items(2), deletedIds: [] }, state('x')),
       (error: any) => error.details.reason === 'store_token_changed',
     );
+    // A sync starts from getState: another token or another server is refused before anything is read.
+    for (const other of [{ tokenFingerprint: 'fp-b' }, { baseUrl: 'http://other.test/rest/v5' }]) {
+      await assert.rejects(store.getState({ ...user, ...other }), (error: any) => {
+        assert.equal(error.details.reason, 'store_owner_mismatch');
+        return true;
+      });
+    }
+    assert.equal((await store.getState({ ...user, baseUrl: `${user.baseUrl}/` }))?.items, 1);
   });
 
   it('keeps users apart, saves documents, lists and resets', async () => {
