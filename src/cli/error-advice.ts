@@ -56,6 +56,7 @@ const ADVICE: Record<string, (details: LedgerhookErrorDetails) => string> = {
   response_too_large: () => 'raise --max-response-bytes, or lower --limit',
   pages_without_progress: () => 'the server keeps sending cursors without new items; report it to the API team',
   cursor_loop: () => 'the server repeats a cursor; report it to the API team',
+  invalid_cursor: () => 'the server sent a cursor that cannot be sent back; report it to the API team',
   retry_after_too_long: () => 'run the sync again later',
   bad_user_id: () => 'such a webhook cannot name a user of its own and is not synced',
 

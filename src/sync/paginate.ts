@@ -7,6 +7,9 @@ import { idKey } from './item-id.js';
 import { DEFAULT_MAX_PAGES } from '../defaults.js';
 
 export { DEFAULT_MAX_PAGES };
+const MAX_CURSOR = 4096;
+const CURSOR = new RegExp(`^[\\x20-\\x7e]{1,${MAX_CURSOR}}$`);
+
 /** Pages in a row that bring nothing new (empty, or the ids of the page before) before the run stops. */
 export const MAX_IDLE_PAGES = 10;
 
@@ -106,6 +109,14 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<Pagina
     }
     const cursor = classified.page.cursor;
     if (cursor !== undefined) {
+      // The cursor goes back as a request header: anything a header cannot carry (a newline,
+      // non-ASCII) or an outsized one is the server's error, not a network failure to retry.
+      if (!CURSOR.test(cursor))
+        throw badResponse(
+          `GET ${url.href} returned a cursor that cannot be sent back as a header (${cursor.length} characters, printable ASCII up to ${MAX_CURSOR} expected); stopped`,
+          'invalid_cursor',
+          url,
+        );
       if (seen.has(cursor))
         throw badResponse(
           `GET ${url.href} returned a cursor it had already returned in this run (page ${index + 1}); stopped instead of looping`,

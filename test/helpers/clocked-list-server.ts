@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 
 export type Item = { id: number | string; type: string; amount: number; owner: string };
 type Entry = { item: Item | null; at: number };
-export type Hostile = 'endless-empty' | 'endless-repeat' | 'hang' | 'huge' | 'not-envelope';
+export type Hostile = 'endless-empty' | 'endless-repeat' | 'hang' | 'huge' | 'not-envelope' | 'bad-cursor';
 
 export interface ClockedListServerOptions {
   /** Items per access token. */
@@ -52,6 +52,8 @@ export async function startClockedListServer(options: ClockedListServerOptions =
     const cursor = req.headers.cursor ? Number(req.headers.cursor) : 0;
     if (options.hostile === 'hang') return void hanging.add(res);
     if (options.hostile === 'not-envelope') return send(200, { items: [] });
+    if (options.hostile === 'bad-cursor')
+      return send(200, { data: [], lastUpdatedDate: new Date(clock).toISOString(), cursor: 'next\r\nx-injected: 1' });
     if (options.hostile === 'huge') return send(200, { data: [], lastUpdatedDate: 'x', pad: 'x'.repeat(2_000_000) });
     if (options.hostile?.startsWith('endless'))
       return send(200, {
