@@ -26,7 +26,10 @@ export async function bundleCli() {
     target: 'node20',
     // Every runtime dependency stays external except the three small ones every command needs: the heavy ones
     // load only in the commands that use them, and some (bullmq's Lua scripts) read files beside their own code.
-    external: Object.keys(packageJson.dependencies).filter((name) => !BUNDLED.has(name)),
+    // The optional peers (pg, bullmq, ioredis, rate-limiter-flexible) are external too: never bundled, loaded on use.
+    external: Object.keys({ ...packageJson.dependencies, ...packageJson.peerDependencies }).filter(
+      (name) => !BUNDLED.has(name),
+    ),
     // commander is CommonJS; inside an ES module bundle its require() calls need a real require.
     banner: {
       js: "import { createRequire as __ledgerhookCreateRequire } from 'node:module'; const require = __ledgerhookCreateRequire(import.meta.url);",

@@ -4,6 +4,7 @@ import { isLedgerhookError } from '../errors.js';
 import { loadColor, writeLine, type CliContext } from './context.js';
 import { withAdvice } from './error-advice.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { missingPeerError } from '../util/optional-peer.js';
 import type { RunCommand } from './runner.js';
 import { defineCaptures } from './definitions/captures.js';
 import { defineCatalogue } from './definitions/catalogue.js';
@@ -99,7 +100,9 @@ function writeJsonError(code: string, reason: string, message: string, exitCode:
   process.stdout.write(`${JSON.stringify({ ok: false, error: { code, reason, message, exitCode } }, null, 2)}\n`);
 }
 
-function reportError(error: unknown): number {
+function reportError(thrown: unknown): number {
+  // A missing optional peer (pg, bullmq, ioredis) is a set-up step, not a bug: say which package to install.
+  const error = missingPeerError(thrown) ?? thrown;
   if (error instanceof CommanderError) {
     if (
       error.code === 'commander.helpDisplayed' ||

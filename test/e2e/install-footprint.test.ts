@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { OPTIONAL_PEER_NAMES } from '../../src/util/optional-peer.js';
+import { assertOneLineError, tempDir } from '../helpers/cli.js';
+
+/**
+ * What `npm install ledgerhook` brings for a user who imports only `ledgerhook/webhooks` (issue 19):
+ * the packed tarball, installed beside exactly the packages its production dependencies resolve to
+ * (taken from this checkout's node_modules, so the test sends nothing past loopback). pg, bullmq,
+ * ioredis and rate-limiter-flexible are optional peers: absent here, and a feature that needs one
+ * names the package to install.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DESIGN_CARD = ['chalk', 'commander', 'conf', 'jose', 'ora', 'proper-lockfile', 'undici'];
+
+interface Manifest {
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+
+/** Node's lookup: node_modules/NAME beside `from`, then in each parent directory. */
+function resolvePackageDir(name: string, from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'node_modules', name);
+    if (existsSync(join(candidate, 'package.json'))) return candidate;
+    if (dirname(dir) === dir) throw new Error(`${name} is not installed below ${from}`);
+  }
+}
+
+/** Every package directory the production dependencies of `manifest` pull in, transitively. */
+function productionClosure(manifest: Manifest): Map<string, string> {
+  const found = new Map<string, string>(); // directory -> name
+  const visit = (deps: Record<string, string> | undefined, from: string, optional: boolean) => {
+    for (const name of Object.keys(deps ?? {})) {
+      let dir: string;
+      try {
+        dir = resolvePackageDir(name, from);
+      } catch (error) {
+        if (optional) continue; // a platform package for another OS
+        throw error;
+      }
+      if (found.has(dir)) continue;
+      found.set(dir, name);
+      const child = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+      visit(child.dependencies, dir, false);
+      visit(child.optionalDependencies, dir, true);
+    }
+  };
+  visit(manifest.dependencies, ROOT, false);
+  return found;
+}
+
+describe('the installed package', () => {
+  const work = tempDir('ledgerhook-install-');
+  const app = join(work, 'app');
+  const modules = join(app, 'node_modules');
+
+  it('brings only the design card packages and their dependencies, never pg, bullmq or ioredis', () => {
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    ) as Array<{ filename: string }>;
+    const tarball = join(work, packed[0]?.filename ?? 'missing.tgz');
+    mkdirSync(join(modules, 'ledgerhook'), { recursive: true });
+    execFileSync('tar', ['-xzf', tarball, '-C', join(modules, 'ledgerhook'), '--strip-components=1']);
+
+    const manifest = JSON.parse(readFileSync(join(modules, 'ledgerhook', 'package.json'), 'utf8')) as Manifest & {
+      peerDependencies?: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    };
+    assert.deepEqual(Object.keys(manifest.dependencies ?? {}).sort(), DESIGN_CARD);
+    for (const peer of OPTIONAL_PEER_NAMES) {
+      assert.ok(manifest.peerDependencies?.[peer], `${peer} is a peer dependency`);
+      assert.equal(manifest.peerDependenciesMeta?.[peer]?.optional, true, `${peer} is optional`);
+    }
+
+    const closure = productionClosure(manifest);
+    const names = new Set(closure.values());
+    for (const peer of [...OPTIONAL_PEER_NAMES, 'msgpackr', 'pg-pool'])
+      assert.ok(!names.has(peer), `${peer} installed`);
+    // Top-level packages are linked in; nested ones come along inside their parents.
+    for (const [dir, name] of closure) {
+      if (dir !== join(ROOT, 'node_modules', name)) continue;
+      mkdirSync(dirname(join(modules, name)), { recursive: true });
+      symlinkSync(dir, join(modules, name), 'dir');
+    }
+    process.stdout.write(`# a production install brings ${closure.size} packages besides ledgerhook\n`);
+  });
+
+  it('ledgerhook/webhooks signs and verifies there', () => {
+    const script = `
+      const { signWebhook, verifyWebhook } = await import('ledgerhook/webhooks');
+      const body = '{"userId":"u1","type":"ENTITY_UPDATE","entityName":"expense","timestamp":"2026-01-01T00:00:00.000Z"}';
+      const token = await signWebhook(body, 's3cret');
+      const result = await verifyWebhook({ body, token, secrets: 's3cret' });
+      process.stdout.write(JSON.stringify(result.ok));`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
+    assert.equal(result.stderr, '');
+    assert.equal(result.stdout, 'true');
+  });
+
+  for (const [what, args, install] of [
+    [
+      'the Postgres store',
+      ['sync', 'expense', '--store', 'postgres://127.0.0.1:1/none', '--base-url', 'http://127.0.0.1:9', '--token', 't'],
+      'npm install pg',
+    ],
+    [
+      'the queue worker',
+      [
+        'worker',
+        '--queue',
+        'redis://127.0.0.1:1',
+        '--store',
+        'postgres://127.0.0.1:1/none',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--token',
+        't',
+      ],
+      'npm install',
+    ],
+  ] as const) {
+    it(`${what} without its optional package says which one to install (exit 2, one line)`, () => {
+      const result = spawnSync(process.execPath, [join(modules, 'ledgerhook', 'bin', 'ledgerhook.js'), ...args], {
+        cwd: app,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', LEDGERHOOK_CONFIG_DIR: join(work, 'config') },
+      });
+      assert.equal(result.status, 2, result.stderr);
+      assertOneLineError({ code: result.status, signal: null, stdout: result.stdout, stderr: result.stderr });
+      assert.match(result.stderr, new RegExp(`needs the package .+ which is not installed: run ${install}`));
+    });
+  }
+});
