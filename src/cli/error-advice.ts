@@ -9,6 +9,7 @@ const ADVICE: Record<string, (details: LedgerhookErrorDetails) => string> = {
   // webhook signing and verification
   missing_webhook_secret: () =>
     'pass --secret-file FILE or --secret, set LEDGERHOOK_WEBHOOK_SECRET, or run `ledgerhook config set webhookSecret`',
+  empty_secret: () => 'write the webhook_secret the API team sent into the file or variable you give',
   invalid_tolerance: () => 'give --tolerance as a whole number of seconds, 0 or more',
   invalid_iat: () => 'give --iat as seconds since the epoch, e.g. 1700000000',
   malformed_token: () => 'pass the bare JWT (three Base64url segments separated by dots)',

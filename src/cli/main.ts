@@ -5,6 +5,7 @@ import { loadColor, writeLine, type CliContext } from './context.js';
 import { withAdvice } from './error-advice.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { missingPeerError } from '../util/optional-peer.js';
+import { secretFlagWarnings } from './secret-flag-warnings.js';
 import type { RunCommand } from './runner.js';
 import { defineCaptures } from './definitions/captures.js';
 import { defineCatalogue } from './definitions/catalogue.js';
@@ -151,6 +152,10 @@ function buildProgram(): Command {
       writeErr: (text) => process.stderr.write(text),
       // One line per error: commander puts its "(Did you mean …?)" suggestion on a second line.
       outputError: (text, write) => write(stderrColor.red(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`)),
+    })
+    // A credential typed as a flag is said before the command runs (stderr: stdout stays the result).
+    .hook('preAction', (_program, command) => {
+      for (const line of secretFlagWarnings(command)) writeLine(process.stderr, line);
     })
     .addHelpText(
       'after',

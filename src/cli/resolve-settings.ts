@@ -40,7 +40,22 @@ export function resolveEnvironment(flag: string | undefined, ctx: CliContext): E
 
 /** A secret file usually ends with a newline that is not part of the secret; only that one is dropped. */
 async function readSecretFile(path: string): Promise<string> {
-  return (await readInputFile(path, 'secret file')).toString('utf8').replace(/\r?\n$/, '');
+  const secret = (await readInputFile(path, 'secret file')).toString('utf8').replace(/\r?\n$/, '');
+  if (secret.trim() === '')
+    throw usageError(
+      `the secret file ${path} is ${secret === '' ? 'empty' : 'only whitespace'}: write the webhook_secret the API team sent into it`,
+    );
+  return secret;
+}
+
+/**
+ * An empty or blank secret would make every delivery fail as forged (or sign with a key anyone can
+ * guess): it is refused where it is given, naming where it came from.
+ */
+function usableSecret(secret: string, from: string): string {
+  if (secret.trim() === '')
+    throw usageError(`the webhook secret from ${from} is ${secret === '' ? 'empty' : 'only whitespace'}`);
+  return secret;
 }
 
 /**
@@ -48,11 +63,14 @@ async function readSecretFile(path: string): Promise<string> {
  * LEDGERHOOK_WEBHOOK_SECRET, else the stored webhookSecret of the environment.
  */
 export async function resolveWebhookSecrets(flags: SecretFlags, ctx: CliContext): Promise<LabelledSecret[]> {
-  const fromFlags: LabelledSecret[] = (flags.secret ?? []).map((secret) => ({ secret }));
+  const fromFlags: LabelledSecret[] = (flags.secret ?? []).map((secret) => ({
+    secret: usableSecret(secret, '--secret'),
+  }));
   if (flags.secretFile) fromFlags.push({ secret: await readSecretFile(flags.secretFile), label: flags.secretFile });
   if (fromFlags.length > 0) return fromFlags;
   const fromEnv = ctx.env.LEDGERHOOK_WEBHOOK_SECRET;
-  if (fromEnv) return [{ secret: fromEnv, label: 'LEDGERHOOK_WEBHOOK_SECRET' }];
+  if (fromEnv !== undefined && fromEnv !== '')
+    return [{ secret: usableSecret(fromEnv, 'LEDGERHOOK_WEBHOOK_SECRET'), label: 'LEDGERHOOK_WEBHOOK_SECRET' }];
   const env = resolveEnvironment(flags.env, ctx);
   const stored = (await settingsStore(ctx)).get(env, 'webhookSecret');
   if (stored) return [{ secret: stored, label: env }];

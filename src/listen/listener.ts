@@ -9,7 +9,7 @@ import {
   DEFAULT_MAX_CONNECTIONS,
 } from '../defaults.js';
 import { serve } from '../http/serve.js';
-import type { SecretInput } from '../webhook/secrets.js';
+import { assertUsableSecrets, normaliseSecrets, type SecretInput } from '../webhook/secrets.js';
 import { BodyBudget } from './body-budget.js';
 import { DeliveryEvents, type DeliverySubscriber, type ListenerEvent } from './delivery-events.js';
 import { postForwardEdge } from './forward-edge.js';
@@ -104,6 +104,7 @@ function timeouts(options: ListenerOptions) {
  * app, and stays small and up under abuse (bounded bodies, queue, connections and idle time).
  */
 export async function startListener(options: ListenerOptions = {}): Promise<RunningListener> {
+  assertUsableSecrets(normaliseSecrets(options.secrets));
   const stats = emptyStats();
   const events = new DeliveryEvents();
   events.subscribe({ onEvent: countInto(stats) });

@@ -1,4 +1,5 @@
-import type { webcrypto } from 'node:crypto';
+import { createHash, type webcrypto } from 'node:crypto';
+import { LedgerhookError } from '../errors.js';
 
 type CryptoKey = webcrypto.CryptoKey;
 
@@ -14,6 +15,21 @@ export function normaliseSecrets(input: SecretInput | readonly SecretInput[] | u
   if (input === undefined) return [];
   const list = Array.isArray(input) ? input : [input as SecretInput];
   return list.map((entry) => (typeof entry === 'string' ? { secret: entry } : entry));
+}
+
+/**
+ * Refuses a blank secret: an empty HMAC key would fail every delivery as forged (or, to sign, be a
+ * key anyone can guess). Said at start-up instead of as a 500 on each delivery.
+ */
+export function assertUsableSecrets(secrets: readonly LabelledSecret[]): void {
+  for (const [index, entry] of secrets.entries()) {
+    if (typeof entry.secret === 'string' && entry.secret.trim() !== '') continue;
+    throw new LedgerhookError(
+      'ERR_USAGE',
+      `webhook secret ${entry.label ? `"${entry.label}"` : `#${index + 1}`} is ${entry.secret === '' ? 'empty' : 'blank or not a string'}`,
+      { details: { reason: 'empty_secret' } },
+    );
+  }
 }
 
 const KEY_CACHE_SIZE = 16;
@@ -42,12 +58,13 @@ export function secretKey(secret: string): Promise<CryptoKey> {
 }
 
 /**
- * How a secret may be mentioned in output: never the secret itself.
- * Shows the first 5 characters only when the secret is long enough that they give little away.
+ * How a secret may be mentioned in output: that it is set, and a short fingerprint to tell two apart
+ * (is this the sandbox one or the production one?). No character of it, not even its length. The hash
+ * is domain-separated so it matches no other digest of the secret ledgerhook writes anywhere.
  */
 export function maskSecret(secret: string): string {
-  const prefix = secret.length >= 24 ? secret.slice(0, 5) : '';
-  return `${prefix}…(${secret.length} chars)`;
+  const digest = createHash('sha256').update('ledgerhook secret fingerprint\0').update(secret, 'utf8').digest('hex');
+  return `set (fingerprint ${digest.slice(0, 8)})`;
 }
 
 export function describeSecret(entry: LabelledSecret, index: number): string {

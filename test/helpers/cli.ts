@@ -54,7 +54,12 @@ export function runCli(
 
 /** Asserts the error contract: exactly one line on stderr, never a stack trace. */
 export function assertOneLineError(result: CliResult): void {
-  const lines = result.stderr.trimEnd().split('\n');
+  // A credential given as a flag is warned about before the command runs (secret-flag-warnings.ts):
+  // that line is not part of the error.
+  const lines = result.stderr
+    .trimEnd()
+    .split('\n')
+    .filter((line) => !/^warning: --(secret|token) puts the value/.test(line));
   if (lines.length !== 1 || /\n\s+at /.test(result.stderr) || result.stderr.trim() === '') {
     throw new Error(`expected one line on stderr, got:\n${result.stderr}`);
   }

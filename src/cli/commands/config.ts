@@ -50,8 +50,10 @@ async function valueFrom(key: SettingKey, raw: string | undefined, env: string, 
       `config set ${key} needs a value and there is no terminal to ask on: pipe it on stdin with \`ledgerhook config set ${key} - < FILE\`, or run it on a terminal to be prompted`,
     );
   }
-  if (value === '')
-    throw usageError('refusing to store an empty value; use `ledgerhook config unset` to remove a setting');
+  if (value.trim() === '')
+    throw usageError(
+      `refusing to store an ${value === '' ? 'empty' : 'all-whitespace'} value; use \`ledgerhook config unset\` to remove a setting`,
+    );
   return value;
 }
 

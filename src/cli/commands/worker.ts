@@ -62,7 +62,8 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   const target = resolveQueue(options, ctx);
   const storeUrl = resolveStoreUrl(options, ctx);
   if (!storeUrl) throw usageError('no store: pass --store postgres://... or set LEDGERHOOK_STORE');
-  if (options.tokens && options.token) throw usageError('give --token (every user) or --tokens FILE, not both');
+  if (options.tokens && (options.token || options.tokenFile))
+    throw usageError('give --token-file or --token (every user) or --tokens FILE (per user), not several');
   const baseUrl = await resolveBaseUrl(options, ctx);
   if (baseUrl === undefined) throw usageError('no base URL: pass --base-url or set LEDGERHOOK_BASE_URL');
   const rateLimit = parseRateLimit(options.rateLimit);

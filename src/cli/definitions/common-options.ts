@@ -6,13 +6,16 @@ import { collect } from '../parsers.js';
 /** --secret, --secret-file, --env: how every webhook command finds its secret. */
 export function addSecretOptions(command: Command, { repeatable = false } = {}): Command {
   return command
+    .option(
+      '--secret-file <file>',
+      'read the webhook secret from a file (one trailing newline is ignored); or set LEDGERHOOK_WEBHOOK_SECRET',
+    )
     .addOption(
       new Option(
         '--secret <secret>',
-        `webhook secret${repeatable ? ' (repeat for several, e.g. during a rotation)' : ''}; visible in shell history, prefer --secret-file or LEDGERHOOK_WEBHOOK_SECRET`,
+        `the secret as a value${repeatable ? ' (repeat for several, e.g. during a rotation)' : ''}: visible in shell history and ps, prefer --secret-file`,
       ).argParser(collect),
     )
-    .option('--secret-file <file>', 'read the webhook secret from a file (one trailing newline is ignored)')
     .addOption(
       new Option('--env <name>', 'which stored environment to use (default: LEDGERHOOK_ENV or sandbox)').choices(
         ENVIRONMENTS,

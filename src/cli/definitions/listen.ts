@@ -102,10 +102,13 @@ function addSyncOptions(command: Command): Command {
     .option('--sync', 'on each verified ENTITY_UPDATE, sync the named entities of that user incrementally')
     .option('--insecure-no-verify', 'with --sync: allow syncing without a webhook secret (deliveries unverified)')
     .option(
-      '--token <token>',
-      'with --sync: access token used for every user (default: LEDGERHOOK_TOKEN, else the stored token)',
+      '--token-file <file>',
+      'with --sync: read the access token for every user from a file (default: LEDGERHOOK_TOKEN, else the stored token)',
     )
-    .option('--token-file <file>', 'with --sync: read the access token for every user from a file (trimmed)')
+    .option(
+      '--token <token>',
+      'with --sync: the same token as a value: visible in ps while listen runs, prefer --token-file',
+    )
     .option('--tokens <file>', 'with --sync: JSON file mapping userId to access token, for several users')
     .option('--base-url <url>', 'with --sync: API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
     .option('--out <dir>', 'with --sync: directory of the JSON files (one subdirectory per user)', './ledgerhook-data')

@@ -89,8 +89,11 @@ export function defineSync(program: Command, run: RunCommand): void {
       DEFAULT_PAGE_LIMIT,
     )
     .option('--out <dir>', 'directory of the JSON files', './ledgerhook-data')
-    .option('--token <token>', 'bearer access token (default: LEDGERHOOK_TOKEN, else the stored token)')
-    .option('--token-file <file>', 'read the access token from a file (keeps it out of the process list)')
+    .option(
+      '--token-file <file>',
+      'read the bearer access token from a file (default: LEDGERHOOK_TOKEN, else the stored token)',
+    )
+    .option('--token <token>', 'the same token as a value: visible in shell history and ps, prefer --token-file')
     .option(
       '--max-pages <n>',
       'stop with an error after this many pages of one dataset',

@@ -10,6 +10,7 @@ export interface WorkerCommandOptions extends QueueFlags {
   baseUrl?: string;
   env?: string;
   token?: string;
+  tokenFile?: string;
   tokens?: string;
   concurrency: number;
   limit: number;
@@ -32,7 +33,8 @@ export function defineWorker(program: Command, run: RunCommand): void {
     .option('--base-url <url>', 'API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
     .option('--env <name>', 'stored environment to use (default: LEDGERHOOK_ENV or sandbox)')
     .option('--tokens <file>', 'JSON file mapping userId to access token: { "user_1": "token..." }')
-    .option('--token <token>', 'one access token for every user (default: LEDGERHOOK_TOKEN)')
+    .option('--token-file <file>', 'read one access token for every user from a file (default: LEDGERHOOK_TOKEN)')
+    .option('--token <token>', 'the same token as a value: visible in ps while the worker runs, prefer --token-file')
     .option('--concurrency <n>', 'jobs run at once by this worker', integer('--concurrency', { min: 1, max: 64 }), 4)
     .option('--limit <n>', 'page size', integer('--limit', { min: 1, max: 100_000 }), 100)
     .option(
