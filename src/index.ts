@@ -64,4 +64,5 @@ export {
 } from './api/sync.js';
 export { startMockServer, MockService, type MockServerOptions, type RunningMockServer } from './api/mock.js';
 export { ENTITIES, findEntity, type EntityDefinition } from './catalogue/entities.js';
+export { entityPath, checkEntityPaths, type EntityPaths } from './catalogue/entity-paths.js';
 export { EVENTS, findEvent, type EventDefinition } from './catalogue/events.js';

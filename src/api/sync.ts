@@ -11,6 +11,7 @@ export {
   type SyncProgressEvent,
 } from '../sync/sync-dataset.js';
 export { syncDatasets, type SyncOutcome } from '../sync/sync-many.js';
+export { entityPath, checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';
 export { paginate, listUrl, type PaginateOptions, type PaginatedItem } from '../sync/paginate.js';
 export type { ListPage } from '../sync/envelope.js';
 export { readItems } from '../sync/read-items.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ENTITIES } from '../catalogue/entities.js';
 import { EVENTS, WEBHOOK_TYPES } from '../catalogue/events.js';
-import { SETTING_KEYS } from '../settings/environments.js';
+import { PATH_SETTING_PREFIX, SETTING_KEYS } from '../settings/environments.js';
 
 /** What a shell needs to complete one command: generated from the commander definitions. */
 export interface CompletionNode {
@@ -30,7 +30,8 @@ const eventNames = () => EVENTS.map((event) => event.name);
 function catalogueArgument(path: string): string[] {
   if (path === 'sync' || path === 'state show' || path === 'state reset') return entityNames();
   if (path === 'send-sample') return [...WEBHOOK_TYPES, ...eventNames()];
-  if (path === 'config get' || path === 'config set' || path === 'config unset') return Object.keys(SETTING_KEYS);
+  if (path === 'config get' || path === 'config set' || path === 'config unset')
+    return [...Object.keys(SETTING_KEYS), ...entityNames().map((name) => `${PATH_SETTING_PREFIX}${name}`)];
   return [];
 }
 

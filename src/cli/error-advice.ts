@@ -9,6 +9,9 @@ const ADVICE: Record<string, (details: LedgerhookErrorDetails) => string> = {
   // webhook signing and verification
   missing_webhook_secret: () =>
     'pass --secret-file FILE or --secret, set LEDGERHOOK_WEBHOOK_SECRET, or run `ledgerhook config set webhookSecret`',
+  entity_path_not_found: (d) =>
+    `if the service serves ${String(d.entity)} elsewhere, set its path: \`ledgerhook config set paths.${String(d.entity)} ${String(d.suggested ?? '/the/path')}\`${d.overridden ? ` (or \`ledgerhook config unset paths.${String(d.entity)}\` for the catalogue's)` : ''}`,
+  invalid_entity_path: (d) => `give paths.${String(d.entity)} as a path like /expenses/expenses`,
   empty_secret: () => 'write the webhook_secret the API team sent into the file or variable you give',
   invalid_tolerance: () => 'give --tolerance as a whole number of seconds, 0 or more',
   invalid_iat: () => 'give --iat as seconds since the epoch, e.g. 1700000000',

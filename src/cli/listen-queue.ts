@@ -3,6 +3,7 @@ import type { CliContext } from './context.js';
 import { printable, quoted } from './render-delivery.js';
 import type { ListenCommandOptions } from './definitions/listen.js';
 import { resolveQueue } from './resolve-scale.js';
+import { resolveEntityPaths } from './resolve-settings.js';
 
 /**
  * The `--sync --queue` half of listen: instead of syncing in this process, every accepted
@@ -15,7 +16,7 @@ export async function createListenQueue(
 ) {
   const target = resolveQueue(options, ctx);
   const { SyncQueue } = await import('../queue/sync-queue.js');
-  const queue = new SyncQueue(target);
+  const queue = new SyncQueue({ ...target, paths: await resolveEntityPaths(options, ctx) });
   await queue.connect();
   return createQueueRecorder(queue, onEvent);
 }

@@ -5,7 +5,7 @@ import type { CliContext } from './context.js';
 import type { ListenCommandOptions } from './definitions/listen.js';
 import { readInputFile } from './read-input.js';
 import { fileStore, resolveBaseUrl, resolveToken } from './resolve-dataset.js';
-import { resolveEnvironment, settingsStore } from './resolve-settings.js';
+import { resolveEntityPaths, resolveEnvironment, settingsStore } from './resolve-settings.js';
 
 async function readTokenMap(path: string): Promise<Map<string, string>> {
   let value: unknown;
@@ -65,6 +65,7 @@ export async function createListenSync(
     tokenFor,
     // Each user's files in a directory of their own under --out (src/store/identity.ts).
     store: await fileStore(ctx, options.out),
+    paths: await resolveEntityPaths(options, ctx),
     limit: options.limit,
     concurrency: options.syncConcurrency,
     signal: ctx.signal,

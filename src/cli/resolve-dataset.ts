@@ -1,3 +1,4 @@
+import { entityPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import { resolveEntityName } from '../catalogue/resolve.js';
 import { dirname, join } from 'node:path';
 import { usageError } from '../errors.js';
@@ -7,15 +8,18 @@ import type { DatasetFlags } from './definitions/sync.js';
 import { readInputFile } from './read-input.js';
 import { resolveEnvironment, settingsStore } from './resolve-settings.js';
 
-/** An entity name (any case, singular or plural) or a path starting with /. */
-export function resolveDatasetPath(target: string): string {
+/**
+ * An entity name (any case, singular or plural), requested at its stored path override or the
+ * catalogue's, or a path starting with /.
+ */
+export function resolveDatasetPath(target: string, paths?: EntityPaths): string {
   const trimmed = target.trim();
   if (trimmed.startsWith('/')) {
     if (!/^\/[A-Za-z0-9_\-/.]*$/.test(trimmed) || trimmed.includes('..'))
       throw usageError(`"${target}" is not a usable path`);
     return trimmed.replace(/\/+$/, '') || '/';
   }
-  return resolveEntityName(trimmed).path;
+  return entityPath(resolveEntityName(trimmed), paths);
 }
 
 /** --type T and --filter k=v, as one query-parameter map. */

@@ -1,5 +1,6 @@
 import { LedgerhookError, usageError } from '../errors.js';
-import { ENVIRONMENTS, isEnvironmentName, type EnvironmentName } from '../settings/environments.js';
+import { checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';
+import { ENVIRONMENTS, isEnvironmentName, storedEntityPaths, type EnvironmentName } from '../settings/environments.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { LabelledSecret } from '../webhook/secrets.js';
 import { DEFAULT_HEADER_NAME } from '../defaults.js';
@@ -29,6 +30,15 @@ export async function settingsStore(ctx: CliContext, mode: 'read' | 'write' = 'r
     stores.set(ctx, store);
   }
   return store;
+}
+
+/**
+ * The entity list paths stored for the environment (`config set paths.expense /expenses/expenses`),
+ * checked: every command that turns an entity into a request uses these.
+ */
+export async function resolveEntityPaths(flags: { env?: string | undefined }, ctx: CliContext): Promise<EntityPaths> {
+  const settings = (await settingsStore(ctx)).environment(resolveEnvironment(flags.env, ctx));
+  return checkEntityPaths(storedEntityPaths(settings));
 }
 
 /** --env, then LEDGERHOOK_ENV, then sandbox. */

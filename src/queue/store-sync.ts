@@ -1,3 +1,4 @@
+import type { EntityPaths } from '../catalogue/entity-paths.js';
 import type { DatasetStore } from '../store/dataset-store.js';
 import { syncDataset } from '../sync/sync-dataset.js';
 import type { RunSync } from './sync-worker.js';
@@ -7,12 +8,18 @@ import type { RunSync } from './sync-worker.js';
  * time, then only changes). Data and state commit together, so a run killed at any moment leaves
  * the previous data and state, and the re-run converges.
  */
-export function storeSync(options: { store: DatasetStore; baseUrl: string; limit?: number | undefined }): RunSync {
+export function storeSync(options: {
+  store: DatasetStore;
+  baseUrl: string;
+  limit?: number | undefined;
+  paths?: EntityPaths | undefined;
+}): RunSync {
   return async ({ job, token, dispatcher, backoff, signal }) => {
     const summary = await syncDataset({
       baseUrl: options.baseUrl,
       token,
       path: job.path,
+      paths: options.paths,
       filter: job.filter,
       userId: job.userId,
       store: options.store,

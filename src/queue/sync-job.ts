@@ -1,4 +1,5 @@
 import { findEntity } from '../catalogue/entities.js';
+import { entityPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import { datasetKey, jobId, tokenFingerprint, userDirName } from '../store/identity.js';
 import { isObject } from '../util/is-object.js';
 
@@ -30,11 +31,14 @@ export function syncDedupeId(userId: string, dataset: string): string {
   return jobId({ userId, tokenFingerprint: '', baseUrl: '', dataset });
 }
 
-/** The job for one (user, entity) of an ENTITY_UPDATE, or undefined for an entity not in the catalogue. */
-export function syncJobFor(userId: string, entityName: string): SyncJobData | undefined {
+/**
+ * The job for one (user, entity) of an ENTITY_UPDATE, or undefined for an entity not in the catalogue.
+ * `paths` are the producer's overrides of the catalogue's list paths.
+ */
+export function syncJobFor(userId: string, entityName: string, paths?: EntityPaths): SyncJobData | undefined {
   const entity = findEntity(entityName);
   if (!entity) return undefined;
-  return { userId, entity: entity.name, path: entity.path, filter: {} };
+  return { userId, entity: entity.name, path: entityPath(entity, paths), filter: {} };
 }
 
 /** A webhook's userId that can name a user (identity.ts: not '', '.' or '..', not too long). */
@@ -48,15 +52,19 @@ export function isQueueableUser(userId: string): boolean {
   }
 }
 
-export function parseSyncJobData(value: unknown): SyncJobData | undefined {
+/**
+ * A job read back from Redis, or undefined when it is not one. The path must be the entity's
+ * catalogue path or this worker's own override for it (`paths`): a job can never make a worker fetch
+ * an arbitrary URL. The worker requests its own path for the entity whatever the job says.
+ */
+export function parseSyncJobData(value: unknown, paths?: EntityPaths): SyncJobData | undefined {
   if (!isObject(value)) return undefined;
   const { userId, entity, path, filter } = value;
   if (typeof userId !== 'string' || !isQueueableUser(userId) || typeof entity !== 'string') return undefined;
   const known = findEntity(entity);
-  // Only catalogue paths: a job can never make a worker fetch an arbitrary URL.
-  if (!known || known.path !== path) return undefined;
+  if (!known || (path !== known.path && path !== paths?.[known.name])) return undefined;
   if (!isObject(filter) || !Object.values(filter).every((v) => typeof v === 'string')) return undefined;
-  return { userId, entity: known.name, path: known.path, filter: filter as Record<string, string> };
+  return { userId, entity: known.name, path: entityPath(known, paths), filter: filter as Record<string, string> };
 }
 
 /** A short, stable name for a token's rate-limit keys: its fingerprint, never the token. */

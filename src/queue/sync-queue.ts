@@ -1,3 +1,4 @@
+import { checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';
 import { randomUUID } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -14,6 +15,8 @@ export interface SyncQueueOptions {
   backoffMs?: number | undefined;
   /** How long an enqueue may wait for Redis before the delivery is refused (503): 5 s. */
   enqueueTimeoutMs?: number | undefined;
+  /** List paths that replace the catalogue's for some entities; workers must be given the same. */
+  paths?: EntityPaths | undefined;
 }
 
 export type EnqueueOutcome =
@@ -33,8 +36,10 @@ export class SyncQueue {
   readonly #url: string;
   readonly #jobOptions: JobsOptions;
   readonly #timeoutMs: number;
+  readonly #paths: EntityPaths;
 
   constructor(options: SyncQueueOptions) {
+    this.#paths = checkEntityPaths(options.paths);
     this.#url = options.url;
     this.#timeoutMs = options.enqueueTimeoutMs ?? 5000;
     this.#redis = connectRedis(options.url, 'producer');
@@ -68,7 +73,7 @@ export class SyncQueue {
     if (!isQueueableUser(userId))
       return [...new Set(entities)].map((entity) => ({ userId, entity, outcome: 'invalid-user' as const }));
     for (const name of new Set(entities)) {
-      const job = syncJobFor(userId, name);
+      const job = syncJobFor(userId, name, this.#paths);
       if (job) jobs.push(job);
       else outcomes.push({ userId, entity: name, outcome: 'unknown-entity' });
     }

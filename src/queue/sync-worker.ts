@@ -1,3 +1,4 @@
+import type { EntityPaths } from '../catalogue/entity-paths.js';
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
@@ -45,6 +46,11 @@ export interface SyncWorkerOptions {
   concurrency?: number | undefined;
   tokenFor: (userId: string) => string | undefined;
   runSync: RunSync;
+  /**
+   * List paths that replace the catalogue's for some entities (as given to the producer): a job may
+   * name its entity's catalogue path or this path, and the worker requests this one.
+   */
+  paths?: EntityPaths | undefined;
   rateLimit?: TokenRateLimit | undefined;
   /** How long a job's lock lasts without renewal: how soon a dead worker's job runs again. */
   lockDurationMs?: number | undefined;
@@ -88,7 +94,7 @@ function jobProcessor(options: SyncWorkerOptions, edges: ProcessorEdges) {
       throw new WaitingError();
     }
     const run = job.id ?? '?';
-    const data = parseSyncJobData(job.data);
+    const data = parseSyncJobData(job.data, options.paths);
     if (job.name !== SYNC_JOB_NAME || !data) {
       emit({ type: 'job-invalid', run });
       throw new UnrecoverableError('not a ledgerhook sync job');

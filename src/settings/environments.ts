@@ -1,3 +1,5 @@
+import { type EntityName, isEntityName } from '../catalogue/entities.js';
+
 /** Spec section 9: separate sandbox and production environments, each with its own secret and base address. */
 export const ENVIRONMENTS = ['sandbox', 'production'] as const;
 export type EnvironmentName = (typeof ENVIRONMENTS)[number];
@@ -13,14 +15,38 @@ export const SETTING_KEYS = {
     describe: 'JSON file mapping userId to access token, for listen --sync with several users',
   },
 } as const;
-export type SettingKey = keyof typeof SETTING_KEYS;
+/**
+ * `paths.<entity>`: the list path of one entity where the service differs from the catalogue's
+ * table, e.g. `paths.expense` = `/expenses/expenses`. One key per catalogue entity.
+ */
+export type PathSettingKey = `paths.${EntityName}`;
+export const PATH_SETTING_PREFIX = 'paths.';
+
+export type SettingKey = keyof typeof SETTING_KEYS | PathSettingKey;
 
 export type EnvironmentSettings = Partial<Record<SettingKey, string>>;
+
+export function isPathSettingKey(value: string): value is PathSettingKey {
+  return value.startsWith(PATH_SETTING_PREFIX) && isEntityName(value.slice(PATH_SETTING_PREFIX.length));
+}
+
+/** Whether a setting is a credential (masked in every output). */
+export function isSecretSetting(key: SettingKey): boolean {
+  return !isPathSettingKey(key) && SETTING_KEYS[key].secret;
+}
+
+/** The entity path overrides stored in one environment's settings: `{ expense: '/expenses/expenses' }`. */
+export function storedEntityPaths(settings: EnvironmentSettings): Record<string, string> {
+  const paths: Record<string, string> = {};
+  for (const [key, value] of Object.entries(settings))
+    if (isPathSettingKey(key) && value !== undefined) paths[key.slice(PATH_SETTING_PREFIX.length)] = value;
+  return paths;
+}
 
 export function isEnvironmentName(value: string): value is EnvironmentName {
   return (ENVIRONMENTS as readonly string[]).includes(value);
 }
 
 export function isSettingKey(value: string): value is SettingKey {
-  return Object.hasOwn(SETTING_KEYS, value);
+  return Object.hasOwn(SETTING_KEYS, value) || isPathSettingKey(value);
 }

@@ -1,8 +1,9 @@
-import { ENTITIES } from '../catalogue/entities.js';
+import { entityAtPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import { LedgerhookError } from '../errors.js';
 import type { FetchJsonOptions } from '../http/fetch-json.js';
 import type { DatasetRef, DatasetStore } from '../store/dataset-store.js';
 import { datasetKey, normaliseBaseUrl, tokenFingerprint } from '../store/identity.js';
+import { explainEntityNotFound } from './entity-not-found.js';
 import { PageSink } from './page-sink.js';
 import { paginate } from './paginate.js';
 
@@ -22,6 +23,11 @@ export interface SyncDatasetOptions
   token: string;
   path: string;
   filter?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The entity paths in use where they differ from the catalogue's (`{ expense: '/expenses/expenses' }`):
+   * tells which entity `path` is (a document endpoint, which entity a 404 is about).
+   */
+  paths?: EntityPaths | undefined;
   /** Whose data this is ('' for a plain CLI sync: the token is then the owner). */
   userId?: string | undefined;
   /** Where data and state go (FileStore, PostgresStore...). */
@@ -73,7 +79,7 @@ type Emit = (event: SyncProgressEvent) => void;
 /** The stored state a run goes on from, or none for a full read (a document never keeps one). */
 async function startingState(options: SyncDatasetOptions, ref: DatasetRef) {
   const stored = await options.store.getState(ref);
-  const known = ENTITIES.find((entity) => entity.path === ref.path);
+  const known = entityAtPath(ref.path, options.paths);
   const isDocument = known?.paginated === false;
   const state = options.full || isDocument || stored?.mode === 'document' ? undefined : stored;
   return { state, isDocument };
@@ -162,6 +168,8 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     await commitPages(options, ref, mode, sink, summary, emit);
     emit({ type: 'done', summary });
     return summary;
+  } catch (error) {
+    throw explainEntityNotFound(error, path, options.paths);
   } finally {
     await sink.abort();
   }

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { findEntity } from '../catalogue/entities.js';
+import { checkEntityPaths, entityPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import { findEvent } from '../catalogue/events.js';
 import { LedgerhookError } from '../errors.js';
 import type { ReceivedDelivery } from '../listen/received-delivery.js';
@@ -33,6 +34,8 @@ export interface WebhookSyncOptions {
   /** Where each user's data and state go (a FileStore keeps each user in a directory of their own). */
   store: DatasetStore;
   limit?: number | undefined;
+  /** List paths that replace the catalogue's for some entities, e.g. `{ expense: '/expenses/expenses' }`. */
+  paths?: EntityPaths | undefined;
   /** Datasets synced at once across all users. */
   concurrency?: number | undefined;
   timeoutMs?: number | undefined;
@@ -83,6 +86,7 @@ async function runSync(runner: SyncRunner, token: string, userId: string, entity
       baseUrl: options.baseUrl,
       token,
       path,
+      paths: options.paths,
       userId,
       store: options.store,
       backoff: runner.backoff,
@@ -112,16 +116,17 @@ function scheduleEntities(runner: SyncRunner, body: EntityUpdateBody, token: str
       runner.emit({ type: 'unknown-entity', userId: body.userId, entity: name });
       continue;
     }
+    const path = entityPath(entity, runner.options.paths);
     // The scheduler's key is the dataset's state key: one identity for key, directory and queue.
     const key = stateKey({
       userId: body.userId,
       tokenFingerprint: tokenFingerprint(token),
       baseUrl: runner.options.baseUrl,
-      dataset: datasetKey(entity.path),
+      dataset: datasetKey(path),
     });
-    const outcome = runner.scheduler.request(key, () => runSync(runner, token, body.userId, name, entity.path));
+    const outcome = runner.scheduler.request(key, () => runSync(runner, token, body.userId, name, path));
     if (outcome === 'coalesced')
-      runner.emit({ type: 'sync-coalesced', userId: body.userId, entity: name, dataset: entity.path });
+      runner.emit({ type: 'sync-coalesced', userId: body.userId, entity: name, dataset: path });
   }
 }
 
@@ -158,7 +163,8 @@ export function createWebhookSync(options: WebhookSyncOptions): {
   const scheduler = new SyncScheduler(options.concurrency ?? 4);
   let runs = 0;
   const runner: SyncRunner = {
-    options,
+    // Overrides are checked once, here, so that a bad one fails at start-up and not on a delivery.
+    options: { ...options, paths: checkEntityPaths(options.paths) },
     scheduler,
     backoff: new SharedBackoff(),
     emit: (event) => options.onEvent?.(event),

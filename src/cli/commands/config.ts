@@ -1,8 +1,18 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../errors.js';
+import { ENTITY_NAMES } from '../../catalogue/entities.js';
 import { didYouMean } from '../../catalogue/suggest.js';
-import { ENVIRONMENTS, isSettingKey, SETTING_KEYS, type SettingKey } from '../../settings/environments.js';
+import { checkEntityPath } from '../../catalogue/entity-paths.js';
+import {
+  ENVIRONMENTS,
+  isPathSettingKey,
+  isSecretSetting,
+  isSettingKey,
+  PATH_SETTING_PREFIX,
+  SETTING_KEYS,
+  type SettingKey,
+} from '../../settings/environments.js';
 import { maskSecret } from '../../webhook/secrets.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import type { ConfigCommandOptions } from '../definitions/config.js';
@@ -12,8 +22,12 @@ import { resolveEnvironment, settingsStore, validateHeaderName } from '../resolv
 
 function settingKey(key: string | undefined): SettingKey {
   if (key === undefined || !isSettingKey(key)) {
+    if (key?.startsWith(PATH_SETTING_PREFIX))
+      throw usageError(
+        `unknown entity in "${key}"${didYouMean(key.slice(PATH_SETTING_PREFIX.length), ENTITY_NAMES)}: \`ledgerhook entities\` lists them`,
+      );
     throw usageError(
-      `unknown setting "${key ?? ''}"${didYouMean(key ?? '', Object.keys(SETTING_KEYS))}: use one of ${Object.keys(SETTING_KEYS).join(', ')}`,
+      `unknown setting "${key ?? ''}"${didYouMean(key ?? '', Object.keys(SETTING_KEYS))}: use one of ${Object.keys(SETTING_KEYS).join(', ')}, or paths.ENTITY`,
     );
   }
   return key;
@@ -21,7 +35,7 @@ function settingKey(key: string | undefined): SettingKey {
 
 /** Secrets and tokens are never shown, only their shape. */
 function display(key: SettingKey, value: string): string {
-  return SETTING_KEYS[key].secret ? maskSecret(value) : value;
+  return isSecretSetting(key) ? maskSecret(value) : value;
 }
 
 /**
@@ -29,7 +43,7 @@ function display(key: SettingKey, value: string): string {
  * only); a secret typed in argv is stored but warned about, since it is now in the shell history.
  */
 async function valueFrom(key: SettingKey, raw: string | undefined, env: string, ctx: CliContext): Promise<string> {
-  const secret = SETTING_KEYS[key].secret;
+  const secret = isSecretSetting(key);
   let value: string;
   if (raw === '-') {
     // The final newline of a file or an echo is not part of the value.
@@ -70,6 +84,7 @@ function validate(key: SettingKey, value: string): string {
       throw usageError(`baseUrl must be http or https, got ${url.protocol}`);
   }
   if (key === 'headerName') return validateHeaderName(value.trim());
+  if (isPathSettingKey(key)) return checkEntityPath(value, key.slice(PATH_SETTING_PREFIX.length));
   if (key === 'tokensFile') {
     // Stored absolute: a relative path would mean another file from another directory.
     const path = resolve(value);

@@ -1,3 +1,4 @@
+import { resolveEntityPaths } from '../resolve-settings.js';
 import { usageError } from '../../errors.js';
 import type { FileStoreRecord } from '../../store/file-store-state.js';
 import { datasetKey, normaliseBaseUrl } from '../../store/identity.js';
@@ -61,7 +62,10 @@ export async function run(options: StateCommandOptions, ctx: CliContext): Promis
   }
   if (options.target === undefined)
     throw usageError('say which dataset: an entity name or a path (or --all to reset everything)');
-  const wanted = datasetKey(resolveDatasetPath(options.target), resolveFilter(options));
+  const wanted = datasetKey(
+    resolveDatasetPath(options.target, await resolveEntityPaths(options, ctx)),
+    resolveFilter(options),
+  );
   const baseUrl = options.baseUrl ?? ctx.env.LEDGERHOOK_BASE_URL;
   // Without a base URL: the dataset from every server and for every owner it was synced for.
   const matching = entries.filter(

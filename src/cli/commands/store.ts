@@ -1,3 +1,4 @@
+import { resolveEntityPaths } from '../resolve-settings.js';
 import { usageError } from '../../errors.js';
 import { datasetKey } from '../../store/identity.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
@@ -39,7 +40,10 @@ export async function runPostgresState(options: StateCommandOptions, ctx: CliCon
     if (options.action !== 'list' && !(options.action === 'reset' && options.all)) {
       if (options.target === undefined)
         throw usageError('say which dataset: an entity name or a path (or --all to reset everything)');
-      const dataset = datasetKey(resolveDatasetPath(options.target), resolveFilter(options));
+      const dataset = datasetKey(
+        resolveDatasetPath(options.target, await resolveEntityPaths(options, ctx)),
+        resolveFilter(options),
+      );
       chosen = entries.filter((entry) => entry.ref.dataset === dataset);
       if (options.action === 'show' && chosen.length === 0)
         throw usageError(

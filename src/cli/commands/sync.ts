@@ -1,4 +1,6 @@
 import { ENTITIES } from '../../catalogue/entities.js';
+import { entityPath } from '../../catalogue/entity-paths.js';
+import { resolveEntityPaths } from '../resolve-settings.js';
 import { LedgerhookError, usageError } from '../../errors.js';
 import type { FileStore } from '../../store/file-store.js';
 import type { PostgresStore } from '../../store/postgres-store.js';
@@ -79,8 +81,11 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
       'say what to sync: an entity name (e.g. expenses), a path (/expenses/expenses) or --all; `ledgerhook entities` lists them',
     );
   const filter = resolveFilter(options);
+  const entityPaths = await resolveEntityPaths(options, ctx);
   const paths =
-    options.target === undefined ? ENTITIES.map((entity) => entity.path) : [resolveDatasetPath(options.target)];
+    options.target === undefined
+      ? ENTITIES.map((entity) => entityPath(entity, entityPaths))
+      : [resolveDatasetPath(options.target, entityPaths)];
   const baseUrl = await resolveBaseUrl(options, ctx);
   if (baseUrl === undefined) throw usageError('no base URL');
   const token = await resolveToken(options, ctx);
@@ -92,6 +97,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     baseUrl,
     token,
     path,
+    paths: entityPaths,
     filter,
     store,
     limit: options.limit,

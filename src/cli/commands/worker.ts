@@ -5,6 +5,7 @@ import { printable, quoted } from '../render-delivery.js';
 import type { WorkerCommandOptions } from '../definitions/worker.js';
 import { readInputFile } from '../read-input.js';
 import { resolveBaseUrl, resolveToken } from '../resolve-dataset.js';
+import { resolveEntityPaths } from '../resolve-settings.js';
 import { parseRateLimit, resolveQueue, resolveStoreUrl } from '../resolve-scale.js';
 import { batchedLineWriter } from '../batched-lines.js';
 
@@ -67,6 +68,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   const baseUrl = await resolveBaseUrl(options, ctx);
   if (baseUrl === undefined) throw usageError('no base URL: pass --base-url or set LEDGERHOOK_BASE_URL');
   const rateLimit = parseRateLimit(options.rateLimit);
+  const paths = await resolveEntityPaths(options, ctx);
   let tokenFor: (userId: string) => string | undefined;
   if (options.tokens) {
     const map = await readTokenMap(options.tokens);
@@ -91,7 +93,8 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
     rateLimit,
     lockDurationMs: Math.round(options.lockSeconds * 1000),
     stalledIntervalMs: Math.max(1000, Math.round((options.lockSeconds * 1000) / 2)),
-    runSync: storeSync({ store, baseUrl, limit: options.limit }),
+    paths,
+    runSync: storeSync({ store, baseUrl, limit: options.limit, paths }),
     onEvent: (event) => {
       if (event.type === 'sync-done') counts.done += 1;
       else if (event.type === 'sync-failed') counts.failed += 1;

@@ -16,9 +16,10 @@ const SECRET_KEYS = Object.entries(SETTING_KEYS)
   .filter(([, { secret }]) => secret)
   .map(([key]) => key);
 
-const KEYS_HELP = Object.entries(SETTING_KEYS)
-  .map(([key, { describe }]) => `  ${key.padEnd(14)}${describe}`)
-  .join('\n');
+const KEYS_HELP = [
+  ...Object.entries(SETTING_KEYS).map(([key, { describe }]) => `  ${key.padEnd(14)}${describe}`),
+  `  ${'paths.ENTITY'.padEnd(14)}the list path of one entity where the service differs from the catalogue, e.g. paths.expense /expenses/expenses`,
+].join('\n');
 
 export function defineConfig(program: Command, run: RunCommand): void {
   const config = program
@@ -33,6 +34,7 @@ export function defineConfig(program: Command, run: RunCommand): void {
         `ledgerhook config set baseUrl https://sandbox.example.com/rest/v5`,
         `ledgerhook config set webhookSecret   # asks on the terminal, input hidden`,
         `ledgerhook config set webhookSecret - --env production < production.secret`,
+        `ledgerhook config set paths.expense /expenses/expenses   # the service serves expenses there`,
         `ledgerhook config list --json`,
       ),
     );
