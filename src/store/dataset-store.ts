@@ -64,8 +64,21 @@ export interface FullLoad {
   abort(): Promise<void>;
 }
 
+/**
+ * Why a run reads the dataset in full: never synced into this store's location, asked for, the
+ * data was gone, or another access token now reads it (it may see other data).
+ */
+export type FullReadReason = 'first-sync' | 'requested' | 'data-missing' | 'token-changed';
+
 export interface DatasetStore {
   readonly kind: 'files' | 'postgres';
+  /** Where the data goes, for people: the output directory, or the database and schema (no password). */
+  readonly location?: string | undefined;
+  /**
+   * getState with the reason there is none (the next run is then full). Stores without it are read
+   * with getState, and a missing state counts as a first sync.
+   */
+  stateWithReason?(ref: DatasetRef): Promise<{ state: DatasetState } | { state: undefined; reason: FullReadReason }>;
   /**
    * The committed state, or undefined (never synced, or its data is gone: the next run is full).
    * Throws LedgerhookError reason 'owner_mismatch' when the dataset's data belongs to another owner.

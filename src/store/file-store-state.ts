@@ -4,6 +4,7 @@ import lockfile from 'proper-lockfile';
 import { LedgerhookError } from '../errors.js';
 import { tempFileName } from '../sync/temp-name.js';
 import { isObject } from '../util/is-object.js';
+import { percentEncode } from './identity.js';
 import type { DatasetState } from './dataset-store.js';
 
 /** What the file store remembers of one dataset: whose it is, where its file is, and its state. */
@@ -58,6 +59,21 @@ function isRecord(value: unknown): value is FileStoreRecord {
   );
 }
 
+/**
+ * A record's key: the output directory it was synced into, then the dataset's state key
+ * (identity.ts). The directory is percent-encoded ([A-Za-z0-9_%-] only), so the first space ends it
+ * and two directories, or two datasets, never share a key.
+ */
+export function recordKey(outDir: string, stateKey: string): string {
+  return `out=${percentEncode(outDir)} ${stateKey}`;
+}
+
+/** The output directory of a record written before keys named it: its file's directory (or the user's parent). */
+function outDirOf(record: FileStoreRecord): string {
+  const dir = dirname(record.file);
+  return record.userId === '' ? dir : dirname(dir);
+}
+
 function parseRecords(path: string, text: string): StateRecords {
   let value: unknown;
   try {
@@ -66,9 +82,14 @@ function parseRecords(path: string, text: string): StateRecords {
     throw invalid(path, 'not JSON');
   }
   if (!isObject(value) || !isObject(value.datasets)) throw invalid(path, 'no "datasets" object');
-  for (const [key, record] of Object.entries(value.datasets))
+  const records: StateRecords = {};
+  for (const [key, record] of Object.entries(value.datasets)) {
     if (!isRecord(record)) throw invalid(path, `the record ${JSON.stringify(key)} is not a dataset state`);
-  return value.datasets as StateRecords;
+    // State files written before the output directory was part of the key are migrated as they are
+    // read (and written back so by the next update), never refused.
+    records[key.startsWith('out=') ? key : recordKey(outDirOf(record), key)] = record;
+  }
+  return records;
 }
 
 /**

@@ -4,9 +4,17 @@ import { LedgerhookError } from '../errors.js';
 import { AtomicItemWriter, type FileDigest, writeDocumentAtomically, writeFailed } from '../sync/data-file.js';
 import { FullReadWriter } from '../sync/full-read-writer.js';
 import { removeStaleTempFiles } from '../sync/stale-temp-files.js';
-import type { ChangeSet, CommitResult, DatasetRef, DatasetState, DatasetStore, FullLoad } from './dataset-store.js';
+import type {
+  ChangeSet,
+  CommitResult,
+  DatasetRef,
+  DatasetState,
+  DatasetStore,
+  FullLoad,
+  FullReadReason,
+} from './dataset-store.js';
 import { mergeIntoFile } from './file-store-merge.js';
-import { type FileStoreRecord, StateFile, type StateRecords } from './file-store-state.js';
+import { type FileStoreRecord, recordKey, StateFile, type StateRecords } from './file-store-state.js';
 import { datasetFileName, normaliseBaseUrl, stateKey, userDirName } from './identity.js';
 
 export interface FileStoreOptions {
@@ -50,6 +58,15 @@ export class FileStore implements DatasetStore {
     this.stateFile = new StateFile(options.stateFile);
   }
 
+  get location(): string {
+    return this.outDir;
+  }
+
+  /** A dataset's record key: one per output directory, so two project folders never share a state. */
+  #key(ref: Parameters<typeof stateKey>[0]): string {
+    return recordKey(this.outDir, stateKey(ref));
+  }
+
   /** Where a dataset's file is: pure, nothing is created. */
   fileFor(ref: Pick<DatasetRef, 'userId' | 'dataset'>): string {
     const dir = ref.userId === '' ? this.outDir : join(this.outDir, userDirName(ref.userId));
@@ -78,7 +95,7 @@ export class FileStore implements DatasetStore {
 
   /** A file belongs to the first owner that synced it; anyone else is refused. */
   #assertOwner(records: StateRecords, ref: DatasetRef, file: string): void {
-    const key = stateKey(ref);
+    const key = this.#key(ref);
     for (const [other, record] of Object.entries(records)) {
       if (other === key || record.file !== file) continue;
       const whose =
@@ -96,22 +113,30 @@ export class FileStore implements DatasetStore {
   }
 
   async getState(ref: DatasetRef): Promise<DatasetState | undefined> {
+    return (await this.stateWithReason(ref)).state;
+  }
+
+  async stateWithReason(
+    ref: DatasetRef,
+  ): Promise<{ state: DatasetState } | { state: undefined; reason: FullReadReason }> {
     const file = this.fileFor(ref);
     const records = await this.stateFile.read();
     this.#assertOwner(records, ref, file);
-    const record = records[stateKey(ref)];
-    // A state without its file (deleted by hand) would make an incremental run drop everything else, and a
-    // state of the same dataset synced into another output directory says nothing about this one's file:
-    // both make the run a full read (rebuilt from the server, nothing lost).
-    if (!record || record.file !== file || !(await exists(file))) return undefined;
-    return stateOf(record);
+    const record = records[this.#key(ref)];
+    if (!record || record.file !== file) return { state: undefined, reason: 'first-sync' };
+    // A state without its file (deleted by hand) would make an incremental run drop everything else:
+    // the run is a full read instead (rebuilt from the server, nothing lost).
+    if (!(await exists(file))) return { state: undefined, reason: 'data-missing' };
+    // A user's data read with another token now: that token may see other data, so it is read whole.
+    if (record.tokenFingerprint !== ref.tokenFingerprint) return { state: undefined, reason: 'token-changed' };
+    return { state: stateOf(record) };
   }
 
   /** Notes the state of a file about to be renamed into place, so a crash right after is no damage. */
   async #markPending(ref: DatasetRef, file: string, state: DatasetState): Promise<void> {
     await this.stateFile.update((records) => {
       this.#assertOwner(records, ref, file);
-      const record = records[stateKey(ref)];
+      const record = records[this.#key(ref)];
       if (record) record.pending = state;
       return { write: record !== undefined, result: undefined };
     });
@@ -129,7 +154,7 @@ export class FileStore implements DatasetStore {
     };
     await this.stateFile.update((records) => {
       this.#assertOwner(records, ref, file);
-      records[stateKey(ref)] = record;
+      records[this.#key(ref)] = record;
       return { write: true, result: undefined };
     });
   }
@@ -168,7 +193,7 @@ export class FileStore implements DatasetStore {
     const file = await this.#prepare(ref);
     const records = await this.stateFile.read();
     this.#assertOwner(records, ref, file);
-    const record = records[stateKey(ref)];
+    const record = records[this.#key(ref)];
     if (!record || !(await exists(file)))
       throw new LedgerhookError('ERR_IO', `${file} is missing: its changes have nothing to be merged into`, {
         details: { reason: 'data_file_damaged', path: file },

@@ -1,14 +1,24 @@
 import { entityAtPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import { LedgerhookError } from '../errors.js';
 import type { FetchJsonOptions } from '../http/fetch-json.js';
-import type { DatasetRef, DatasetStore } from '../store/dataset-store.js';
+import type { DatasetRef, DatasetState, DatasetStore, FullReadReason } from '../store/dataset-store.js';
 import { datasetKey, normaliseBaseUrl, tokenFingerprint } from '../store/identity.js';
+import { accessBeforeOwner } from './access-before-owner.js';
 import { explainEntityNotFound } from './entity-not-found.js';
 import { PageSink } from './page-sink.js';
 import { paginate } from './paginate.js';
 
 export type SyncProgressEvent =
-  | { type: 'start'; dataset: string; mode: 'full' | 'incremental'; since?: string | undefined }
+  | {
+      type: 'start';
+      dataset: string;
+      mode: 'full' | 'incremental';
+      since?: string | undefined;
+      /** Why a full read (mode 'full'): never synced into this store's location, asked for, data gone, new token. */
+      fullReason?: FullReadReason | undefined;
+      /** Where the data goes (output directory, or database and schema). */
+      location?: string | undefined;
+    }
   | { type: 'page'; dataset: string; page: number; items: number; itemsSoFar: number; deletedSoFar: number }
   | { type: 'retry'; dataset: string; attempt: number; waitMs: number; reason: string }
   | { type: 'writing'; dataset: string }
@@ -53,6 +63,8 @@ export interface SyncSummary {
   total: number;
   lastUpdatedDate: string | null;
   dryRun: boolean;
+  /** Set when mode is 'full': why the dataset was read whole. */
+  fullReason?: FullReadReason | undefined;
 }
 
 /** The ref of a dataset: who, which server, which path and filter. */
@@ -77,12 +89,19 @@ const syncedAt = (options: SyncDatasetOptions) => new Date((options.now ?? Date.
 type Emit = (event: SyncProgressEvent) => void;
 
 /** The stored state a run goes on from, or none for a full read (a document never keeps one). */
-async function startingState(options: SyncDatasetOptions, ref: DatasetRef) {
-  const stored = await options.store.getState(ref);
+async function startingState(
+  options: SyncDatasetOptions,
+  ref: DatasetRef,
+): Promise<{ state: DatasetState | undefined; isDocument: boolean; fullReason: FullReadReason }> {
+  const found = options.store.stateWithReason
+    ? await options.store.stateWithReason(ref)
+    : { state: await options.store.getState(ref), reason: 'first-sync' as const };
+  const stored = found.state;
   const known = entityAtPath(ref.path, options.paths);
   const isDocument = known?.paginated === false;
   const state = options.full || isDocument || stored?.mode === 'document' ? undefined : stored;
-  return { state, isDocument };
+  const fullReason = options.full && stored ? 'requested' : 'reason' in found ? found.reason : 'first-sync';
+  return { state, isDocument, fullReason };
 }
 
 /** Only for endpoints known to answer a document (/userTaxSetup): replaced whole each time. */
@@ -128,9 +147,19 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
   const ref = datasetRef(options);
   const { dataset, path } = ref;
   const emit: Emit = (event) => options.onProgress?.(event);
-  const { state, isDocument } = await startingState(options, ref);
+  const { state, isDocument, fullReason } = await startingState(options, ref).catch((error: unknown) =>
+    accessBeforeOwner(error, { ...options, path, filter: ref.filter }),
+  );
   const mode = state ? 'incremental' : 'full';
-  emit({ type: 'start', dataset, mode, since: state?.lastUpdatedDate });
+  const why = mode === 'full' && !isDocument ? fullReason : undefined;
+  emit({
+    type: 'start',
+    dataset,
+    mode,
+    since: state?.lastUpdatedDate,
+    fullReason: why,
+    location: options.store.location,
+  });
 
   const pages = paginate({
     ...options,
@@ -149,6 +178,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     total: 0,
     lastUpdatedDate: null,
     dryRun: Boolean(options.dryRun),
+    ...(why ? { fullReason: why } : {}),
   };
   const sink = new PageSink(options.store, ref, mode, Boolean(options.dryRun));
   try {

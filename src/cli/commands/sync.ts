@@ -1,3 +1,5 @@
+import { dirname, isAbsolute, relative } from 'node:path';
+import type { FullReadReason } from '../../store/dataset-store.js';
 import { ENTITIES } from '../../catalogue/entities.js';
 import { entityPath } from '../../catalogue/entity-paths.js';
 import { resolveEntityPaths } from '../resolve-settings.js';
@@ -22,6 +24,22 @@ import { postgresStore, resolveStoreUrl } from '../resolve-scale.js';
 
 type Rendered = SyncSummary & { file: string };
 
+/** Why a run read everything, in the user's words: a full read is never unexplained. */
+export function fullReasonText(reason: FullReadReason | undefined, file: string): string {
+  switch (reason) {
+    case 'requested':
+      return '--full';
+    case 'data-missing':
+      return 'its data was gone';
+    case 'token-changed':
+      return 'another access token reads it now';
+    default:
+      return `first sync of this dataset into ${file.endsWith('(Postgres)') ? 'this Postgres store' : relativeToCwd(dirname(file)) || '.'}`;
+  }
+}
+
+const relativeToCwd = (path: string) => (isAbsolute(path) ? relative(process.cwd(), path) : path);
+
 function describe(summary: Rendered): string {
   const name = summary.file.split(/[\\/]/).pop();
   const dry = summary.dryRun ? ' (dry run: nothing written)' : '';
@@ -29,7 +47,7 @@ function describe(summary: Rendered): string {
     return `${summary.dataset}: not a paginated list, saved as a document in ${name}${dry}`;
   const changes =
     summary.mode === 'full'
-      ? `${summary.total} items`
+      ? `${summary.total} items (${fullReasonText(summary.fullReason, summary.file)})`
       : `${summary.upserted} upserted, ${summary.deleted} deleted, ${summary.total} in all`;
   return `${summary.dataset}: ${summary.mode}, ${summary.pages} page${summary.pages === 1 ? '' : 's'}, ${changes} → ${name}${dry}`;
 }

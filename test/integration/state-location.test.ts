@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { startMockServer } from '../../src/index.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+
+async function withMock(run: (mock: Awaited<ReturnType<typeof startMockServer>>) => Promise<void>) {
+  const mock = await startMockServer({ port: 0, items: 30 });
+  try {
+    await run(mock);
+  } finally {
+    await mock.close();
+  }
+}
+
+describe('state belongs to the data it describes (issue 19)', () => {
+  it('two folders synced from one mock both stay incremental, and state list shows both', async () => {
+    await withMock(async (mock) => {
+      const env = { LEDGERHOOK_CONFIG_DIR: tempDir(), LEDGERHOOK_TOKEN: mock.token };
+      const [a, b] = [tempDir(), tempDir()];
+      const sync = (out: string) => runCli(['sync', 'invoices', '--base-url', mock.url, '--out', out], { env });
+      const first = [await sync(a), await sync(b)];
+      for (const [index, result] of first.entries()) {
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stdout, /full/);
+        assert.match(result.stdout, /first sync of this dataset into/);
+        assert.ok(result.stdout.includes(index === 0 ? a.split('/').pop()! : b.split('/').pop()!), result.stdout);
+      }
+      for (const out of [a, b, a]) {
+        const again = await sync(out);
+        assert.equal(again.code, 0, again.stderr);
+        assert.match(again.stdout, /incremental/, `${out}: ${again.stdout}`);
+      }
+      const list = JSON.parse((await runCli(['state', 'list', '--json'], { env })).stdout);
+      const files = Object.values(list.datasets as Record<string, { file: string }>).map((record) => record.file);
+      assert.deepEqual(files.sort(), [join(a, 'invoices.json'), join(b, 'invoices.json')].sort());
+    });
+  });
+
+  it('a state file written before output folders were part of the key is migrated, not refused', async () => {
+    await withMock(async (mock) => {
+      const config = tempDir();
+      const env = { LEDGERHOOK_CONFIG_DIR: config, LEDGERHOOK_TOKEN: mock.token };
+      const out = tempDir();
+      const args = ['sync', 'invoices', '--base-url', mock.url, '--out', out];
+      assert.equal((await runCli(args, { env })).code, 0);
+      const stateFile = join(config, 'state.json');
+      const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+      // The earlier format: keys without the output folder.
+      const old = Object.fromEntries(
+        Object.entries(state.datasets).map(([key, record]) => [key.replace(/^out=\S+ /, ''), record]),
+      );
+      assert.ok(Object.keys(old).every((key) => !key.startsWith('out=')));
+      writeFileSync(stateFile, JSON.stringify({ datasets: old }));
+      const again = await runCli(args, { env });
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /incremental/);
+      const migrated = Object.keys(JSON.parse(readFileSync(stateFile, 'utf8')).datasets);
+      assert.ok(
+        migrated.every((key) => key.startsWith('out=')),
+        migrated.join(),
+      );
+    });
+  });
+
+  it('every full read says why: --full, data gone', async () => {
+    await withMock(async (mock) => {
+      const env = { LEDGERHOOK_CONFIG_DIR: tempDir(), LEDGERHOOK_TOKEN: mock.token };
+      const out = tempDir();
+      const args = ['sync', 'invoices', '--base-url', mock.url, '--out', out];
+      assert.equal((await runCli(args, { env })).code, 0);
+      const full = await runCli([...args, '--full', '--json'], { env });
+      assert.equal(JSON.parse(full.stdout).fullReason, 'requested');
+      assert.match((await runCli([...args, '--full'], { env })).stdout, /\(--full\)/);
+      rmSync(join(out, 'invoices.json'));
+      const gone = await runCli(args, { env });
+      assert.match(gone.stdout, /full, .*its data was gone/);
+    });
+  });
+
+  it('a wrong token against an existing file says the 401 first, and the ownership beside it', async () => {
+    await withMock(async (mock) => {
+      const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
+      const out = tempDir();
+      const args = ['sync', 'invoices', '--base-url', mock.url, '--out', out];
+      assert.equal((await runCli(args, { env: { ...env, LEDGERHOOK_TOKEN: mock.token } })).code, 0);
+      const wrong = await runCli(args, { env: { ...env, LEDGERHOOK_TOKEN: 'not-the-token' } });
+      assert.equal(wrong.code, 3, wrong.stderr);
+      assert.match(wrong.stderr, /answered 401.*besides, .*another access token/);
+    });
+  });
+});
