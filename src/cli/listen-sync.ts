@@ -52,7 +52,7 @@ export async function createListenSync(
     options.tokens ??
     (options.token || options.tokenFile || ctx.env.LEDGERHOOK_TOKEN
       ? undefined
-      : (await settingsStore(ctx)).get(resolveEnvironment(options.env, ctx), 'tokensFile'));
+      : (await settingsStore(ctx)).get(await resolveEnvironment(options.env, ctx), 'tokensFile'));
   if (tokensFile) {
     const map = await readTokenMap(tokensFile);
     tokenFor = (userId) => map.get(userId);

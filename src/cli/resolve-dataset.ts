@@ -5,6 +5,7 @@ import { usageError } from '../errors.js';
 import type { FileStore } from '../store/file-store.js';
 import type { CliContext } from './context.js';
 import type { DatasetFlags } from './definitions/sync.js';
+import { announceLocal, LOCAL_BASE_URL, LOCAL_TOKEN, mockAnswers } from './local-environment.js';
 import { readInputFile } from './read-input.js';
 import { resolveEnvironment, settingsStore } from './resolve-settings.js';
 
@@ -57,14 +58,24 @@ export async function resolveBaseUrl(
   ctx: CliContext,
   required = true,
 ): Promise<string | undefined> {
-  const value =
-    flags.baseUrl ??
-    ctx.env.LEDGERHOOK_BASE_URL ??
-    (await settingsStore(ctx)).get(resolveEnvironment(flags.env, ctx), 'baseUrl');
-  if (value) return validateBaseUrl(value);
+  const explicit = flags.baseUrl ?? ctx.env.LEDGERHOOK_BASE_URL;
+  if (explicit) return validateBaseUrl(explicit);
+  const env = await resolveEnvironment(flags.env, ctx);
+  const stored = (await settingsStore(ctx)).get(env, 'baseUrl');
+  if (stored) return validateBaseUrl(stored);
+  if (env === 'local') {
+    announceLocal(ctx, `ledgerhook mock at ${LOCAL_BASE_URL}`);
+    return LOCAL_BASE_URL;
+  }
   if (!required) return undefined;
+  // Said exactly when it would work: the mock is answering on its default port right now.
+  const mockUp = await mockAnswers();
   throw usageError(
-    'no base URL: pass --base-url, set LEDGERHOOK_BASE_URL or `ledgerhook config set baseUrl URL`; to try it locally, run `ledgerhook mock` and use --base-url http://127.0.0.1:4010/rest/v5',
+    `no base URL for ${env}: pass --base-url, set LEDGERHOOK_BASE_URL or \`ledgerhook config set baseUrl URL --env ${env}\`${
+      mockUp
+        ? `; ledgerhook mock is answering at ${LOCAL_BASE_URL}: add --env local to use it`
+        : '; to try it locally, run `ledgerhook mock` and add --env local'
+    }`,
   );
 }
 
@@ -81,11 +92,12 @@ export async function resolveToken(
       throw usageError(`${flags.tokenFile} must hold the access token alone (one line, no spaces)`);
     return text;
   }
-  const value =
-    flags.token ??
-    ctx.env.LEDGERHOOK_TOKEN ??
-    (await settingsStore(ctx)).get(resolveEnvironment(flags.env, ctx), 'token');
-  if (value) return value;
+  const explicit = flags.token ?? ctx.env.LEDGERHOOK_TOKEN;
+  if (explicit) return explicit;
+  const env = await resolveEnvironment(flags.env, ctx);
+  const stored = (await settingsStore(ctx)).get(env, 'token');
+  if (stored) return stored;
+  if (env === 'local') return LOCAL_TOKEN;
   throw usageError(
     'no access token: pass --token or --token-file, set LEDGERHOOK_TOKEN or `ledgerhook config set token -` (the mock accepts ledgerhook-mock-token)',
   );

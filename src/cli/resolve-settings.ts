@@ -5,6 +5,7 @@ import type { SettingsStore } from '../settings/settings-store.js';
 import type { LabelledSecret } from '../webhook/secrets.js';
 import { DEFAULT_HEADER_NAME } from '../defaults.js';
 import type { CliContext } from './context.js';
+import { announceLocal, defaultEnvironment, localWebhookSecret } from './local-environment.js';
 import { readInputFile } from './read-input.js';
 
 /** Flags shared by every command that needs a webhook secret. */
@@ -37,14 +38,15 @@ export async function settingsStore(ctx: CliContext, mode: 'read' | 'write' = 'r
  * checked: every command that turns an entity into a request uses these.
  */
 export async function resolveEntityPaths(flags: { env?: string | undefined }, ctx: CliContext): Promise<EntityPaths> {
-  const settings = (await settingsStore(ctx)).environment(resolveEnvironment(flags.env, ctx));
+  const settings = (await settingsStore(ctx)).environment(await resolveEnvironment(flags.env, ctx));
   return checkEntityPaths(storedEntityPaths(settings));
 }
 
-/** --env, then LEDGERHOOK_ENV, then sandbox. */
-export function resolveEnvironment(flag: string | undefined, ctx: CliContext): EnvironmentName {
-  const value = flag ?? ctx.env.LEDGERHOOK_ENV ?? 'sandbox';
-  if (!isEnvironmentName(value)) throw usageError(`unknown environment "${value}": use ${ENVIRONMENTS.join(' or ')}`);
+/** --env, then LEDGERHOOK_ENV, then sandbox once anything is configured for sandbox or production, else local. */
+export async function resolveEnvironment(flag: string | undefined, ctx: CliContext): Promise<EnvironmentName> {
+  const value = flag ?? ctx.env.LEDGERHOOK_ENV;
+  if (value === undefined) return defaultEnvironment(await settingsStore(ctx));
+  if (!isEnvironmentName(value)) throw usageError(`unknown environment "${value}": use ${ENVIRONMENTS.join(', ')}`);
   return value;
 }
 
@@ -72,7 +74,11 @@ function usableSecret(secret: string, from: string): string {
  * The secrets to verify or sign with: --secret (repeatable) and --secret-file, else
  * LEDGERHOOK_WEBHOOK_SECRET, else the stored webhookSecret of the environment.
  */
-export async function resolveWebhookSecrets(flags: SecretFlags, ctx: CliContext): Promise<LabelledSecret[]> {
+export async function resolveWebhookSecrets(
+  flags: SecretFlags,
+  ctx: CliContext,
+  { createLocal = false } = {},
+): Promise<LabelledSecret[]> {
   const fromFlags: LabelledSecret[] = (flags.secret ?? []).map((secret) => ({
     secret: usableSecret(secret, '--secret'),
   }));
@@ -81,16 +87,25 @@ export async function resolveWebhookSecrets(flags: SecretFlags, ctx: CliContext)
   const fromEnv = ctx.env.LEDGERHOOK_WEBHOOK_SECRET;
   if (fromEnv !== undefined && fromEnv !== '')
     return [{ secret: usableSecret(fromEnv, 'LEDGERHOOK_WEBHOOK_SECRET'), label: 'LEDGERHOOK_WEBHOOK_SECRET' }];
-  const env = resolveEnvironment(flags.env, ctx);
-  const stored = (await settingsStore(ctx)).get(env, 'webhookSecret');
+  const env = await resolveEnvironment(flags.env, ctx);
+  const store = await settingsStore(ctx);
+  const stored = store.get(env, 'webhookSecret');
   if (stored) return [{ secret: stored, label: env }];
-  return [];
+  if (env !== 'local') return [];
+  const local = localWebhookSecret(store, ctx, createLocal);
+  if (!local) return [];
+  announceLocal(ctx, 'the local development webhook secret');
+  return [{ secret: local.secret, label: 'local' }];
 }
 
-export async function requireWebhookSecrets(flags: SecretFlags, ctx: CliContext): Promise<LabelledSecret[]> {
-  const secrets = await resolveWebhookSecrets(flags, ctx);
+export async function requireWebhookSecrets(
+  flags: SecretFlags,
+  ctx: CliContext,
+  options: { createLocal?: boolean } = {},
+): Promise<LabelledSecret[]> {
+  const secrets = await resolveWebhookSecrets(flags, ctx, options);
   if (secrets.length === 0) {
-    const env = resolveEnvironment(flags.env, ctx);
+    const env = await resolveEnvironment(flags.env, ctx);
     throw new LedgerhookError(
       'ERR_USAGE',
       `no webhook secret for ${env}: pass --secret-file FILE, set LEDGERHOOK_WEBHOOK_SECRET, or run \`ledgerhook config set webhookSecret - --env ${env}\``,
@@ -100,20 +115,28 @@ export async function requireWebhookSecrets(flags: SecretFlags, ctx: CliContext)
 }
 
 /** The one secret to sign with: the first of requireWebhookSecrets. */
-export async function requireSigningSecret(flags: SecretFlags, ctx: CliContext): Promise<string> {
-  const [first] = await requireWebhookSecrets(flags, ctx);
+export async function requireSigningSecret(
+  flags: SecretFlags,
+  ctx: CliContext,
+  options: { createLocal?: boolean } = {},
+): Promise<string> {
+  const [first] = await requireWebhookSecrets(flags, ctx, options);
   if (first === undefined) throw usageError('no webhook secret');
   return first.secret;
 }
 
 /** The stored secrets of the other environments: used only to explain a bad signature. */
 export async function otherEnvironmentSecrets(flags: SecretFlags, ctx: CliContext): Promise<LabelledSecret[]> {
-  const env = resolveEnvironment(flags.env, ctx);
+  const env = await resolveEnvironment(flags.env, ctx);
   const store = await settingsStore(ctx);
-  return ENVIRONMENTS.filter((other) => other !== env).flatMap((other) => {
+  const others: LabelledSecret[] = ENVIRONMENTS.filter((other) => other !== env).flatMap((other) => {
     const secret = store.get(other, 'webhookSecret');
     return secret ? [{ secret, label: other }] : [];
   });
+  // "signed with the local development secret" is a common slip worth naming too.
+  const local =
+    env === 'local' || store.get('local', 'webhookSecret') ? undefined : localWebhookSecret(store, ctx, false);
+  return local ? [...others, { secret: local.secret, label: 'local' }] : others;
 }
 
 /**
@@ -128,7 +151,7 @@ export async function resolveHeaderName(
 ): Promise<string> {
   const name = flags.headerName ?? ctx.env.LEDGERHOOK_HEADER_NAME;
   if (name) return validateHeaderName(name);
-  const stored = (await settingsStore(ctx)).get(resolveEnvironment(flags.env, ctx), 'headerName');
+  const stored = (await settingsStore(ctx)).get(await resolveEnvironment(flags.env, ctx), 'headerName');
   return stored ? validateHeaderName(stored) : fallback;
 }
 

@@ -1,7 +1,7 @@
 import { type EntityName, isEntityName } from '../catalogue/entities.js';
 
-/** Spec section 9: separate sandbox and production environments, each with its own secret and base address. */
-export const ENVIRONMENTS = ['sandbox', 'production'] as const;
+/** Spec section 9: separate sandbox and production environments, each with its own secret and base address; `local` is ledgerhook mock. */
+export const ENVIRONMENTS = ['sandbox', 'production', 'local'] as const;
 export type EnvironmentName = (typeof ENVIRONMENTS)[number];
 
 /** The settings each environment can hold; `secret: true` ones are masked in every output. */

@@ -38,7 +38,7 @@ describe('completion', () => {
         expected: ['INVOICE_PAID', 'INVOICE_PAYMENT_METHOD_STORED'],
       },
       { words: ['ledgerhook', 'replay', 'x.jsonl', '--type', 'ENT'], expected: ['ENTITY_UPDATE'] },
-      { words: ['ledgerhook', 'verify', '--env', ''], expected: ['sandbox', 'production'] },
+      { words: ['ledgerhook', 'verify', '--env', ''], expected: ['sandbox', 'production', 'local'] },
       { words: ['ledgerhook', 'listen', '--ui-'], expected: ['--ui-port', '--ui-host'] },
       { words: ['ledgerhook', 'listen', '--port', ''], expected: [] },
       { words: ['ledgerhook', 'config', 'set', 'hea'], expected: ['headerName'] },

@@ -216,7 +216,7 @@ describe('ledgerhook send-sample', () => {
       '--event-data that is not JSON',
       ['send-sample', 'INVOICE_PAID', '--event-data', '{', '--to', '3000', '--secret', SECRET],
     ],
-    ['no secret', ['send-sample', 'ENTITY_UPDATE', '--to', '3000']],
+    ['no secret', ['send-sample', 'ENTITY_UPDATE', '--to', '3000', '--env', 'sandbox']],
     ['no --to', ['send-sample', 'ENTITY_UPDATE', '--secret', SECRET]],
     ['--body with a type', ['send-sample', 'ENTITY_UPDATE', '--body', 'x.json', '--to', '3000', '--secret', SECRET]],
   ] as const) {

@@ -83,7 +83,7 @@ describe('ledgerhook sign', () => {
     ['no body', ['sign', '--secret', SECRET], ''],
     ['a missing file', ['sign', join(dir, 'nope.json'), '--secret', SECRET], ''],
     ['--data that is not JSON', ['sign', '--data', '{oops', '--secret', SECRET], ''],
-    ['no secret anywhere', ['sign', bodyFile], ''],
+    ['no secret anywhere', ['sign', bodyFile, '--env', 'sandbox'], ''],
     ['an unknown format', ['sign', bodyFile, '--secret', SECRET, '--format', 'xml'], ''],
     ['an iat that is not a number', ['sign', bodyFile, '--secret', SECRET, '--iat', 'yesterday'], ''],
     ['an unknown option', ['sign', bodyFile, '--sekret', SECRET], ''],

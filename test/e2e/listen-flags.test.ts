@@ -47,7 +47,9 @@ describe('listen flags (issue #10)', () => {
   });
 
   it('refuses --sync without a secret (exit 2, one line) unless --insecure-no-verify', async () => {
+    // sandbox: the local environment's development secret would make it verify.
     const args = ['listen', '--port', '0', '--sync', '--base-url', 'http://127.0.0.1:1/rest/v5', '--token', 't'];
+    args.push('--env', 'sandbox');
     const refused = await runCli(args);
     assert.equal(refused.code, 2);
     assertOneLineError(refused);

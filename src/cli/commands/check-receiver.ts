@@ -14,7 +14,7 @@ const list = (value: string | undefined) =>
 
 export async function run(options: CheckReceiverCommandOptions, ctx: CliContext): Promise<void> {
   const url = resolveTarget(options.to);
-  const secret = await requireSigningSecret(options, ctx);
+  const secret = await requireSigningSecret(options, ctx, { createLocal: true });
   const headerName = await resolveHeaderName(options, ctx);
   const only = list(options.only);
   const skip = list(options.skip);

@@ -6,6 +6,8 @@ import { didYouMean } from '../../catalogue/suggest.js';
 import { checkEntityPath } from '../../catalogue/entity-paths.js';
 import {
   ENVIRONMENTS,
+  type EnvironmentName,
+  isEnvironmentName,
   isPathSettingKey,
   isSecretSetting,
   isSettingKey,
@@ -18,7 +20,7 @@ import { writeJson, writeLine, type CliContext } from '../context.js';
 import type { ConfigCommandOptions } from '../definitions/config.js';
 import { promptHidden } from '../prompt-hidden.js';
 import { readStream } from '../read-input.js';
-import { resolveEnvironment, settingsStore, validateHeaderName } from '../resolve-settings.js';
+import { settingsStore, validateHeaderName } from '../resolve-settings.js';
 
 function settingKey(key: string | undefined): SettingKey {
   if (key === undefined || !isSettingKey(key)) {
@@ -100,6 +102,13 @@ function validate(key: SettingKey, value: string): string {
   return value;
 }
 
+/** config reads and writes sandbox unless told otherwise (the local default is for using, not configuring). */
+function configEnvironment(flag: string | undefined, ctx: CliContext): EnvironmentName {
+  const value = flag ?? ctx.env.LEDGERHOOK_ENV ?? 'sandbox';
+  if (!isEnvironmentName(value)) throw usageError(`unknown environment "${value}": use ${ENVIRONMENTS.join(', ')}`);
+  return value;
+}
+
 async function list(options: ConfigCommandOptions, ctx: CliContext): Promise<void> {
   const store = await settingsStore(ctx);
   const all = store.all();
@@ -133,7 +142,7 @@ export async function run(options: ConfigCommandOptions, ctx: CliContext): Promi
       return list(options, ctx);
     case 'get': {
       const key = settingKey(options.key);
-      const env = resolveEnvironment(options.env, ctx);
+      const env = configEnvironment(options.env, ctx);
       const value = (await settingsStore(ctx)).get(env, key);
       if (value === undefined) throw usageError(`${key} is not set for ${env}`);
       writeLine(ctx.stdout, display(key, value));
@@ -141,7 +150,7 @@ export async function run(options: ConfigCommandOptions, ctx: CliContext): Promi
     }
     case 'set': {
       const key = settingKey(options.key);
-      const env = resolveEnvironment(options.env, ctx);
+      const env = configEnvironment(options.env, ctx);
       const store = await settingsStore(ctx, 'write');
       const value = validate(key, await valueFrom(key, options.value, env, ctx));
       store.set(env, key, value);
@@ -150,7 +159,7 @@ export async function run(options: ConfigCommandOptions, ctx: CliContext): Promi
     }
     case 'unset': {
       const key = settingKey(options.key);
-      const env = resolveEnvironment(options.env, ctx);
+      const env = configEnvironment(options.env, ctx);
       const removed = (await settingsStore(ctx, 'write')).unset(env, key);
       writeLine(ctx.stderr, removed ? `unset ${key} for ${env}` : `${key} was not set for ${env}`);
     }

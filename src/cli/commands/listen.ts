@@ -144,7 +144,7 @@ async function startServing(
 }
 
 export async function run(options: ListenCommandOptions, ctx: CliContext): Promise<void> {
-  const secrets = await resolveWebhookSecrets(options, ctx);
+  const secrets = await resolveWebhookSecrets(options, ctx, { createLocal: true });
   checkFlags(options, secrets);
   const headerName = await resolveHeaderName(options, ctx);
   const forwardTo = options.forwardTo !== undefined ? resolveTarget(options.forwardTo) : undefined;

@@ -53,7 +53,7 @@ function printBanner(ctx: CliContext, mock: { url: string; token: string }, webh
 
 export async function run(options: MockCommandOptions, ctx: CliContext): Promise<void> {
   const webhookUrl = options.webhookUrl !== undefined ? resolveTarget(options.webhookUrl) : undefined;
-  const secret = webhookUrl ? (await requireWebhookSecrets(options, ctx))[0]?.secret : undefined;
+  const secret = webhookUrl ? (await requireWebhookSecrets(options, ctx, { createLocal: true }))[0]?.secret : undefined;
   const headerName = webhookUrl ? await resolveHeaderName(options, ctx) : undefined;
   const out = batchedLineWriter(ctx.stdout);
   const signal = ctx.signal;

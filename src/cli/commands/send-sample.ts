@@ -88,7 +88,7 @@ async function prepareSend(options: SendSampleCommandOptions, ctx: CliContext): 
   if (options.unsigned && (options.iat !== undefined || options.secret || options.secretFile))
     throw usageError('--unsigned sends no token: it cannot be combined with --iat, --secret or --secret-file');
   const body = await bodyFor(options);
-  const secret = options.unsigned ? undefined : await requireSigningSecret(options, ctx);
+  const secret = options.unsigned ? undefined : await requireSigningSecret(options, ctx, { createLocal: true });
   const headerName = await resolveHeaderName(options, ctx);
   return {
     url,

@@ -25,7 +25,7 @@ async function readBody(options: SignCommandOptions, ctx: CliContext): Promise<B
 
 export async function run(options: SignCommandOptions, ctx: CliContext): Promise<void> {
   const body = await readBody(options, ctx);
-  const secret = await requireSigningSecret(options, ctx);
+  const secret = await requireSigningSecret(options, ctx, { createLocal: true });
   const claims = webhookClaims(body, { iat: options.iat });
   const token = await signClaims(claims, secret);
   const needsHeader = options.format === 'header' || options.format === 'json' || options.format === 'curl';

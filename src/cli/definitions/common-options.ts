@@ -17,9 +17,10 @@ export function addSecretOptions(command: Command, { repeatable = false } = {}):
       ).argParser(collect),
     )
     .addOption(
-      new Option('--env <name>', 'which stored environment to use (default: LEDGERHOOK_ENV or sandbox)').choices(
-        ENVIRONMENTS,
-      ),
+      new Option(
+        '--env <name>',
+        'which stored environment to use (default: LEDGERHOOK_ENV, else sandbox once anything is configured for sandbox or production, else local: ledgerhook mock)',
+      ).choices(ENVIRONMENTS),
     );
 }
 

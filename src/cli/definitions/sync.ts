@@ -55,7 +55,7 @@ export function addDatasetOptions(command: Command): Command {
     .option('--base-url <url>', 'API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
     .option(
       '--env <name>',
-      `stored environment to use: ${ENVIRONMENTS.join(' or ')} (default: LEDGERHOOK_ENV or sandbox)`,
+      `stored environment to use: ${ENVIRONMENTS.join(' or ')} (default: LEDGERHOOK_ENV, else sandbox once anything is configured for sandbox or production, else local: ledgerhook mock)`,
     );
 }
 

@@ -31,7 +31,10 @@ export function defineWorker(program: Command, run: RunCommand): void {
   addStoreOption(command, 'where the data goes');
   command
     .option('--base-url <url>', 'API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
-    .option('--env <name>', 'stored environment to use (default: LEDGERHOOK_ENV or sandbox)')
+    .option(
+      '--env <name>',
+      'stored environment to use (default: LEDGERHOOK_ENV, else sandbox once anything is configured for sandbox or production, else local: ledgerhook mock)',
+    )
     .option('--tokens <file>', 'JSON file mapping userId to access token: { "user_1": "token..." }')
     .option('--token-file <file>', 'read one access token for every user from a file (default: LEDGERHOOK_TOKEN)')
     .option('--token <token>', 'the same token as a value: visible in ps while the worker runs, prefer --token-file')

@@ -1,0 +1,94 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../defaults.js';
+import { LedgerhookError } from '../errors.js';
+import type { EnvironmentName } from '../settings/environments.js';
+import type { SettingsStore } from '../settings/settings-store.js';
+import { type CliContext, writeLine } from './context.js';
+
+/**
+ * The `local` environment: `ledgerhook mock` at its default address with its token, and a
+ * development webhook secret made on first use (as the Stripe CLI does for `listen`). Only `local`
+ * ever uses these: sandbox and production never fall back to them.
+ */
+export const LOCAL_BASE_URL = `http://127.0.0.1:${DEFAULT_MOCK_PORT}/rest/v5`;
+export const LOCAL_TOKEN = DEFAULT_MOCK_TOKEN;
+
+const told = new WeakSet<CliContext>();
+
+/** Whether something accepts connections on the mock's default port (a 300 ms try, loopback only). */
+export function mockAnswers(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port: DEFAULT_MOCK_PORT });
+    const done = (up: boolean) => {
+      socket.destroy();
+      resolve(up);
+    };
+    socket.setTimeout(300, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** Says once per run that local defaults are in use and why. */
+export function announceLocal(ctx: CliContext, what: string): void {
+  if (told.has(ctx)) return;
+  told.add(ctx);
+  writeLine(
+    ctx.stderr,
+    ctx.color.dim(
+      `using the local environment (${what}): nothing is set for sandbox or production yet; \`ledgerhook config set baseUrl URL\` makes sandbox the default`,
+    ),
+  );
+}
+
+/** The environment when neither --env nor LEDGERHOOK_ENV names one: local until anything is configured. */
+export function defaultEnvironment(store: SettingsStore): EnvironmentName {
+  const configured = (['sandbox', 'production'] as const).some((env) => Object.keys(store.environment(env)).length > 0);
+  return configured ? 'sandbox' : 'local';
+}
+
+/**
+ * The local development secret, in a file of its own beside the settings (mode 0600): created on
+ * first use when `create`, else only read. The value is never printed: the user's app reads the file.
+ */
+export function localWebhookSecret(
+  store: SettingsStore,
+  ctx: CliContext,
+  create: boolean,
+): { secret: string; file: string } | undefined {
+  const file = join(dirname(store.path), 'local-webhook.secret');
+  const read = () => {
+    try {
+      const secret = readFileSync(file, 'utf8').trim();
+      return secret === '' ? undefined : { secret, file };
+    } catch {
+      return undefined;
+    }
+  };
+  const existing = read();
+  if (existing || !create) return existing;
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // 'wx': two commands starting at once never make two secrets; the second reads the first's.
+    writeFileSync(file, `whsec_${randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });
+    writeLine(
+      ctx.stderr,
+      `created a local development webhook secret in ${file} (used only with the local environment; sandbox and production never use it). Give it to your app: WEBHOOK_SECRET="$(cat '${file}')"`,
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST')
+      throw new LedgerhookError(
+        'ERR_USAGE',
+        `cannot create the local development secret ${file} (${code ?? 'error'})`,
+        {
+          cause: error,
+          details: { reason: 'settings_unwritable', path: file },
+        },
+      );
+  }
+  return read();
+}
