@@ -13,6 +13,8 @@ export interface PostWebhookOptions {
   signal?: AbortSignal | undefined;
   /** Clock for latency, in milliseconds (performance.now by default). */
   now?: (() => number) | undefined;
+  /** How much of the answer to keep (default 2 KiB): past it the rest is never read. */
+  maxBodyBytes?: number | undefined;
 }
 
 export interface DeliveryResponse {
@@ -22,6 +24,11 @@ export interface DeliveryResponse {
   /** The first bytes of the answer, as text, for people to read. */
   bodyExcerpt: string;
   bodyTruncated: boolean;
+  /** The kept bytes of the answer, as they came (a proxy relays these). */
+  bodyBytes: Buffer;
+  /** Whether bodyBytes is the whole answer (it fitted in maxBodyBytes). */
+  bodyComplete: boolean;
+  contentType?: string | undefined;
   /** Where a 3xx points to: deliveries are never redirected automatically. */
   location?: string | undefined;
 }
@@ -54,22 +61,28 @@ export async function postWebhook(options: PostWebhookOptions): Promise<Delivery
     const chunks: Buffer[] = [];
     let size = 0;
     let truncated = false;
+    const keep = options.maxBodyBytes ?? EXCERPT_BYTES;
     for await (const chunk of response.body) {
       chunks.push(chunk as Buffer);
       size += (chunk as Buffer).length;
-      if (size >= EXCERPT_BYTES) {
+      if (size > keep) {
         truncated = true;
         break; // leaving the loop destroys the body: the rest is never read
       }
     }
-    const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
+    const bodyBytes = Buffer.concat(chunks).subarray(0, keep);
+    const excerpt = bodyBytes.subarray(0, EXCERPT_BYTES).toString('utf8');
     const location = response.headers.location;
+    const contentType = response.headers['content-type'];
     return {
       url: options.url.href,
       status: response.statusCode,
       latencyMs,
       bodyExcerpt: excerpt,
-      bodyTruncated: truncated,
+      bodyTruncated: truncated || bodyBytes.length > EXCERPT_BYTES,
+      bodyBytes,
+      bodyComplete: !truncated,
+      contentType: typeof contentType === 'string' ? contentType : undefined,
       location: typeof location === 'string' ? location : undefined,
     };
   } catch (error) {

@@ -21,8 +21,14 @@ export interface DeliveryRequest {
 /** The injected edge that passes an accepted delivery on to the developer's app. */
 export interface ForwardEdge {
   url: string;
-  /** Resolves with the app's answer; throws (with a message for people) when the app cannot be reached. */
-  send(body: Buffer, headers: Record<string, string>): Promise<{ status: number; latencyMs: number }>;
+  /**
+   * Resolves with the app's answer (its body when it was small enough to relay whole); throws (with a
+   * message for people) when the app cannot be reached.
+   */
+  send(
+    body: Buffer,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; latencyMs: number; body?: Buffer | undefined; contentType?: string | undefined }>;
 }
 
 export interface HandleDeliveryOptions {
@@ -43,7 +49,7 @@ export interface HandleDeliveryOptions {
 
 export interface HandledDelivery {
   status: number;
-  /** The JSON answer. */
+  /** The JSON answer, or the bytes of the app's own answer when listen relays it (a proxy). */
   body: unknown;
   headers?: Record<string, string> | undefined;
   /** Set when the request was a delivery (judged, whatever the verdict). */
@@ -128,13 +134,41 @@ function knownBodyHash(result: VerifyResult): string | undefined {
   return integrity?.status === 'pass' && typeof claimed === 'string' ? claimed : undefined;
 }
 
-async function forwardTo(edge: ForwardEdge, request: DeliveryRequest): Promise<ForwardResult> {
+type Forwarded = { result: ForwardResult; answer?: { body: Buffer; contentType?: string | undefined } | undefined };
+
+async function forwardTo(edge: ForwardEdge, request: DeliveryRequest): Promise<Forwarded> {
   try {
     const answer = await edge.send(request.body, forwardHeaders(request.headers));
-    return { url: edge.url, status: answer.status, latencyMs: Number(answer.latencyMs.toFixed(2)) };
+    return {
+      result: { url: edge.url, status: answer.status, latencyMs: Number(answer.latencyMs.toFixed(2)) },
+      answer: answer.body ? { body: answer.body, contentType: answer.contentType } : undefined,
+    };
   } catch (error) {
-    return { url: edge.url, error: error instanceof Error ? error.message : String(error) };
+    return { result: { url: edge.url, error: error instanceof Error ? error.message : String(error) } };
   }
+}
+
+/**
+ * What the sender gets once the app answered: the app's status AND body (listen is a proxy), or, when
+ * the app's answer was too large to relay whole, listen's own 502 saying so. Never the app's status
+ * with listen's body.
+ */
+function relayed(forwarded: Forwarded): Pick<HandledDelivery, 'status' | 'body' | 'headers'> {
+  const { result, answer } = forwarded;
+  if (result.error !== undefined) return { status: 502, body: { error: 'forward_failed', message: result.error } };
+  if (!answer)
+    return {
+      status: 502,
+      body: {
+        error: 'forward_answer_too_large',
+        message: `the app answered ${result.status} with a body too large to relay`,
+      },
+    };
+  return {
+    status: result.status ?? 502,
+    body: answer.body,
+    headers: { 'content-type': answer.contentType ?? 'application/octet-stream' },
+  };
 }
 
 /**
@@ -151,16 +185,12 @@ export async function handleDelivery(
   const receivedAtMs = options.now();
   const verdict = await judge(request, options, receivedAtMs);
   const accepted = verdict.valid !== false || Boolean(options.acceptInvalid);
-  const forward = accepted && options.forward ? await forwardTo(options.forward, request) : undefined;
-  let status = 200;
-  let body: unknown = { received: true };
-  if (!accepted) {
-    status = 400;
-    body = { error: verdict.code, message: verdict.message };
-  } else if (forward?.error !== undefined) {
-    status = 502;
-    body = { error: 'forward_failed', message: forward.error };
-  } else if (forward?.status !== undefined) status = forward.status;
+  const forwarded = accepted && options.forward ? await forwardTo(options.forward, request) : undefined;
+  const forward = forwarded?.result;
+  let answer: Pick<HandledDelivery, 'status' | 'body' | 'headers'> = { status: 200, body: { received: true } };
+  if (!accepted) answer = { status: 400, body: { error: verdict.code, message: verdict.message } };
+  else if (forwarded) answer = relayed(forwarded);
+  const { status, body, headers } = answer;
   const delivery: ReceivedDelivery = {
     id: options.newId(receivedAtMs),
     receivedAtMs,
@@ -175,5 +205,5 @@ export async function handleDelivery(
     status,
     forward,
   };
-  return { status, body, delivery };
+  return { status, body, headers, delivery };
 }

@@ -33,14 +33,15 @@ function headerRecord(req: IncomingMessage): HeaderRecord {
 
 function answer(res: ServerResponse, result: Pick<HandledDelivery, 'status' | 'body' | 'headers'>): void {
   if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(result.body);
+  // A relayed answer (listen --forward-to as a proxy) goes out as the app's bytes; the rest is JSON.
+  const bytes = Buffer.isBuffer(result.body) ? result.body : Buffer.from(JSON.stringify(result.body), 'utf8');
   res
     .writeHead(result.status, {
       'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
+      'content-length': bytes.length,
       ...result.headers,
     })
-    .end(text);
+    .end(bytes);
 }
 
 /** Answers before the body is read: the connection closes and the rest of the upload is discarded. */

@@ -169,7 +169,7 @@ describe('listen, capture and replay (end to end)', () => {
     assert.equal(JSON.parse(tooOld.stdout).code, 'expired');
   });
 
-  it('forwards byte-exact to the app, answers with its status, and 502 when the app is down', async () => {
+  it('forwards byte-exact to the app, answers with its status and body (a proxy), and 502 when the app is down', async () => {
     const seen: Array<{ body: string; headers: Record<string, unknown> }> = [];
     const app = createServer((req, res) => {
       let body = '';
@@ -177,7 +177,7 @@ describe('listen, capture and replay (end to end)', () => {
         .on('data', (c) => (body += c))
         .on('end', () => {
           seen.push({ body, headers: req.headers });
-          res.writeHead(202).end('queued');
+          res.writeHead(202, { 'content-type': 'text/plain; charset=utf-8' }).end('queued');
         });
     });
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
@@ -192,6 +192,13 @@ describe('listen, capture and replay (end to end)', () => {
     assert.equal(forwarded.headers['content-type'], 'application/json');
     const line = await listen.waitFor((l) => l?.kind === 'delivery');
     assert.equal(line.forward.status, 202);
+    // The sender gets the app's answer whole: status, body and content type, never listen's own body.
+    const body = Buffer.from(JSON.stringify(buildSampleBody({ type: 'ENTITY_UPDATE' })), 'utf8');
+    const delivery = await buildDelivery({ body, secret: SECRET });
+    const relayed = await postWebhook({ url: new URL(url), body: delivery.body, headers: delivery.headers });
+    assert.equal(relayed.status, 202);
+    assert.equal(relayed.bodyExcerpt, 'queued');
+    assert.equal(relayed.contentType, 'text/plain; charset=utf-8');
     await new Promise((resolve) => {
       app.closeAllConnections();
       app.close(resolve);
@@ -205,7 +212,8 @@ describe('listen, capture and replay (end to end)', () => {
   });
 
   it('verifies nothing without a secret and says so once; --accept-invalid answers 200 but records invalid', async () => {
-    const open = startCli(['listen', '--port', '0']);
+    // sandbox: the local environment would verify with its development secret.
+    const open = startCli(['listen', '--port', '0', '--env', 'sandbox']);
     const banner = await open.waitFor((line) => /listening on/.test(line));
     const url = (/listening on (\S+)/.exec(banner)?.[1] ?? '').replace(/,$/, '');
     await open.waitFor((line) => /NOT verified/.test(line));
@@ -289,12 +297,15 @@ describe('listen, capture and replay (end to end)', () => {
 
   it('exits 2 with one line when the port is taken or the capture file cannot be opened', async () => {
     const { listen, url } = await startListen([]);
-    const taken = await runCli(['listen', '--port', new URL(url).port]);
+    // sandbox: the local environment's first use would add its own lines (the development secret).
+    const taken = await runCli(['listen', '--port', new URL(url).port, '--env', 'sandbox']);
     assert.equal(taken.code, 2);
     assert.match(taken.stderr, /already in use/);
     assertOneLineError(taken);
     await listen.stop();
-    const badCapture = await runCli(['listen', '--port', '0', '--capture', join(tempDir(), 'no', 'such', 'dir.jsonl')]);
+    const badCapture = await runCli(
+      ['listen', '--port', '0', '--capture', join(tempDir(), 'no', 'such', 'dir.jsonl')].concat('--env', 'sandbox'),
+    );
     assert.equal(badCapture.code, 2);
     assertOneLineError(badCapture);
   });
