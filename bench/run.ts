@@ -7,6 +7,7 @@ import { benchSyncThroughput } from './sync-throughput.js';
 import { benchScaleStore } from './scale-store.js';
 import { benchScaleQueue } from './scale-queue.js';
 import { benchReceiverExpress } from './receiver-express.js';
+import { benchForgedFlood } from './forged-flood.js';
 
 const only = process.argv.slice(2);
 const benches: Record<string, () => Promise<void>> = {
@@ -18,6 +19,7 @@ const benches: Record<string, () => Promise<void>> = {
   'scale-store': () => benchScaleStore(),
   'scale-queue': () => benchScaleQueue(),
   'receiver-express': () => benchReceiverExpress(),
+  'forged-flood': () => benchForgedFlood(),
 };
 for (const [name, bench] of Object.entries(benches)) {
   if (only.length > 0 && !only.includes(name)) continue;

@@ -24,3 +24,11 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** An endless chain of cursors ends here rather than filling the disk. */
 export const DEFAULT_MAX_PAGES = 100_000;
+
+/**
+ * Largest body whose body_mismatch is explained (re-serialised? newline? hex digest?): the
+ * explanation re-serialises the body several times, so it runs only on bodies this small, only when
+ * the signature verified, and never before the sender is answered. Real webhook bodies are a few
+ * hundred bytes.
+ */
+export const DIAGNOSE_MAX_BODY_BYTES = 64 * 1024;

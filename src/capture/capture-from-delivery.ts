@@ -1,4 +1,5 @@
 import type { ReceivedDelivery } from '../listen/received-delivery.js';
+import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
 import { bodySha256Base64 } from '../webhook/body-hash.js';
 import type { CaptureRecord } from './capture-record.js';
 
@@ -17,7 +18,11 @@ export interface CaptureRecordOptions {
  */
 export function captureRecordFrom(delivery: ReceivedDelivery, options: CaptureRecordOptions = {}): CaptureRecord {
   const { verdict, parsed, body } = delivery;
-  const truncate = verdict.valid === false && !options.refusedBodies && body.length > REFUSED_BODY_HEAD_BYTES;
+  // A refused delivery whose signature verified (a body_mismatch, say) is kept whole when small, so
+  // that `captures show` and the inspector can explain it later; a forgery keeps only its head.
+  const keepWhole = verdict.signatureVerified === true && body.length <= DIAGNOSE_MAX_BODY_BYTES;
+  const truncate =
+    verdict.valid === false && !options.refusedBodies && !keepWhole && body.length > REFUSED_BODY_HEAD_BYTES;
   const record: CaptureRecord = {
     id: delivery.id,
     receivedAt: delivery.receivedAt,

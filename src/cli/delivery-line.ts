@@ -1,6 +1,7 @@
 import type { CaptureRecord } from '../capture/capture-record.js';
 import type { ReceivedDelivery } from '../listen/received-delivery.js';
 import type { CliContext } from './context.js';
+import { bodyMismatchCause } from '../webhook/diagnostics.js';
 import { printable } from './render-delivery.js';
 
 /** What a captured delivery is about, in a few words: "ENTITY_UPDATE expense,invoice user_1". */
@@ -20,10 +21,25 @@ function describeUnescaped(record: CaptureRecord): string {
 /** The same for a delivery as the listener received it. */
 export function describeDelivery(delivery: ReceivedDelivery): string {
   const { parsed } = delivery;
-  if (!parsed.ok) return `${delivery.body.length} bytes, not a webhook body`;
+  if (!parsed.ok)
+    return parsed.reason.startsWith('not parsed')
+      ? `${delivery.body.length} bytes (${parsed.reason})`
+      : `${delivery.body.length} bytes, not a webhook body`;
   const body = parsed.body;
   if (body.type === 'ENTITY_UPDATE') return printable(`ENTITY_UPDATE ${body.entities.join(',')} ${body.userId}`);
   return printable(`LIFECYCLE_EVENT ${body.event} ${body.userId}`);
+}
+
+/**
+ * Why an authentic-looking delivery's body did not match its hash (re-serialised, hex digest, a
+ * newline...). Worked out here, as the line is printed after the sender was answered, and only when
+ * the signature verified: a forgery never costs more than its one hash.
+ */
+function mismatchCause(delivery: ReceivedDelivery): string | undefined {
+  const { verdict } = delivery;
+  if (verdict.code !== 'body_mismatch' || !verdict.signatureVerified || verdict.claimedBodySha256 === undefined)
+    return undefined;
+  return bodyMismatchCause(delivery.body, verdict.claimedBodySha256);
 }
 
 /** The `--json` line of a delivery: what it was and how it was judged, without body or headers. */
@@ -45,6 +61,8 @@ export function deliveryJson(delivery: ReceivedDelivery): Record<string, unknown
       warnings: verdict.warnings,
     },
   };
+  const cause = mismatchCause(delivery);
+  if (cause) (line.verdict as Record<string, unknown>).cause = cause;
   if (parsed.ok) {
     line.type = parsed.body.type;
     line.userId = parsed.body.userId;
@@ -60,11 +78,12 @@ export function deliveryLine(delivery: ReceivedDelivery, ctx: CliContext): strin
   const c = ctx.color;
   const { verdict, forward } = delivery;
   const time = delivery.receivedAt.slice(11, 23);
+  const cause = mismatchCause(delivery);
   const judged =
     verdict.valid === true
       ? c.green('✔ valid')
       : verdict.valid === false
-        ? c.red(`✖ ${verdict.code}`) + c.dim(` ${verdict.message ?? ''}`)
+        ? c.red(`✖ ${verdict.code}`) + c.dim(` ${cause ? printable(cause) : (verdict.message ?? '')}`)
         : c.yellow('- not verified');
   const forwarded = forward
     ? forward.error !== undefined

@@ -21,7 +21,9 @@ export function postForwardEdge(
       return {
         status: response.status,
         latencyMs: response.latencyMs,
-        ...(response.bodyComplete ? { body: response.bodyBytes, contentType: response.contentType } : {}),
+        ...(response.bodyComplete
+          ? { body: response.bodyBytes, contentType: response.contentType }
+          : { bodyTooLarge: true }),
       };
     },
   };

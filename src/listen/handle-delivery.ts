@@ -1,7 +1,7 @@
+import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
 import { parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
 import { verifyWebhookRequest, type VerifyWebhookRequestOptions } from '../webhook/request.js';
 import type { SecretInput } from '../webhook/secrets.js';
-import type { VerifyResult } from '../webhook/verify.js';
 import type {
   DeliveryVerdict,
   ForwardResult,
@@ -28,7 +28,14 @@ export interface ForwardEdge {
   send(
     body: Buffer,
     headers: Record<string, string>,
-  ): Promise<{ status: number; latencyMs: number; body?: Buffer | undefined; contentType?: string | undefined }>;
+  ): Promise<{
+    status: number;
+    latencyMs: number;
+    body?: Buffer | undefined;
+    contentType?: string | undefined;
+    /** The app's answer was too large to relay whole (it is then not relayed at all). */
+    bodyTooLarge?: boolean | undefined;
+  }>;
 }
 
 export interface HandleDeliveryOptions {
@@ -79,11 +86,14 @@ function forwardHeaders(headers: HeaderRecord): Record<string, string> {
   return out;
 }
 
-/** A real webhook body is a few hundred bytes; parsing a large forged one only feeds an attacker's flood. */
-const REFUSED_PARSE_LIMIT = 64 * 1024;
-
+/**
+ * A refused body is parsed only when its signature verified and it is small: before the signature
+ * verifies, a delivery costs one hash and nothing more (parsing a forged body only feeds a flood).
+ */
 function parseIfWorthIt(body: Buffer, verdict: DeliveryVerdict): ParsedWebhookBody {
-  if (verdict.valid === false && body.length > REFUSED_PARSE_LIMIT)
+  if (verdict.valid !== false) return parseWebhookBody(body);
+  if (!verdict.signatureVerified) return { ok: false, reason: 'not parsed: the signature did not verify' };
+  if (body.length > DIAGNOSE_MAX_BODY_BYTES)
     return { ok: false, reason: `not parsed: a refused body of ${body.length} bytes` };
   return parseWebhookBody(body);
 }
@@ -118,30 +128,42 @@ async function judge(
     secrets: options.secrets,
     allowFutureIat: options.allowFutureIat,
     now: () => nowMs,
+    // Never on the answer path: explained later, on demand (listen's line, captures show, the inspector).
+    diagnose: false,
   };
   // The verify options type predates exactOptionalPropertyTypes: an absent tolerance must stay absent.
   if (options.toleranceSeconds !== undefined) verifyOptions.toleranceSeconds = options.toleranceSeconds;
   const result = await verifyWebhookRequest(verifyOptions);
-  const bodySha256 = knownBodyHash(result);
-  if (result.ok) return { valid: true, warnings: result.warnings, bodySha256 };
-  return { valid: false, code: result.code, message: result.message, warnings: result.warnings, bodySha256 };
+  const { bodySha256 } = result;
+  if (result.ok) return { valid: true, warnings: result.warnings, bodySha256, signatureVerified: true };
+  return {
+    valid: false,
+    code: result.code,
+    message: result.message,
+    warnings: result.warnings,
+    bodySha256,
+    signatureVerified: result.signatureVerified === true,
+    ...(result.signatureVerified && typeof result.claims?.request_body_sha256 === 'string'
+      ? { claimedBodySha256: result.claims.request_body_sha256 }
+      : {}),
+  };
 }
 
-/** When the integrity check passed, the claimed hash is the body's hash (they were compared equal). */
-function knownBodyHash(result: VerifyResult): string | undefined {
-  const claimed = result.claims?.request_body_sha256;
-  const integrity = result.checks.find((check) => check.name === 'integrity');
-  return integrity?.status === 'pass' && typeof claimed === 'string' ? claimed : undefined;
-}
-
-type Forwarded = { result: ForwardResult; answer?: { body: Buffer; contentType?: string | undefined } | undefined };
+type Forwarded = {
+  result: ForwardResult;
+  answer?: { body: Buffer; contentType?: string | undefined; tooLarge: boolean } | undefined;
+};
 
 async function forwardTo(edge: ForwardEdge, request: DeliveryRequest): Promise<Forwarded> {
   try {
     const answer = await edge.send(request.body, forwardHeaders(request.headers));
     return {
       result: { url: edge.url, status: answer.status, latencyMs: Number(answer.latencyMs.toFixed(2)) },
-      answer: answer.body ? { body: answer.body, contentType: answer.contentType } : undefined,
+      answer: {
+        body: answer.body ?? Buffer.alloc(0),
+        contentType: answer.contentType,
+        tooLarge: answer.bodyTooLarge === true,
+      },
     };
   } catch (error) {
     return { result: { url: edge.url, error: error instanceof Error ? error.message : String(error) } };
@@ -156,7 +178,7 @@ async function forwardTo(edge: ForwardEdge, request: DeliveryRequest): Promise<F
 function relayed(forwarded: Forwarded): Pick<HandledDelivery, 'status' | 'body' | 'headers'> {
   const { result, answer } = forwarded;
   if (result.error !== undefined) return { status: 502, body: { error: 'forward_failed', message: result.error } };
-  if (!answer)
+  if (!answer || answer.tooLarge)
     return {
       status: 502,
       body: {
@@ -167,7 +189,7 @@ function relayed(forwarded: Forwarded): Pick<HandledDelivery, 'status' | 'body' 
   return {
     status: result.status ?? 502,
     body: answer.body,
-    headers: { 'content-type': answer.contentType ?? 'application/octet-stream' },
+    headers: answer.contentType ? { 'content-type': answer.contentType } : {},
   };
 }
 

@@ -34,10 +34,11 @@ function headerRecord(req: IncomingMessage): HeaderRecord {
 function answer(res: ServerResponse, result: Pick<HandledDelivery, 'status' | 'body' | 'headers'>): void {
   if (res.headersSent || res.destroyed) return;
   // A relayed answer (listen --forward-to as a proxy) goes out as the app's bytes; the rest is JSON.
-  const bytes = Buffer.isBuffer(result.body) ? result.body : Buffer.from(JSON.stringify(result.body), 'utf8');
+  const relayed = Buffer.isBuffer(result.body);
+  const bytes = relayed ? (result.body as Buffer) : Buffer.from(JSON.stringify(result.body), 'utf8');
   res
     .writeHead(result.status, {
-      'content-type': 'application/json',
+      ...(relayed ? {} : { 'content-type': 'application/json' }),
       'content-length': bytes.length,
       ...result.headers,
     })

@@ -12,10 +12,17 @@ export interface DeliveryVerdict {
   /** Accepted, but worth a look (an iat in the future, say). */
   warnings: string[];
   /**
-   * Standard Base64 SHA-256 of the body, when verification already established it (the integrity
-   * check passed): saves hashing a large body a second time.
+   * Standard Base64 SHA-256 of the body, when verification computed it: saves hashing a large body a
+   * second time (one hash per delivery, forged or not).
    */
   bodySha256?: string | undefined;
+  /**
+   * The signature verified (whatever else failed): only then is a refused body worth parsing, keeping
+   * whole (when small) or explaining. A forgery gets one hash and nothing more.
+   */
+  signatureVerified?: boolean | undefined;
+  /** The request_body_sha256 claim, when the signature verified (to explain a body_mismatch later). */
+  claimedBodySha256?: string | undefined;
 }
 
 export interface ForwardResult {

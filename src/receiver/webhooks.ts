@@ -188,6 +188,8 @@ export class Webhooks {
       headerName: this.#headerName,
       now: this.#now,
       allowFutureIat: this.#allowFutureIat,
+      // The answer says only the code: no re-serialising of a body nobody will read (one hash per delivery).
+      diagnose: false,
     });
     if (!result.ok) return refused(400, result.code);
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;

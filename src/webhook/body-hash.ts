@@ -7,9 +7,15 @@ export function bodyBytes(body: WebhookBody): Uint8Array {
   return typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
 }
 
+/** The size in bytes, without copying a string body. */
+export function bodyLength(body: WebhookBody): number {
+  return typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
+}
+
 /** The request_body_sha256 claim: standard, padded Base64 of the SHA-256 digest of the raw bytes. */
 export function bodySha256Base64(body: WebhookBody): string {
-  return createHash('sha256').update(bodyBytes(body)).digest('base64');
+  // A string is hashed as UTF-8 by the hash itself: no copy of the body.
+  return createHash('sha256').update(body).digest('base64');
 }
 
 export function bodySha256Hex(body: WebhookBody): string {

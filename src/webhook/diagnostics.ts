@@ -1,4 +1,5 @@
-import { bodySha256Base64, bodySha256Hex, type WebhookBody, bodyBytes } from './body-hash.js';
+import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
+import { bodyLength, bodySha256Base64, bodySha256Hex, type WebhookBody, bodyBytes } from './body-hash.js';
 import { verifiesWith } from './hs256.js';
 import { describeSecret, type LabelledSecret } from './secrets.js';
 
@@ -102,4 +103,14 @@ export async function explainBadSignature(
     hints.push('the token was signed with a different secret; sandbox and production have separate webhook secrets');
   }
   return hints;
+}
+
+/**
+ * The cause of a body_mismatch in a few words, for a listener's line, or undefined when it is not
+ * worth the work: only after the signature verified (the caller's check), and only for a small body.
+ */
+export function bodyMismatchCause(body: WebhookBody, claim: string): string | undefined {
+  if (bodyLength(body) > DIAGNOSE_MAX_BODY_BYTES) return undefined;
+  const [first] = explainBodyMismatch(body, claim);
+  return first;
 }

@@ -30,6 +30,8 @@ export interface VerifySuccess {
   ageSeconds: number;
   warnings: string[];
   checks: VerifyCheck[];
+  /** Standard Base64 SHA-256 of the body (verification computed it once; nobody needs to again). */
+  bodySha256?: string | undefined;
 }
 
 export interface VerifyFailure {
@@ -44,6 +46,10 @@ export interface VerifyFailure {
   hints: string[];
   warnings: string[];
   checks: VerifyCheck[];
+  /** Standard Base64 SHA-256 of the body, when it was hashed (the claims were usable). */
+  bodySha256?: string | undefined;
+  /** Whether the signature verified (a body_mismatch then is worth explaining; a forgery never is). */
+  signatureVerified?: boolean | undefined;
 }
 
 export type VerifyResult = VerifySuccess | VerifyFailure;

@@ -1,6 +1,6 @@
-import { DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
+import { DEFAULT_TOLERANCE_SECONDS, DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
-import { bodySha256Base64, constantTimeEqual, type WebhookBody } from './body-hash.js';
+import { bodyLength, bodySha256Base64, constantTimeEqual, type WebhookBody } from './body-hash.js';
 import { explainBadSignature, explainBodyMismatch } from './diagnostics.js';
 import { checkFreshness } from './freshness.js';
 import { verifiesWith } from './hs256.js';
@@ -42,6 +42,12 @@ export interface VerifyWebhookOptions {
    * token is refused as issued_in_future: it would otherwise stay valid until that time comes.
    */
   allowFutureIat?: boolean | undefined;
+  /**
+   * Explain a body_mismatch (default true): re-serialisations and digests of the body, so it runs only
+   * when the signature verified and the body is at most DIAGNOSE_MAX_BODY_BYTES. Receivers on the
+   * answer path pass false and explain later, on demand (captures show, verify --delivery, inspector).
+   */
+  diagnose?: boolean | undefined;
 }
 
 function validateTolerance(value: number): number {
@@ -150,12 +156,21 @@ function claimProblems(claims: Record<string, unknown>): string[] {
   return problems;
 }
 
-/** Spec 5.2 step 4: the claimed hash against the raw body, in constant time. */
-function checkIntegrity(body: WebhookBody, claimedHash: string, verdict: Verdict, parts: Partial<VerifyFailure>): void {
+/**
+ * Spec 5.2 step 4: the claimed hash against the raw body, in constant time. The body is hashed once,
+ * here; before the signature verified that is all the work a delivery gets.
+ */
+function checkIntegrity(
+  body: WebhookBody,
+  claimedHash: string,
+  verdict: Verdict,
+  parts: Partial<VerifyFailure>,
+  explain: boolean,
+): string {
   const expectedHash = bodySha256Base64(body);
   if (constantTimeEqual(claimedHash, expectedHash)) {
     verdict.checks.push({ name: 'integrity', status: 'pass', detail: 'request_body_sha256 matches the body' });
-    return;
+    return expectedHash;
   }
   verdict.checks.push({
     name: 'integrity',
@@ -164,8 +179,9 @@ function checkIntegrity(body: WebhookBody, claimedHash: string, verdict: Verdict
   });
   verdict.fail('body_mismatch', 'the body does not match request_body_sha256: it was changed after signing', {
     ...parts,
-    hints: explainBodyMismatch(body, claimedHash),
+    hints: explain ? explainBodyMismatch(body, claimedHash) : [],
   });
+  return expectedHash;
 }
 
 /**
@@ -213,9 +229,12 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Veri
   if (freshness.warning) verdict.warnings.push(freshness.warning);
   if (freshness.failure) verdict.fail(freshness.failure.code, freshness.failure.message, { header, claims });
 
-  checkIntegrity(options.body, claimedHash, verdict, { header, claims });
+  const signatureVerified = secretIndex >= 0;
+  const explain =
+    options.diagnose !== false && signatureVerified && bodyLength(options.body) <= DIAGNOSE_MAX_BODY_BYTES;
+  const bodySha256 = checkIntegrity(options.body, claimedHash, verdict, { header, claims }, explain);
 
-  if (verdict.first) return { ...verdict.first, ageSeconds: age };
+  if (verdict.first) return { ...verdict.first, ageSeconds: age, bodySha256, signatureVerified };
   const matched = secrets[secretIndex];
   // Unreachable (a signature that did not verify failed above), but checked rather than asserted.
   if (!matched) return { ...verdict.fail('bad_signature', 'the signature does not verify'), ageSeconds: age };
@@ -228,5 +247,6 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Veri
     ageSeconds: age,
     warnings: verdict.warnings,
     checks: verdict.checks,
+    bodySha256,
   };
 }

@@ -82,7 +82,8 @@ describe('inspector page in Chromium', { skip }, () => {
       const { page, outside, dialogs, consoleErrors, close } = await openPage(browser, started.inspectorUrl);
       assert.equal(await rowCount(page), 0);
       const valid = JSON.stringify({
-        userId: 'user_1',
+        // Hostile even when authentic: a userId is network input, shown as text.
+        userId: '<b onmouseover="window.__pwned = 3">user_1</b>',
         type: 'LIFECYCLE_EVENT',
         event: 'INVOICE_VIEWED',
         eventData: {},
@@ -99,13 +100,20 @@ describe('inspector page in Chromium', { skip }, () => {
       // Newest first: the forged one is on top.
       const first = page.locator('.row-item').first();
       assert.match((await first.textContent()) ?? '', /bad_signature/);
-      assert.equal(await page.locator('.row-item .user').first().textContent(), '<script>window.__pwned = 1</script>');
+      // A forgery is not parsed (one hash and nothing more): its row names no user; the valid one's
+      // hostile userId is text.
+      assert.doesNotMatch((await first.textContent()) ?? '', /pwned/);
+      assert.equal(
+        await page.locator('.row-item').nth(1).locator('.user').textContent(),
+        '<b onmouseover="window.__pwned = 3">user_1</b>',
+      );
 
       await first.click();
       await page.waitForSelector('.failed-checks');
       assert.equal(await page.locator('.failed-checks').textContent(), 'Failed check: signature');
       assert.equal(await page.locator('tr.check.fail').getAttribute('data-check'), 'signature');
       assert.match((await page.locator('pre.body').textContent()) ?? '', /<img src=x onerror=/);
+      assert.match((await page.locator('pre.body').textContent()) ?? '', /<script>window.__pwned = 1<\/script>/);
       if (screenshots) await page.screenshot({ path: new URL('inspector-detail.png', docs).pathname });
 
       const injected = await page.evaluate(() => ({

@@ -75,7 +75,8 @@ describe('listen, capture and replay (end to end)', () => {
       assert.equal(await sendSample(first.url, type, SECRET), 200, type);
     }
     assert.equal(await sendSample(first.url, 'INVOICE_PAID', 'wrong'), 400);
-    await first.listen.waitFor((line) => line?.kind === 'delivery' && line.event === 'INVOICE_PAID');
+    // A forgery is not parsed (one hash and nothing more): found by its verdict, not its event name.
+    await first.listen.waitFor((line) => line?.kind === 'delivery' && line.verdict?.code === 'bad_signature');
     const stopped = await first.listen.stop('SIGINT');
     assert.equal(stopped.code, 0);
     const summary = JSON.parse(first.listen.lines.at(-1) ?? '{}');

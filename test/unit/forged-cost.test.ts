@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { captureRecordFrom } from '../../src/capture/capture-from-delivery.js';
+import { handleDelivery, type HandleDeliveryOptions } from '../../src/api/listen.js';
+import { Webhooks } from '../../src/receiver/webhooks.js';
+import { signWebhook } from '../../src/webhook/sign.js';
+import { verifyWebhook } from '../../src/webhook/verify.js';
+
+const SECRET = 'whsec_forged_cost';
+const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);
+const GENUINE = JSON.stringify({ userId: 'user_1', type: 'ENTITY_UPDATE', entities: ['expense'] });
+// A large body that parses as JSON, so that a re-serialisation would really run if anything tried.
+const BIG = Buffer.from(
+  JSON.stringify({ userId: 'user_1', type: 'ENTITY_UPDATE', entities: ['expense'], pad: 'x'.repeat(300_000) }),
+);
+
+const options = (): HandleDeliveryOptions => ({
+  secrets: [SECRET],
+  headerName: 'Service-Verification',
+  now: () => NOW,
+  newId: () => 'dlv_test',
+});
+
+/**
+ * Counts JSON.parse and JSON.stringify calls on anything larger than a token while `run` runs: the
+ * work a flood could multiply. Hashing once is allowed; parsing or re-serialising the body is not.
+ */
+async function bodyWork(run: () => Promise<unknown>): Promise<number> {
+  const { parse, stringify } = JSON;
+  let calls = 0;
+  JSON.parse = ((text: string, ...rest: []) => {
+    if (String(text).length > 10_000) calls += 1;
+    return parse(text, ...rest);
+  }) as typeof JSON.parse;
+  JSON.stringify = ((value: unknown, ...rest: []) => {
+    const out = stringify(value, ...rest);
+    if (out !== undefined && out.length > 10_000) calls += 1;
+    return out;
+  }) as typeof JSON.stringify;
+  try {
+    await run();
+  } finally {
+    JSON.parse = parse;
+    JSON.stringify = stringify;
+  }
+  return calls;
+}
+
+describe('before its signature verifies, a delivery costs one hash and nothing more (issue 17)', () => {
+  it('the listener neither parses nor re-serialises a genuine token over another large body', async () => {
+    const token = await signWebhook(GENUINE, SECRET, { now: () => NOW });
+    const request = { method: 'POST', path: '/', headers: { 'service-verification': token }, body: BIG };
+    let verdict: unknown;
+    const calls = await bodyWork(async () => {
+      const handled = await handleDelivery(request, options());
+      verdict = handled.delivery?.verdict;
+      assert.equal(handled.status, 400);
+    });
+    assert.equal(calls, 0);
+    assert.equal((verdict as { code: string }).code, 'body_mismatch');
+    assert.equal((verdict as { signatureVerified: boolean }).signatureVerified, true);
+  });
+
+  it('a forged signature over a body is not parsed, and the capture keeps only its head with the one hash', async () => {
+    const token = await signWebhook(BIG, 'another-secret', { now: () => NOW });
+    const request = { method: 'POST', path: '/', headers: { 'service-verification': token }, body: BIG };
+    let record: ReturnType<typeof captureRecordFrom> | undefined;
+    const calls = await bodyWork(async () => {
+      const handled = await handleDelivery(request, options());
+      assert.equal(handled.status, 400);
+      assert.ok(handled.delivery);
+      assert.equal(handled.delivery.parsed.ok, false);
+      record = captureRecordFrom(handled.delivery);
+    });
+    assert.equal(calls, 0);
+    assert.equal(record?.bodyTruncated, true);
+    assert.equal(typeof record?.bodySha256, 'string');
+  });
+
+  it('the receiver SDK answers the same delivery without parsing or re-serialising it', async () => {
+    const webhooks = new Webhooks({ secret: SECRET, now: () => NOW });
+    const token = await signWebhook(GENUINE, SECRET, { now: () => NOW });
+    const calls = await bodyWork(async () => {
+      const answer = await webhooks.verifyAndReceive({ headers: { 'service-verification': token }, body: BIG });
+      assert.equal(answer.status, 400);
+    });
+    assert.equal(calls, 0);
+  });
+
+  it('explained on demand: a verified signature over a re-serialised small body gets its cause from verifyWebhook', async () => {
+    const token = await signWebhook(GENUINE, SECRET, { now: () => NOW });
+    const pretty = JSON.stringify(JSON.parse(GENUINE), null, 2);
+    const result = await verifyWebhook({ body: pretty, token, secrets: SECRET, now: () => NOW });
+    assert.equal(result.ok, false);
+    assert.ok(!result.ok && result.hints.some((hint) => /re-serialised compactly/.test(hint)), JSON.stringify(result));
+    const quiet = await verifyWebhook({ body: pretty, token, secrets: SECRET, now: () => NOW, diagnose: false });
+    assert.ok(!quiet.ok && quiet.hints.length === 0);
+    const forged = await verifyWebhook({
+      body: pretty,
+      token: await signWebhook(GENUINE, 'x', { now: () => NOW }),
+      secrets: SECRET,
+      now: () => NOW,
+    });
+    assert.ok(!forged.ok && !forged.hints.some((hint) => /re-serialised/.test(hint)), 'never for a forgery');
+  });
+});
