@@ -24,7 +24,7 @@ export function describeDelivery(delivery: ReceivedDelivery): string {
   if (!parsed.ok)
     return parsed.reason.startsWith('not parsed')
       ? `${delivery.body.length} bytes (${parsed.reason})`
-      : `${delivery.body.length} bytes, not a webhook body`;
+      : `${delivery.body.length} bytes, not a webhook body: ${printable(parsed.reason)}`;
   const body = parsed.body;
   if (body.type === 'ENTITY_UPDATE') return printable(`ENTITY_UPDATE ${body.entities.join(',')} ${body.userId}`);
   return printable(`LIFECYCLE_EVENT ${body.event} ${body.userId}`);
@@ -63,6 +63,9 @@ export function deliveryJson(delivery: ReceivedDelivery): Record<string, unknown
   };
   const cause = mismatchCause(delivery);
   if (cause) (line.verdict as Record<string, unknown>).cause = cause;
+  // An authentic body that is not the spec's shape says why, with a stable code (invalid_user, invalid_body).
+  if (!parsed.ok && !parsed.reason.startsWith('not parsed'))
+    line.invalidBody = { code: parsed.code ?? 'invalid_body', reason: parsed.reason };
   if (parsed.ok) {
     line.type = parsed.body.type;
     line.userId = parsed.body.userId;

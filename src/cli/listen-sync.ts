@@ -91,6 +91,8 @@ export function syncEventLine(event: WebhookSyncEvent, ctx: CliContext): string 
       return c.yellow(
         `  ! ${quoted(event.entity)} is not in the catalogue: skipped (the entity list grows; update ledgerhook)`,
       );
+    case 'invalid-body':
+      return c.yellow(`  ! not synced: ${printable(event.reason)} (${event.code})`);
     case 'bad-user':
       return c.yellow(`  ! ${printable(event.error)}: not synced`);
     case 'no-token':

@@ -38,6 +38,12 @@ export function userDirName(userId: string): string {
     throw new LedgerhookError('ERR_USAGE', `userId ${JSON.stringify(userId)} cannot name a user`, {
       details: { reason: 'bad_user_id', userId },
     });
+  // UTF-8 cannot carry a lone surrogate: encoded, "\ud800" and "\udc00" would both be U+FFFD (one
+  // directory, one state key, one job for three users). Ill-formed ids are refused, never replaced.
+  if (/[\uD800-\uDFFF]/u.test(userId))
+    throw new LedgerhookError('ERR_USAGE', `userId ${JSON.stringify(userId)} is not well-formed Unicode`, {
+      details: { reason: 'bad_user_id', userId },
+    });
   const encoded = percentEncode(userId);
   if (encoded.length > MAX_ENCODED_ID_LENGTH)
     throw new LedgerhookError(
@@ -88,12 +94,14 @@ const MAX_FILE_STEM = 150;
 
 /**
  * The file name of a dataset, unique per dataset key: its percent-encoding (`/expenses` →
- * `expenses.json`, `/expenses?type=PENDING` → `expenses%3Ftype=PENDING.json`). A very long key
+ * `expenses.json`, `/expenses?type=PENDING` → `expenses%3Ftype=PENDING.json`, `/` → `+root.json`). A very long key
  * keeps a readable prefix plus a hash; an encoded name never contains a dot, so the two forms
  * cannot collide.
  */
 export function datasetFileName(dataset: string): string {
-  const encoded = percentEncode(dataset.replace(/^\/+/, ''), '=') || 'root';
+  // Exactly one leading slash is dropped, so `/root`, `//root` and `/root/` stay three names; the
+  // root `/` gets a name with `+`, which no encoding ever produces (`root` is `/root`'s).
+  const encoded = percentEncode(dataset.startsWith('/') ? dataset.slice(1) : dataset, '=') || '+root';
   if (encoded.length <= MAX_FILE_STEM) return `${encoded}.json`;
   const hash = createHash('sha256').update(dataset, 'utf8').digest('hex').slice(0, 16);
   return `${encoded.slice(0, MAX_FILE_STEM - 20)}.${hash}.json`;

@@ -25,6 +25,8 @@ export type WebhookSyncEvent =
   | { type: 'no-token'; userId: string; entities: string[] }
   /** A userId that cannot name a user of its own ('', '.', '..', too long): nothing synced. */
   | { type: 'bad-user'; userId: string; error: string }
+  /** An authentic delivery whose body is not the spec's shape (a userId that is a number, say): nothing synced. */
+  | { type: 'invalid-body'; code: 'invalid_user' | 'invalid_body'; reason: string }
   | { type: 'lifecycle'; userId: string; event: string; message: string; known: boolean };
 
 export interface WebhookSyncOptions {
@@ -131,7 +133,10 @@ function scheduleEntities(runner: SyncRunner, body: EntityUpdateBody, token: str
 }
 
 function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody): void {
-  if (!parsed.ok) return;
+  if (!parsed.ok) {
+    runner.emit({ type: 'invalid-body', code: parsed.code ?? 'invalid_body', reason: parsed.reason });
+    return;
+  }
   const body = parsed.body;
   if (body.type === 'LIFECYCLE_EVENT') {
     runner.emit(lifecycleEvent(body));

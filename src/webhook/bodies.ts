@@ -21,7 +21,15 @@ export type WebhookBodyObject = EntityUpdateBody | LifecycleEventBody;
 
 export type ParsedWebhookBody =
   | { ok: true; body: WebhookBodyObject; unknownEntities: string[]; unknownEvent: boolean }
-  | { ok: false; reason: string };
+  | {
+      ok: false;
+      reason: string;
+      /** Stable name of the problem: 'invalid_user' for a userId that is not a usable string, else 'invalid_body'. */
+      code?: 'invalid_user' | 'invalid_body' | undefined;
+    };
+
+/** With the u flag, a paired surrogate is one code point: only a lone half matches. */
+export const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
  * Checks a delivery body against spec 2.1/2.2. Names outside the catalogue are reported, not
@@ -35,7 +43,21 @@ export function parseWebhookBody(raw: Uint8Array | string): ParsedWebhookBody {
     return { ok: false, reason: 'the body is not JSON' };
   }
   if (!isObject(value)) return { ok: false, reason: 'the body is not a JSON object' };
-  if (typeof value.userId !== 'string') return { ok: false, reason: 'userId is missing or not a string' };
+  if (typeof value.userId !== 'string') {
+    const kind =
+      value.userId === undefined
+        ? 'missing'
+        : value.userId === null
+          ? 'null'
+          : Array.isArray(value.userId)
+            ? 'an array'
+            : `a ${typeof value.userId}`;
+    return { ok: false, reason: `userId is ${kind}, not a string`, code: 'invalid_user' };
+  }
+  // A lone surrogate cannot be written as UTF-8: "\ud800" and "\udc00" would both become U+FFFD and
+  // share one user's directory, state and jobs. Refused, never replaced.
+  if (LONE_SURROGATE.test(value.userId))
+    return { ok: false, reason: 'userId is not well-formed Unicode (a lone surrogate)', code: 'invalid_user' };
   if (value.type === 'ENTITY_UPDATE') {
     if (!Array.isArray(value.entities) || !value.entities.every((entity) => typeof entity === 'string')) {
       return { ok: false, reason: 'entities is missing or not an array of strings' };

@@ -312,7 +312,8 @@ describe('mock service: the handler without a socket, faults, and the CLI', () =
     for (const args of [
       ['--rate-limit', 'lots'],
       ['--fail-rate', '2'],
-      ['--webhook-url', 'http://127.0.0.1:1/'],
+      // sandbox: no webhook secret there (the local environment would make one and start).
+      ['--webhook-url', 'http://127.0.0.1:1/', '--env', 'sandbox'],
     ]) {
       // Flag parsing in-process; the unreachable webhook URL (checked when the mock starts) end to end.
       const run = args[0] === '--webhook-url' ? runCli : runInProcess;
