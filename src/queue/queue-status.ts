@@ -13,6 +13,8 @@ export interface QueueStatus {
   backlog: Array<{ userId: string; waiting: number; active: number; delayed: number }>;
   /** True when the backlog was counted from the first `backlogLimit` jobs only. */
   backlogPartial: boolean;
+  /** Delayed jobs retrying after a transient failure (store or service unreachable...), with the last error. */
+  retrying: Array<{ jobId: string; userId: string; entity: string; retries: number; lastError: string }>;
 }
 
 /** Counts and a per-user backlog, read from Redis; bounded however long the queue is. */
@@ -30,12 +32,22 @@ export async function queueStatus(options: {
     const limit = options.backlogLimit ?? 10_000;
     const byUser = new Map<string, { userId: string; waiting: number; active: number; delayed: number }>();
     let seen = 0;
+    const retrying: QueueStatus['retrying'] = [];
     for (const state of ['waiting', 'active', 'delayed'] as const) {
       const jobs = await queue.getJobs(state, 0, Math.max(0, limit - seen - 1));
       seen += jobs.length;
       for (const job of jobs) {
         const data = parseSyncJobData(job?.data);
         const userId = data?.userId ?? '(invalid job)';
+        const retry = (job?.data as { retry?: { count?: unknown; lastError?: unknown } } | undefined)?.retry;
+        if (state === 'delayed' && data && typeof retry?.count === 'number')
+          retrying.push({
+            jobId: String(job?.id ?? '?'),
+            userId: data.userId,
+            entity: data.entity,
+            retries: retry.count,
+            lastError: typeof retry.lastError === 'string' ? retry.lastError : '',
+          });
         const entry = byUser.get(userId) ?? { userId, waiting: 0, active: 0, delayed: 0 };
         entry[state] += 1;
         byUser.set(userId, entry);
@@ -54,6 +66,7 @@ export async function queueStatus(options: {
           b.waiting + b.active + b.delayed - (a.waiting + a.active + a.delayed) || (a.userId < b.userId ? -1 : 1),
       ),
       backlogPartial: total > seen,
+      retrying,
     };
   } catch (error) {
     throw queueUnreachable(error, options.url);

@@ -1,5 +1,5 @@
 import type { EntityPaths } from '../catalogue/entity-paths.js';
-import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
 import { SharedBackoff } from '../sync/retry-policy.js';
@@ -33,6 +33,9 @@ export type SyncWorkerEvent =
       run: string;
       error: string;
       willRetry: boolean;
+      /** For a transient failure: how many times it has been retried so far, and the next wait. */
+      retries?: number | undefined;
+      retryInMs?: number | undefined;
     }
   | { type: 'no-token'; userId: string; entities: string[]; run: string }
   | { type: 'job-invalid'; run: string }
@@ -56,6 +59,11 @@ export interface SyncWorkerOptions {
   lockDurationMs?: number | undefined;
   /** How often this worker looks for jobs of dead workers. */
   stalledIntervalMs?: number | undefined;
+  /**
+   * Transient failures (store or service unreachable, 5xx, 429, timeouts) never use up a job: it is
+   * retried after firstMs, doubling up to capMs, for as long as it takes (default 2 s up to 60 s).
+   */
+  transientRetry?: { firstMs?: number | undefined; capMs?: number | undefined } | undefined;
   onEvent?: ((event: SyncWorkerEvent) => void) | undefined;
 }
 
@@ -72,7 +80,8 @@ function isPermanent(error: unknown): boolean {
   if (!(error instanceof LedgerhookError)) return false;
   const status = (error as { status?: number }).status;
   if (status === 401 || status === 403 || status === 404) return true;
-  return error.code === 'ERR_USAGE';
+  // Refused data (another owner's dataset, an answer that is not a list) will not heal by waiting.
+  return error.code === 'ERR_USAGE' || error.code === 'ERR_BAD_RESPONSE';
 }
 
 interface ProcessorEdges {
@@ -126,12 +135,51 @@ function jobProcessor(options: SyncWorkerOptions, edges: ProcessorEdges) {
         throw new WaitingError();
       }
       const message = error instanceof Error ? error.message : String(error);
-      const permanent = isPermanent(error);
-      const willRetry = !permanent && job.attemptsMade + 1 < (job.opts.attempts ?? 1);
-      emit({ type: 'sync-failed', userId, entity, dataset, run, error: message, willRetry });
-      throw permanent ? new UnrecoverableError(message) : new Error(message);
+      if (isPermanent(error)) {
+        emit({ type: 'sync-failed', userId, entity, dataset, run, error: message, willRetry: false });
+        throw new UnrecoverableError(message);
+      }
+      // A delivery answered 2xx must be synced: a transient failure delays the job (no attempt used)
+      // with capped exponential backoff, and records why for `queue status`.
+      const retries = transientRetries(job) + 1;
+      const waitMs = transientWait(retries, options.transientRetry);
+      await job.updateData({
+        ...job.data,
+        retry: { count: retries, lastError: message.slice(0, 500), at: Date.now() },
+      });
+      await job.moveToDelayed(Date.now() + waitMs, lockToken);
+      emit({
+        type: 'sync-failed',
+        userId,
+        entity,
+        dataset,
+        run,
+        error: message,
+        willRetry: true,
+        retries,
+        retryInMs: waitMs,
+      });
+      throw new DelayedError();
     }
   };
+}
+
+/** How often a job has been retried for transient failures (recorded in its data, read back as input). */
+function transientRetries(job: Job): number {
+  const retry = (job.data as { retry?: { count?: unknown } } | undefined)?.retry;
+  return typeof retry?.count === 'number' && Number.isSafeInteger(retry.count) && retry.count >= 0 ? retry.count : 0;
+}
+
+/** The wait before retry number `retries`: doubling from firstMs, capped, with up to 20 % jitter. */
+export function transientWait(
+  retries: number,
+  options: { firstMs?: number | undefined; capMs?: number | undefined } = {},
+  random: () => number = Math.random,
+): number {
+  const first = options.firstMs ?? 2000;
+  const cap = options.capMs ?? 60_000;
+  const base = Math.min(cap, first * 2 ** Math.min(retries - 1, 30));
+  return Math.round(base * (0.8 + 0.4 * random()));
 }
 
 /** The worker half of issue #13: BullMQ jobs in, `runSync` per job, events out. */

@@ -158,6 +158,7 @@ describe('scale commands', () => {
         completed: 0,
         backlog: [],
         backlogPartial: false,
+        retrying: [],
       });
       const first = await runInProcess(['store', 'migrate', '--json'], { env: { LEDGERHOOK_STORE: schema.url } });
       assert.equal(first.code, 0, first.stderr);

@@ -16,11 +16,14 @@ type Inspector = ReturnType<typeof import('../listen-inspector.js').listenInspec
 type LineWriter = ReturnType<typeof batchedLineWriter>;
 
 /** Flags that only make sense together are refused before anything is opened or bound. */
-function checkFlags(options: ListenCommandOptions, secrets: readonly LabelledSecret[]): void {
+function checkPairs(options: ListenCommandOptions): void {
   if (!options.sync && (options.token || options.tokenFile || options.tokens || options.baseUrl || options.queue))
     throw usageError('--token, --token-file, --tokens, --base-url and --queue go with --sync');
   if (!options.capture && (options.captureSync || options.captureRefusedBodies))
     throw usageError('--capture-sync and --capture-refused-bodies go with --capture FILE');
+}
+
+function checkFlags(options: ListenCommandOptions, secrets: readonly LabelledSecret[]): void {
   // Syncing on deliveries nobody verified would let anyone trigger syncs with the real access token.
   if (options.sync && secrets.length === 0 && !options.insecureNoVerify)
     throw usageError(
@@ -144,6 +147,8 @@ async function startServing(
 }
 
 export async function run(options: ListenCommandOptions, ctx: CliContext): Promise<void> {
+  // Flag pairs first: a usage error creates nothing (not even the local development secret).
+  checkPairs(options);
   const secrets = await resolveWebhookSecrets(options, ctx, { createLocal: true });
   checkFlags(options, secrets);
   const headerName = await resolveHeaderName(options, ctx);

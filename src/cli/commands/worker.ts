@@ -45,7 +45,7 @@ function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined 
       return `  ${c.green('✔')} ${s.dataset} for ${user(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items`;
     }
     case 'sync-failed':
-      return `  ${c.red('✖')} ${event.dataset} for ${user(event.userId)}: ${printable(event.error)}${event.willRetry ? ' (will retry)' : ''}`;
+      return `  ${c.red('✖')} ${event.dataset} for ${user(event.userId)}: ${printable(event.error)}${event.retryInMs !== undefined ? ` (transient: retry ${event.retries} in ${Math.round(event.retryInMs / 1000)} s)` : event.willRetry ? ' (will retry)' : ''}`;
     case 'no-token':
       return c.yellow(`  ! no access token for ${user(event.userId)}: ${event.entities.join(', ')} not synced`);
     case 'job-invalid':

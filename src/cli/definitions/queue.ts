@@ -10,6 +10,8 @@ export interface QueueFlags {
 }
 
 export interface QueueStatusOptions extends QueueFlags {
+  action?: 'status' | 'retry';
+  failed?: boolean;
   json?: boolean;
 }
 
@@ -41,5 +43,21 @@ export function defineQueue(program: Command, run: RunCommand): void {
           ),
         ),
     ),
-  ).action((options: QueueStatusOptions) => run(() => import('../commands/queue.js'), options));
+  ).action((options: QueueStatusOptions) =>
+    run(() => import('../commands/queue.js'), { ...options, action: 'status' }),
+  );
+  addJsonOption(
+    addQueueOptions(
+      queue
+        .command('retry')
+        .description(
+          'put failed jobs back in the queue (after fixing what failed them: a token, a path); jobs retrying after a transient failure need nothing',
+        )
+        .option('--failed', 'every failed job (the default, and for now the only choice)')
+        .addHelpText(
+          'after',
+          examples('ledgerhook queue retry --failed --queue redis://127.0.0.1:6379', 'ledgerhook queue retry --json'),
+        ),
+    ),
+  ).action((options: QueueStatusOptions) => run(() => import('../commands/queue.js'), { ...options, action: 'retry' }));
 }
