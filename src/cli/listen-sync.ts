@@ -87,6 +87,10 @@ export function syncEventLine(event: WebhookSyncEvent, ctx: CliContext): string 
       return `  ${c.red('✖')} ${event.dataset} for ${quoted(event.userId)}: ${printable(event.error)}`;
     case 'sync-coalesced':
       return undefined;
+    case 'sync-retry':
+      return c.yellow(
+        `  ↻ ${event.dataset} for ${quoted(event.userId)}: ${printable(event.error)}; retry ${event.retry} in ${Math.max(1, Math.round(event.inMs / 1000))} s`,
+      );
     case 'unknown-entity':
       return c.yellow(
         `  ! ${quoted(event.entity)} is not in the catalogue: skipped (the entity list grows; update ledgerhook)`,

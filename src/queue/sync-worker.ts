@@ -3,6 +3,8 @@ import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from
 import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
 import { SharedBackoff } from '../sync/retry-policy.js';
+import { isTransientFailure } from '../sync/transient.js';
+import { transientWait } from '../util/backoff.js';
 import type { SyncSummary } from '../sync/sync-dataset.js';
 import { rateLimitedDispatcher } from './rate-limited-dispatcher.js';
 import { connectRedis } from './redis-connection.js';
@@ -75,14 +77,8 @@ export interface RunningSyncWorker {
   close(graceMs?: number): Promise<void>;
 }
 
-/** A 401/403/404 or a bad request will not heal by retrying: the job fails at once. */
-function isPermanent(error: unknown): boolean {
-  if (!(error instanceof LedgerhookError)) return false;
-  const status = (error as { status?: number }).status;
-  if (status === 401 || status === 403 || status === 404) return true;
-  // Refused data (another owner's dataset, an answer that is not a list) will not heal by waiting.
-  return error.code === 'ERR_USAGE' || error.code === 'ERR_BAD_RESPONSE';
-}
+/** A 401/403/404 or refused data will not heal by retrying: the job fails at once (sync/transient.ts). */
+const isPermanent = (error: unknown) => !isTransientFailure(error);
 
 interface ProcessorEdges {
   emit: (event: SyncWorkerEvent) => void;
@@ -168,18 +164,6 @@ function jobProcessor(options: SyncWorkerOptions, edges: ProcessorEdges) {
 function transientRetries(job: Job): number {
   const retry = (job.data as { retry?: { count?: unknown } } | undefined)?.retry;
   return typeof retry?.count === 'number' && Number.isSafeInteger(retry.count) && retry.count >= 0 ? retry.count : 0;
-}
-
-/** The wait before retry number `retries`: doubling from firstMs, capped, with up to 20 % jitter. */
-export function transientWait(
-  retries: number,
-  options: { firstMs?: number | undefined; capMs?: number | undefined } = {},
-  random: () => number = Math.random,
-): number {
-  const first = options.firstMs ?? 2000;
-  const cap = options.capMs ?? 60_000;
-  const base = Math.min(cap, first * 2 ** Math.min(retries - 1, 30));
-  return Math.round(base * (0.8 + 0.4 * random()));
 }
 
 /** The worker half of issue #13: BullMQ jobs in, `runSync` per job, events out. */

@@ -14,12 +14,25 @@ import type { DatasetStore } from '../store/dataset-store.js';
 import { datasetKey, stateKey, tokenFingerprint, userDirName } from '../store/identity.js';
 import { SharedBackoff } from '../sync/retry-policy.js';
 import { type SyncSummary, syncDataset } from '../sync/sync-dataset.js';
+import { isTransientFailure } from '../sync/transient.js';
+import { transientWait } from '../util/backoff.js';
 import { SyncScheduler } from './sync-scheduler.js';
 
 export type WebhookSyncEvent =
   | { type: 'sync-start'; userId: string; entity: string; dataset: string; run: number }
   | { type: 'sync-done'; userId: string; entity: string; run: number; summary: SyncSummary }
   | { type: 'sync-failed'; userId: string; entity: string; dataset: string; run: number; error: string }
+  /** A transient failure (service or store unreachable, 5xx, 429): the sync runs again after `inMs`. */
+  | {
+      type: 'sync-retry';
+      userId: string;
+      entity: string;
+      dataset: string;
+      run: number;
+      retry: number;
+      inMs: number;
+      error: string;
+    }
   | { type: 'sync-coalesced'; userId: string; entity: string; dataset: string }
   | { type: 'unknown-entity'; userId: string; entity: string }
   | { type: 'no-token'; userId: string; entities: string[] }
@@ -38,6 +51,11 @@ export interface WebhookSyncOptions {
   limit?: number | undefined;
   /** List paths that replace the catalogue's for some entities, e.g. `{ expense: '/expenses/expenses' }`. */
   paths?: EntityPaths | undefined;
+  /**
+   * A sync failing for a transient reason is run again after firstMs, doubling up to capMs, at most
+   * `max` times (default 2 s, 60 s, 8: about five minutes), each said as a sync-retry event.
+   */
+  retry?: { firstMs?: number | undefined; capMs?: number | undefined; max?: number | undefined } | undefined;
   /** Datasets synced at once across all users. */
   concurrency?: number | undefined;
   timeoutMs?: number | undefined;
@@ -54,6 +72,8 @@ interface SyncRunner {
   emit: (event: WebhookSyncEvent) => void;
   /** Numbers the runs in the order they start. */
   nextRun: () => number;
+  /** Runs `then` after `ms` (a pending retry); cancelled when the signal aborts. */
+  later: (ms: number, then: () => void) => void;
 }
 
 /** A lifecycle event syncs nothing: it is reported with the catalogue's suggested use. */
@@ -79,7 +99,15 @@ function badUserReason(userId: string): string | undefined {
 }
 
 /** One dataset's sync as the scheduler runs it: reported from start to done or failed, never thrown. */
-async function runSync(runner: SyncRunner, token: string, userId: string, entity: string, path: string) {
+async function runSync(
+  runner: SyncRunner,
+  token: string,
+  userId: string,
+  entity: string,
+  path: string,
+  again: (retry: number, inMs: number) => void,
+  retry = 0,
+) {
   const { options, emit } = runner;
   const run = runner.nextRun();
   emit({ type: 'sync-start', userId, entity, dataset: path, run });
@@ -99,6 +127,14 @@ async function runSync(runner: SyncRunner, token: string, userId: string, entity
     });
     emit({ type: 'sync-done', userId, entity, run, summary });
   } catch (error) {
+    const message = error instanceof LedgerhookError ? error.message : String(error);
+    const policy = options.retry ?? {};
+    if (isTransientFailure(error) && retry < (policy.max ?? 8) && !options.signal?.aborted) {
+      const inMs = transientWait(retry + 1, policy);
+      emit({ type: 'sync-retry', userId, entity, dataset: path, run, retry: retry + 1, inMs, error: message });
+      again(retry + 1, inMs);
+      return;
+    }
     emit({
       type: 'sync-failed',
       userId,
@@ -126,7 +162,12 @@ function scheduleEntities(runner: SyncRunner, body: EntityUpdateBody, token: str
       baseUrl: runner.options.baseUrl,
       dataset: datasetKey(path),
     });
-    const outcome = runner.scheduler.request(key, () => runSync(runner, token, body.userId, name, path));
+    const userId = body.userId;
+    const schedule = (retry: number) =>
+      runner.scheduler.request(key, () => runSync(runner, token, userId, name, path, later, retry));
+    // A retry is a timer, then a request like any other (it coalesces with newer deliveries).
+    const later = (retry: number, inMs: number) => runner.later(inMs, () => schedule(retry));
+    const outcome = schedule(0);
     if (outcome === 'coalesced')
       runner.emit({ type: 'sync-coalesced', userId: body.userId, entity: name, dataset: path });
   }
@@ -167,6 +208,8 @@ export function createWebhookSync(options: WebhookSyncOptions): {
 } {
   const scheduler = new SyncScheduler(options.concurrency ?? 4);
   let runs = 0;
+  let pending = 0;
+  const retryWaiters: Array<() => void> = [];
   const runner: SyncRunner = {
     // Overrides are checked once, here, so that a bad one fails at start-up and not on a delivery.
     options: { ...options, paths: checkEntityPaths(options.paths) },
@@ -174,10 +217,32 @@ export function createWebhookSync(options: WebhookSyncOptions): {
     backoff: new SharedBackoff(),
     emit: (event) => options.onEvent?.(event),
     nextRun: () => ++runs,
+    later: (ms, then) => {
+      pending += 1;
+      const timer = setTimeout(() => {
+        pending -= 1;
+        options.signal?.removeEventListener('abort', cancel);
+        then();
+        if (pending === 0) for (const wake of retryWaiters.splice(0)) wake();
+      }, ms);
+      const cancel = () => {
+        clearTimeout(timer);
+        pending -= 1;
+        if (pending === 0) for (const wake of retryWaiters.splice(0)) wake();
+      };
+      options.signal?.addEventListener('abort', cancel, { once: true });
+    },
   };
   return {
     handle: (delivery) => handleParsed(runner, delivery.parsed),
     handleBody: (raw) => handleParsed(runner, parseWebhookBody(raw)),
-    idle: () => scheduler.idle(),
+    // Idle means no sync running, queued or waiting to be retried.
+    idle: async () => {
+      await scheduler.idle();
+      while (pending > 0) {
+        await new Promise<void>((resolve) => retryWaiters.push(resolve));
+        await scheduler.idle();
+      }
+    },
   };
 }
