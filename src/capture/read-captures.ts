@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { type CaptureLine, captureLines, MAX_CAPTURE_LINE_BYTES } from './capture-lines.js';
 import { LedgerhookError, usageError } from '../errors.js';
 import { isCaptureRecord, type CaptureRecord } from './capture-record.js';
 
@@ -8,38 +8,88 @@ export interface CaptureFile {
   warnings: string[];
 }
 
-/** Reads a capture file; a torn or foreign line is skipped with a warning, never fatal. */
-export async function readCaptures(path: string): Promise<CaptureFile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new LedgerhookError(
-      'ERR_USAGE',
-      `cannot read capture file ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (error as Error).message)}`,
-      { cause: error },
-    );
-  }
-  const lines = text.split('\n');
+/** Where to start: a missing or unreadable file is a usage error naming it. */
+function unreadable(path: string, error: unknown): LedgerhookError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new LedgerhookError(
+    'ERR_USAGE',
+    `cannot read capture file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? (error as Error).message)}`,
+    { cause: error },
+  );
+}
+
+export interface CaptureFileSelection extends CaptureFile {
+  /** The 0-based index of each record in the file (its position among the captured deliveries). */
+  indexes: number[];
+  /** Every captured delivery the file holds. */
+  total: number;
+}
+
+/**
+ * Reads a capture file as a stream (never one string: a capture of any size can be read), keeping
+ * only what `select` chooses (`last` through a ring of that many): memory follows the selection,
+ * not the file. A torn or foreign line is skipped with a warning; a hole of zero bytes silently.
+ */
+export async function readCaptures(path: string, select?: CaptureSelector): Promise<CaptureFileSelection> {
   const records: CaptureRecord[] = [];
+  const indexes: number[] = [];
   const warnings: string[] = [];
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
-    const last = index === lines.length - 1;
+  let total = 0;
+  let lines: AsyncGenerator<CaptureLine>;
+  try {
+    lines = captureLines(path);
+    // The file is opened by the first step: its errors surface here, as a usage error.
+    const first = await lines.next();
+    if (!first.done) lines = prepend(first.value, lines);
+  } catch (error) {
+    throw unreadable(path, error);
+  }
+  for await (const line of lines) {
+    if (line.kind === 'skipped') {
+      if (!line.zeros)
+        warnings.push(`line ${line.number} is longer than ${MAX_CAPTURE_LINE_BYTES} bytes (${line.bytes}); skipped`);
+      continue;
+    }
+    if (line.text.replaceAll('\0', '').trim() === '') continue;
+    let value: unknown;
     try {
-      const value: unknown = JSON.parse(line);
-      if (isCaptureRecord(value)) records.push(value);
-      else warnings.push(`line ${index + 1} is JSON but not a captured delivery; skipped`);
+      value = JSON.parse(line.text);
     } catch {
       warnings.push(
-        last
-          ? `line ${index + 1} is incomplete (the writer was stopped mid-line); skipped`
-          : `line ${index + 1} is not JSON; skipped`,
+        line.last
+          ? `line ${line.number} is incomplete (the writer was stopped mid-line); skipped`
+          : `line ${line.number} is not JSON; skipped`,
       );
+      continue;
     }
-  });
-  return { records, warnings };
+    if (!isCaptureRecord(value)) {
+      warnings.push(`line ${line.number} is JSON but not a captured delivery; skipped`);
+      continue;
+    }
+    const index = total;
+    total += 1;
+    if (select && !matches(value, index, select)) continue;
+    records.push(value);
+    indexes.push(index);
+    if (select?.last !== undefined && records.length > select.last) {
+      records.shift();
+      indexes.shift();
+    }
+  }
+  return { records, indexes, total, warnings };
+}
+
+async function* prepend<T>(first: T, rest: AsyncGenerator<T>): AsyncGenerator<T> {
+  yield first;
+  yield* rest;
+}
+
+function matches(record: CaptureRecord, index: number, selector: CaptureSelector): boolean {
+  if (selector.id !== undefined && record.id !== selector.id) return false;
+  if (selector.index !== undefined && index !== selector.index) return false;
+  if (selector.type !== undefined && record.type?.toUpperCase() !== selector.type.toUpperCase()) return false;
+  if (selector.event !== undefined && record.event?.toUpperCase() !== selector.event.toUpperCase()) return false;
+  return selector.user === undefined || record.userId === selector.user;
 }
 
 export interface CaptureSelector {

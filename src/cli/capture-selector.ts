@@ -13,7 +13,11 @@ const normalise = (name: string) => name.trim().toUpperCase().replace(/-/g, '_')
  * misspelt --type or --event would otherwise select nothing, silently. --type is one of the two
  * webhook types; --event a catalogue event or one the capture holds (custom events exist, spec 1.5).
  */
-export function captureSelector(flags: SelectorFlags, records: readonly CaptureRecord[]): CaptureSelector {
+export function captureSelector(
+  flags: SelectorFlags,
+  /** The records to check a custom event against; undefined when the file is streamed (any name goes). */
+  records: readonly CaptureRecord[] | undefined,
+): CaptureSelector {
   const selector: CaptureSelector = {};
   if (flags.id !== undefined) selector.id = flags.id;
   if (flags.index !== undefined) selector.index = flags.index;
@@ -29,9 +33,9 @@ export function captureSelector(flags: SelectorFlags, records: readonly CaptureR
   }
   if (flags.event !== undefined) {
     const event = normalise(flags.event);
-    const captured = new Set(records.flatMap((record) => (record.event === undefined ? [] : [record.event])));
+    const captured = new Set((records ?? []).flatMap((record) => (record.event === undefined ? [] : [record.event])));
     const known = [...EVENTS.map((definition) => definition.name), ...captured];
-    if (!known.some((name) => name.toUpperCase() === event))
+    if (records !== undefined && !known.some((name) => name.toUpperCase() === event))
       throw usageError(
         `unknown event "${flags.event}"${didYouMean(flags.event, known)}; \`ledgerhook events\` lists them`,
       );

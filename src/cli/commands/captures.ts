@@ -1,5 +1,4 @@
 import { captureBody } from '../../capture/capture-record.js';
-import { selectCaptures } from '../../capture/read-captures.js';
 import { captureSelector } from '../capture-selector.js';
 import { readCaptureFile } from '../capture-warnings.js';
 import { usageError } from '../../errors.js';
@@ -31,10 +30,13 @@ function verdictText(delivery: InspectorDelivery, ctx: CliContext): string {
 }
 
 async function list(options: CapturesListOptions, ctx: CliContext): Promise<void> {
-  const { records, warnings } = await readCaptureFile(options.file, ctx);
-  const all = records.map((record, index) => fromCaptureRecord(record, index));
-  const chosen = new Set(selectCaptures(records, captureSelector(options, records)));
-  const shown = all.filter((delivery) => chosen.has(delivery.record));
+  // Streamed with the selector: `--last 2` of a capture of any size keeps two records in memory.
+  const { records, indexes, total, warnings } = await readCaptureFile(
+    options.file,
+    ctx,
+    captureSelector(options, undefined),
+  );
+  const shown = records.map((record, at) => fromCaptureRecord(record, indexes[at] ?? at));
   if (options.json) {
     writeJson(ctx, {
       file: options.file,
@@ -47,7 +49,7 @@ async function list(options: CapturesListOptions, ctx: CliContext): Promise<void
   if (shown.length === 0) {
     writeLine(
       ctx.stdout,
-      `no delivery in ${options.file} matches (it holds ${plural(all.length, 'delivery', 'deliveries')})`,
+      `no delivery in ${options.file} matches (it holds ${plural(total, 'delivery', 'deliveries')})`,
     );
     return;
   }
@@ -63,7 +65,7 @@ async function list(options: CapturesListOptions, ctx: CliContext): Promise<void
   writeLine(ctx.stdout, table(['#', 'ID', 'RECEIVED', 'VERDICT', 'TYPE/EVENT', 'USER', 'SIZE'], rows, ctx.color.bold));
   writeLine(
     ctx.stdout,
-    ctx.color.dim(`${plural(shown.length, 'delivery', 'deliveries')} of ${all.length} in ${options.file}`),
+    ctx.color.dim(`${plural(shown.length, 'delivery', 'deliveries')} of ${total} in ${options.file}`),
   );
 }
 
@@ -81,14 +83,14 @@ export function parseDeliverySpec(spec: string): { file: string; id?: string | u
 
 async function show(options: CapturesShowOptions, ctx: CliContext): Promise<void> {
   const { file, id, index } = parseDeliverySpec(options.spec);
-  const { records } = await readCaptureFile(file, ctx);
-  if (records.length === 0) throw usageError(`${file} holds no captured delivery`);
-  const [record] =
-    id !== undefined || index !== undefined
-      ? selectCaptures(records, captureSelector({ id, index }, records))
-      : records.slice(-1);
+  const selector = id !== undefined ? { id } : index !== undefined ? { index } : { last: 1 };
+  const { records, indexes, total } = await readCaptureFile(file, ctx, selector);
+  if (total === 0) throw usageError(`${file} holds no captured delivery`);
+  if (index !== undefined && index >= total)
+    throw usageError(`index ${index} is out of range: the capture holds ${total} deliveries (0 to ${total - 1})`);
+  const [record] = records;
   if (record === undefined) throw usageError(`no captured delivery matches ${options.spec}`);
-  const delivery = fromCaptureRecord(record, records.indexOf(record));
+  const delivery = fromCaptureRecord(record, indexes[0] ?? 0);
   if (options.raw) {
     if (delivery.bodyTruncated)
       writeLine(
