@@ -65,19 +65,22 @@ async function fromFlags(options: VerifyCommandOptions, ctx: CliContext): Promis
 async function fromCapture(options: VerifyCommandOptions, spec: string, ctx: CliContext): Promise<Subject> {
   if ([options.file, options.data, options.token, options.header].some((value) => value !== undefined))
     throw usageError('--delivery takes body and token from the capture: give no FILE, --data, --token or --header');
-  const { readCaptures, selectCaptures } = await import('../../capture/read-captures.js');
+  const { readCaptures } = await import('../../capture/read-captures.js');
   const match = /^(.*?)(?:#([\w-]+)|:(\d+))?$/.exec(spec);
   const file = match?.[1] ?? spec;
   const id = match?.[2];
   const index = match?.[3];
-  const { records } = await readCaptures(file);
-  const [record] =
-    id !== undefined
-      ? selectCaptures(records, { id })
-      : index !== undefined
-        ? selectCaptures(records, { index: Number(index) })
-        : records.slice(-1);
-  if (!record) throw usageError(`${file} holds no captured delivery`);
+  // Streamed, keeping only the one delivery chosen: a capture of any size.
+  const selector = id !== undefined ? { id } : index !== undefined ? { index: Number(index) } : { last: 1 };
+  const { records, total } = await readCaptures(file, selector);
+  const [record] = records;
+  if (total === 0) throw usageError(`${file} holds no captured delivery`);
+  if (!record)
+    throw usageError(
+      id !== undefined
+        ? `no captured delivery has id ${id}`
+        : `index ${index} is out of range: the capture holds ${total} deliveries (0 to ${total - 1})`,
+    );
   // The capture's own header name unless one is chosen: it is what the listener looked for.
   const headerName = await resolveHeaderName(options, ctx, record.headerName);
   return {
