@@ -3,7 +3,8 @@ import { DEFAULT_HEADER_NAME } from '../defaults.js';
 
 export interface OutgoingDelivery {
   body: Uint8Array;
-  headers: Record<string, string>;
+  /** A repeated header (a replay "as captured") is an array: every copy goes out, in order. */
+  headers: Record<string, string | string[]>;
 }
 
 export interface BuildDeliveryOptions {

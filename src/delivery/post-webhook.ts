@@ -7,7 +7,8 @@ import { networkError } from '../http/network-error.js';
 export interface PostWebhookOptions {
   url: URL;
   body: Uint8Array | string;
-  headers: Record<string, string>;
+  /** An array sends one header line per value, in order (a duplicated header replayed as captured). */
+  headers: Record<string, string | string[]>;
   timeoutMs?: number | undefined;
   dispatcher?: Dispatcher | undefined;
   signal?: AbortSignal | undefined;

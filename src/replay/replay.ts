@@ -43,26 +43,29 @@ const NOT_REPLAYED = new Set([
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-function capturedHeaders(record: CaptureRecord): Record<string, string> {
-  const headers: Record<string, string> = {};
+function capturedHeaders(record: CaptureRecord, keepCopies: boolean): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(capturedHeaderValues(record))) {
     if (!NOT_REPLAYED.has(name) && name !== record.headerName.toLowerCase())
-      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      headers[name] = Array.isArray(value) && !keepCopies ? value.join(', ') : value;
   }
   return headers;
 }
 
 async function replayDelivery(planned: PlannedReplay, options: ReplayOptions): Promise<OutgoingDelivery> {
   const { record, body } = planned;
-  const headers = capturedHeaders(record);
+  const asCaptured = planned.mode === 'as-captured';
+  const headers = capturedHeaders(record, asCaptured);
   const headerName = (options.headerName ?? record.headerName).toLowerCase();
-  if (planned.mode === 'as-captured') {
-    const original = first(capturedHeaderValues(record)[record.headerName.toLowerCase()]);
+  if (asCaptured) {
+    // As captured means every copy of every header, in order: a delivery refused for a duplicated
+    // verification header must reach the receiver duplicated, not as the one copy it would accept.
+    const original = capturedHeaderValues(record)[record.headerName.toLowerCase()];
     if (original !== undefined) headers[headerName] = original;
     return { body, headers };
   }
   const signed = await buildDelivery({ body, secret: options.secret, headerName, now: options.now });
-  const contentType = headers['content-type'];
+  const contentType = first(headers['content-type']);
   return { body, headers: { ...headers, ...signed.headers, 'content-type': contentType ?? 'application/json' } };
 }
 
