@@ -20,7 +20,16 @@ export interface ReplayAnswer {
 export interface InspectorActions {
   /** Which modes a delivery may be replayed in (the page greys out the others). */
   modesFor(delivery: InspectorDelivery): ReplayMode[];
-  replay(delivery: InspectorDelivery, target: string, mode: ReplayMode): Promise<ReplayAnswer>;
+  /**
+   * `confirmRefused`: a refused delivery goes out (as captured) only when the person confirmed it,
+   * naming its verdict, as the CLI's replay needs --include-refused.
+   */
+  replay(
+    delivery: InspectorDelivery,
+    target: string,
+    mode: ReplayMode,
+    confirmRefused?: boolean,
+  ): Promise<ReplayAnswer>;
   curl(delivery: InspectorDelivery, target: string): string;
 }
 
@@ -115,9 +124,15 @@ export function inspectorActions(options: ActionOptions = {}): InspectorActions 
   const modesFor = (delivery: InspectorDelivery): ReplayMode[] => replayModes(delivery, options.secret);
   return {
     modesFor,
-    async replay(delivery, target, mode) {
+    async replay(delivery, target, mode, confirmRefused = false) {
       const url = resolveTarget(target);
       if (!modesFor(delivery).includes(mode)) throw modeRefused(delivery, mode);
+      if (delivery.verdict === 'refused' && !confirmRefused)
+        throw new LedgerhookError(
+          'ERR_USAGE',
+          `this delivery was refused (${delivery.code ?? 'refused'}): sending it on needs an explicit confirmation`,
+          { details: { reason: 'refused_replay_not_confirmed', code: delivery.code } },
+        );
       return replayOne(delivery, url, mode, options);
     },
     curl: (delivery, target) => curlFor(delivery, target, options.secret),

@@ -107,7 +107,7 @@ function apiHandler(options: InspectorOptions, streams: Set<() => void>) {
     const target = typeof body.to === 'string' && body.to !== '' ? body.to : options.forwardTo;
     if (target === undefined) return sendJson(res, 400, { error: 'give a URL to replay to' });
     const mode: ReplayMode = body.mode === 'resigned' ? 'resigned' : 'as-captured';
-    return sendJson(res, 200, await actions.replay(delivery, target, mode));
+    return sendJson(res, 200, await actions.replay(delivery, target, mode, body.confirmRefused === true));
   };
 }
 

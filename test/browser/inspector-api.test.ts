@@ -85,11 +85,11 @@ describe('inspector server (HTTP, no browser)', () => {
       const valid = JSON.parse((await raw(api('api/deliveries/dlv_valid'))).body);
       assert.deepEqual(valid.replayModes, ['resigned', 'as-captured']);
 
-      const post = (id: string, mode: string, headers: Record<string, string> = {}) =>
+      const post = (id: string, mode: string, headers: Record<string, string> = {}, confirmRefused = false) =>
         raw(api(`api/deliveries/${id}/replay`), {
           method: 'POST',
           headers: { 'content-type': 'application/json', origin: base.origin, ...headers },
-          body: JSON.stringify({ mode }),
+          body: JSON.stringify({ mode, confirmRefused }),
         });
       const laundered = await post('dlv_forged', 'resigned');
       assert.equal(laundered.status, 400);
@@ -100,7 +100,12 @@ describe('inspector server (HTTP, no browser)', () => {
 
       const resigned = JSON.parse((await post('dlv_valid', 'resigned')).body);
       assert.equal(resigned.status, 200, JSON.stringify(resigned));
-      const asCaptured = JSON.parse((await post('dlv_forged', 'as-captured')).body);
+      // The CLI's --include-refused in the page: no confirmation, no replay (the server enforces it).
+      const unconfirmed = await post('dlv_forged', 'as-captured');
+      assert.equal(unconfirmed.status, 400);
+      assert.match(JSON.parse(unconfirmed.body).error, /was refused \(bad_signature\).*confirmation/);
+      assert.equal(receiver.received.length, 1);
+      const asCaptured = JSON.parse((await post('dlv_forged', 'as-captured', {}, true)).body);
       assert.equal(asCaptured.status, 400); // the independent receiver refuses the forgery, as it should
       assert.deepEqual(
         receiver.received.map((delivery) => delivery.status),

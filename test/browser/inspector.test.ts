@@ -114,6 +114,12 @@ describe('inspector page in Chromium', { skip }, () => {
       assert.equal(await page.locator('tr.check.fail').getAttribute('data-check'), 'signature');
       assert.match((await page.locator('pre.body').textContent()) ?? '', /<img src=x onerror=/);
       assert.match((await page.locator('pre.body').textContent()) ?? '', /<script>window.__pwned = 1<\/script>/);
+      // Replaying a refused delivery takes a visible confirmation naming its verdict (the CLI's --include-refused).
+      const replayButton = page.getByRole('button', { name: 'Replay' });
+      assert.equal(await replayButton.isDisabled(), true);
+      assert.match((await page.locator('label.confirm-refused').textContent()) ?? '', /refused: bad_signature/);
+      await page.getByLabel('confirm replay of a refused delivery').check();
+      assert.equal(await replayButton.isDisabled(), false);
       if (screenshots) await page.screenshot({ path: new URL('inspector-detail.png', docs).pathname });
 
       const injected = await page.evaluate(() => ({

@@ -26,11 +26,11 @@ export const api = {
     fetch(`api/deliveries/${encodeURIComponent(id)}/curl?to=${encodeURIComponent(to)}`).then((r) =>
       json<{ command: string }>(r),
     ),
-  replay: (id: string, to: string, mode: ReplayMode) =>
+  replay: (id: string, to: string, mode: ReplayMode, confirmRefused = false) =>
     fetch(`api/deliveries/${encodeURIComponent(id)}/replay`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ to, mode }),
+      body: JSON.stringify({ to, mode, confirmRefused }),
     }).then((r) => json<ReplayAnswer>(r)),
 };
 

@@ -164,7 +164,7 @@ function actionsCard(detail: Detail, meta: Meta): HTMLElement {
         click: () => {
           show('sending…');
           api
-            .replay(detail.id, target.value, mode.value as ReplayMode)
+            .replay(detail.id, target.value, mode.value as ReplayMode, confirm.checked)
             .then((a) =>
               show(a.error ? `no answer: ${a.error}` : `${a.status} in ${a.latencyMs} ms (${a.mode})\n${a.body ?? ''}`),
             )
@@ -174,7 +174,22 @@ function actionsCard(detail: Detail, meta: Meta): HTMLElement {
     },
     'Replay',
   );
-  replay.disabled = detail.replayModes.length === 0;
+  // The CLI's --include-refused, in the page: a refused delivery is sent on only once the person
+  // ticks a box that names its verdict (the server refuses the replay without it too).
+  const refused = detail.verdict === 'refused';
+  const confirm = h('input', { attrs: { type: 'checkbox', 'aria-label': 'confirm replay of a refused delivery' } });
+  const confirmLabel = refused
+    ? h(
+        'label',
+        { class: 'confirm-refused' },
+        confirm,
+        ` This delivery was refused: ${detail.code ?? 'refused'}. Send it on as captured anyway.`,
+      )
+    : null;
+  replay.disabled = detail.replayModes.length === 0 || refused;
+  confirm.addEventListener('change', () => {
+    replay.disabled = detail.replayModes.length === 0 || (refused && !confirm.checked);
+  });
   const curl = h(
     'button',
     {
@@ -196,7 +211,7 @@ function actionsCard(detail: Detail, meta: Meta): HTMLElement {
     detail.verdict === 'valid'
       ? null
       : h('p', { class: 'muted' }, 'This delivery did not verify: it is replayed only as captured, never re-signed.');
-  return section('Replay', h('div', { class: 'row' }, target, mode, replay, curl), note, output);
+  return section('Replay', h('div', { class: 'row' }, target, mode, replay, curl), note, confirmLabel, output);
 }
 
 export function detailView(detail: Detail, meta: Meta): HTMLElement {
