@@ -17,7 +17,7 @@ export {
   type SyncRunSummary,
 } from '../queue/sync-worker.js';
 export { storeSync } from '../queue/store-sync.js';
-export { TokenRateGate, DEFAULT_TOKEN_RATE_LIMIT, type TokenRateLimit } from '../queue/token-rate-gate.js';
+export { TokenRateGate, type TokenRateLimit } from '../queue/token-rate-gate.js';
 export { queueStatus, type QueueStatus } from '../queue/queue-status.js';
 export { syncDedupeId, type SyncJobData } from '../queue/sync-job.js';
 export { DEFAULT_QUEUE_NAME } from '../queue/queue-target.js';

@@ -12,6 +12,12 @@ const ADVICE: Record<string, (details: LedgerhookErrorDetails) => string> = {
   entity_path_not_found: (d) =>
     `if the service serves ${String(d.entity)} elsewhere, set its path: \`ledgerhook config set paths.${String(d.entity)} ${String(d.suggested ?? '/the/path')}\`${d.overridden ? ` (or \`ledgerhook config unset paths.${String(d.entity)}\` for the catalogue's)` : ''}`,
   invalid_entity_path: (d) => `give paths.${String(d.entity)} as a path like /expenses/expenses`,
+  retry_after_too_long: () => 'raise the wait budget with --max-wait (e.g. --max-wait 30m), or run the sync later',
+  redirected: (d) =>
+    d.location
+      ? `if that is the API root, pass --base-url with it or \`ledgerhook config set baseUrl URL\``
+      : 'check --base-url',
+  wait_budget_spent: () => 'the service kept answering 429 or 5xx; raise --max-wait (e.g. --max-wait 30m) or try later',
   empty_secret: () => 'write the webhook_secret the API team sent into the file or variable you give',
   invalid_tolerance: () => 'give --tolerance as a whole number of seconds, 0 or more',
   invalid_iat: () => 'give --iat as seconds since the epoch, e.g. 1700000000',
@@ -61,7 +67,6 @@ const ADVICE: Record<string, (details: LedgerhookErrorDetails) => string> = {
   pages_without_progress: () => 'the server keeps sending cursors without new items; report it to the API team',
   cursor_loop: () => 'the server repeats a cursor; report it to the API team',
   invalid_cursor: () => 'the server sent a cursor that cannot be sent back; report it to the API team',
-  retry_after_too_long: () => 'run the sync again later',
   bad_user_id: () => 'such a webhook cannot name a user of its own and is not synced',
 
   // mock

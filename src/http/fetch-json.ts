@@ -3,6 +3,7 @@ import { loadUndici } from './load-undici.js';
 import { HttpStatusError, LedgerhookError } from '../errors.js';
 import {
   backoffDelay,
+  DEFAULT_MAX_WAIT_MS,
   DEFAULT_RETRY_POLICY,
   parseRetryAfter,
   type RetryPolicy,
@@ -28,7 +29,9 @@ export interface FetchJsonOptions {
   /** Per request (each attempt), headers and body together. */
   timeoutMs?: number | undefined;
   maxResponseBytes?: number | undefined;
-  onRetry?: ((event: { attempt: number; waitMs: number; reason: string }) => void) | undefined;
+  onRetry?:
+    | ((event: { attempt: number; waitMs: number; reason: string; rateLimited?: boolean | undefined }) => void)
+    | undefined;
 }
 
 type Attempt =
@@ -121,6 +124,19 @@ function interpret(options: FetchJsonOptions, response: Dispatcher.ResponseData,
     try {
       return { ok: true, body: JSON.parse(text) };
     } catch {
+      // HTML (a login page, a proxy's error page) or any other non-JSON type is not a cut-off body:
+      // asking again brings the same page, so it fails at once, saying what came.
+      const type = String(response.headers['content-type'] ?? '');
+      if ((type !== '' && !/json/i.test(type)) || /^\s*</.test(text))
+        return {
+          ok: false,
+          retryable: false,
+          error: new LedgerhookError(
+            'ERR_BAD_RESPONSE',
+            `${method} ${href} answered 200 with ${type === '' ? 'no content type' : type.slice(0, 80)}, not JSON (${text.length} bytes, starting ${JSON.stringify(text.slice(0, 60))})`,
+            { details: { reason: 'body_not_json', url: href, contentType: type.slice(0, 80) } },
+          ),
+        };
       // A cut-off body on a 200: retried, since the next answer is usually whole.
       const start = text.length ? `, starting ${JSON.stringify(text.slice(0, 40))}` : '';
       return {
@@ -145,7 +161,28 @@ function interpret(options: FetchJsonOptions, response: Dispatcher.ResponseData,
       retryAfterMs,
     };
   }
-  if (status >= 500) return { ok: false, retryable: true, error: new HttpStatusError(method, href, status, body) };
+  if (status >= 500) {
+    // A 503 may say when to come back, as a 429 does (RFC 9110 10.2.3).
+    const header = response.headers['retry-after'];
+    const retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header, (options.now ?? Date.now)());
+    return { ok: false, retryable: true, error: new HttpStatusError(method, href, status, body), retryAfterMs };
+  }
+  if (status >= 300 && status < 400) {
+    // Never followed: the Authorization header must not travel to another address. Said where it points.
+    const location = String(response.headers.location ?? '').slice(0, 300);
+    const error = new HttpStatusError(
+      method,
+      href,
+      status,
+      body,
+      location
+        ? `a redirect to ${JSON.stringify(location)}, not followed (the access token must not travel); the base URL should probably be that address`
+        : 'a redirect without a Location, not followed',
+    );
+    error.details.reason = 'redirected';
+    if (location) error.details.location = location;
+    return { ok: false, retryable: false, error };
+  }
   const error = new HttpStatusError(
     method,
     href,
@@ -165,11 +202,49 @@ export async function fetchJson(options: FetchJsonOptions): Promise<unknown> {
   const policy = options.retry ?? DEFAULT_RETRY_POLICY;
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? abortableSleep;
+  const budget = policy.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+  let waited = 0;
   for (let attemptNumber = 1; ; attemptNumber += 1) {
     const shared = options.backoff?.waitMs(now()) ?? 0;
     if (shared > 0) await sleep(shared, options.signal);
     const result = await attempt(options);
     if (result.ok) return result.body;
+    const status = (result.error as { status?: number }).status;
+    // A rate limit or a server error is ridden out within the wait budget, not a count of attempts.
+    const slow = result.retryable && status !== undefined && (status === 429 || status >= 500);
+    if (slow) {
+      let waitMs = result.retryAfterMs ?? backoffDelay(policy, Math.min(attemptNumber - 1, 20), options.random);
+      if (result.retryAfterMs !== undefined && waited + waitMs > budget)
+        throw new LedgerhookError(
+          result.error.code,
+          `${result.error.message}: the server asks to wait ${Math.ceil(waitMs / 1000)} s (Retry-After), past the ${Math.round(budget / 1000)} s wait budget (${Math.round(waited / 1000)} s waited already); stopped`,
+          {
+            cause: result.error,
+            details: { ...result.error.details, reason: 'retry_after_too_long', waitMs, maxWaitMs: budget, status },
+          },
+        );
+      if (waited + waitMs > budget)
+        throw new LedgerhookError(
+          result.error.code,
+          `${result.error.message} (gave up after ${attemptNumber} attempts and ${Math.round(waited / 1000)} s of waiting, the ${Math.round(budget / 1000)} s wait budget)`,
+          {
+            cause: result.error,
+            details: {
+              ...result.error.details,
+              reason: 'wait_budget_spent',
+              attempts: attemptNumber,
+              maxWaitMs: budget,
+              status,
+            },
+          },
+        );
+      waitMs = Math.max(0, waitMs);
+      if (result.retryAfterMs !== undefined) options.backoff?.pauseUntil(now() + waitMs);
+      options.onRetry?.({ attempt: attemptNumber, waitMs, reason: result.error.message, rateLimited: status === 429 });
+      await sleep(waitMs, options.signal);
+      waited += waitMs;
+      continue;
+    }
     if (!result.retryable || attemptNumber >= policy.maxAttempts) {
       if (result.retryable && attemptNumber > 1) {
         throw new LedgerhookError(

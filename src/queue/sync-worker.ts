@@ -170,7 +170,7 @@ function transientRetries(job: Job): number {
 export async function startSyncWorker(options: SyncWorkerOptions): Promise<RunningSyncWorker> {
   const emit = (event: SyncWorkerEvent) => options.onEvent?.(event);
   const redis = connectRedis(options.url, 'worker');
-  const gate = new TokenRateGate(redis, options.queueName, options.rateLimit);
+  const gate = await TokenRateGate.create(redis, options.queueName, options.rateLimit);
   const stopping = new AbortController();
   const dispatcher = rateLimitedDispatcher(gate, stopping.signal);
   const backoffs = new Map<string, SharedBackoff>();

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { RateLimiterRedis } from 'rate-limiter-flexible';
 import { delay } from '../util/delay.js';
 
 export interface TokenRateLimit {
@@ -8,8 +8,12 @@ export interface TokenRateLimit {
   windowSeconds: number;
 }
 
-/** What the service allows (issue #13: about 1,000 requests per 5 minutes per token). */
-export const DEFAULT_TOKEN_RATE_LIMIT: TokenRateLimit = { requests: 1000, windowSeconds: 300 };
+/** Waits of a limiter that said no: rate-limiter-flexible rejects with one of these. */
+interface Rejection {
+  msBeforeNext: number;
+}
+const isRejection = (value: unknown): value is Rejection =>
+  typeof (value as { msBeforeNext?: unknown } | null)?.msBeforeNext === 'number';
 
 /**
  * One limiter per access token shared by every worker through Redis (rate-limiter-flexible), and
@@ -18,18 +22,30 @@ export const DEFAULT_TOKEN_RATE_LIMIT: TokenRateLimit = { requests: 1000, window
  */
 export class TokenRateGate {
   readonly #redis: Redis;
-  readonly #limiter: RateLimiterRedis;
+  readonly #limiter: RateLimiterRedis | undefined;
   readonly #prefix: string;
 
-  constructor(redis: Redis, queueName: string, limit: TokenRateLimit = DEFAULT_TOKEN_RATE_LIMIT) {
+  private constructor(redis: Redis, prefix: string, limiter: RateLimiterRedis | undefined) {
     this.#redis = redis;
-    this.#prefix = `ledgerhook:${queueName}`;
-    this.#limiter = new RateLimiterRedis({
+    this.#prefix = prefix;
+    this.#limiter = limiter;
+  }
+
+  /**
+   * The spec shows no rate limit: without `limit` (the default) only a 429's Retry-After pauses a
+   * token. With one (the user's own setting), rate-limiter-flexible is loaded and shared through Redis.
+   */
+  static async create(redis: Redis, queueName: string, limit?: TokenRateLimit): Promise<TokenRateGate> {
+    const prefix = `ledgerhook:${queueName}`;
+    if (!limit) return new TokenRateGate(redis, prefix, undefined);
+    const { RateLimiterRedis } = await import('rate-limiter-flexible');
+    const limiter = new RateLimiterRedis({
       storeClient: redis,
-      keyPrefix: `${this.#prefix}:rl`,
+      keyPrefix: `${prefix}:rl`,
       points: limit.requests,
       duration: limit.windowSeconds,
     });
+    return new TokenRateGate(redis, prefix, limiter);
   }
 
   /** Waits until this token may send one more request (a pause from a 429, then the shared budget). */
@@ -40,11 +56,12 @@ export class TokenRateGate {
         await delay(pausedMs, signal);
         continue;
       }
+      if (!this.#limiter) return;
       try {
         await this.#limiter.consume(tokenKey, 1);
         return;
       } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        if (!isRejection(rejection)) throw rejection;
         await delay(Math.max(10, rejection.msBeforeNext), signal);
       }
     }

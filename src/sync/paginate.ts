@@ -1,7 +1,7 @@
 import { DEFAULT_PAGE_LIMIT } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
 import { type FetchJsonOptions, fetchJson } from '../http/fetch-json.js';
-import { classifyBody, type ListPage } from './envelope.js';
+import { classifyBody, type EnvelopeQuirk, type ListPage } from './envelope.js';
 import { idKey } from './item-id.js';
 
 import { DEFAULT_MAX_PAGES } from '../defaults.js';
@@ -37,7 +37,7 @@ export interface PaginateOptions
 }
 
 export type PaginatedItem =
-  | { kind: 'page'; index: number; page: ListPage }
+  | { kind: 'page'; index: number; page: ListPage; quirk?: EnvelopeQuirk | undefined }
   /** The endpoint answered something that is not an envelope (e.g. /userTaxSetup). */
   | { kind: 'document'; body: unknown };
 
@@ -138,7 +138,7 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<Pagina
       pending = fetchPage(cursor);
       pending.catch(() => {}); // if the caller stops early, nobody awaits it
     }
-    yield { kind: 'page', index, page: classified.page };
+    yield { kind: 'page', index, page: classified.page, ...(classified.quirk ? { quirk: classified.quirk } : {}) };
     if (cursor === undefined) return;
   }
 }

@@ -1,12 +1,26 @@
-/** How hard the client tries before giving up: at most 5 attempts, exponential backoff with full jitter. */
+/**
+ * How hard the client tries before giving up. A rate limit (429) or a server error (5xx) is ridden
+ * out: retried with exponential backoff and full jitter, honouring Retry-After, until `maxWaitMs`
+ * of waiting in all (a real rate window is minutes). Other transient failures (a connection
+ * refused, a body cut off) get at most `maxAttempts` attempts.
+ */
 export interface RetryPolicy {
   maxAttempts: number;
   baseDelayMs: number;
-  /** No single wait is longer than this (a Retry-After further away fails the request instead). */
+  /** No single backoff wait is longer than this (a Retry-After may be, within the budget). */
   maxDelayMs: number;
+  /** Total waiting allowed for 429 and 5xx answers of one request (default 5 minutes). */
+  maxWaitMs?: number | undefined;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 250, maxDelayMs: 30_000 };
+export const DEFAULT_MAX_WAIT_MS = 5 * 60_000;
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 5,
+  baseDelayMs: 250,
+  maxDelayMs: 30_000,
+  maxWaitMs: DEFAULT_MAX_WAIT_MS,
+};
 
 /** Full jitter (AWS architecture blog): a random wait in [0, base * 2^attempt], capped. */
 export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {

@@ -4,6 +4,8 @@ import type { FetchJsonOptions } from '../http/fetch-json.js';
 import type { DatasetRef, DatasetState, DatasetStore, FullReadReason } from '../store/dataset-store.js';
 import { datasetKey, normaliseBaseUrl, tokenFingerprint } from '../store/identity.js';
 import { accessBeforeOwner } from './access-before-owner.js';
+import { DEFAULT_RETRY_POLICY } from './retry-policy.js';
+import type { EnvelopeQuirk } from './envelope.js';
 import { explainEntityNotFound } from './entity-not-found.js';
 import { PageSink } from './page-sink.js';
 import { paginate } from './paginate.js';
@@ -20,7 +22,15 @@ export type SyncProgressEvent =
       location?: string | undefined;
     }
   | { type: 'page'; dataset: string; page: number; items: number; itemsSoFar: number; deletedSoFar: number }
-  | { type: 'retry'; dataset: string; attempt: number; waitMs: number; reason: string }
+  | {
+      type: 'retry';
+      dataset: string;
+      attempt: number;
+      waitMs: number;
+      reason: string;
+      /** A 429: the service's rate limit, ridden out within the wait budget. */
+      rateLimited?: boolean | undefined;
+    }
   | { type: 'writing'; dataset: string }
   | { type: 'done'; summary: SyncSummary };
 
@@ -47,6 +57,11 @@ export interface SyncDatasetOptions
   full?: boolean | undefined;
   /** Fetch and report, write nothing (no data, no state). */
   dryRun?: boolean | undefined;
+  /**
+   * How long one request may wait out 429 and 5xx answers in all (honouring Retry-After) before the
+   * sync stops; default 5 minutes. A multi-page read keeps its pages across the wait.
+   */
+  maxWaitMs?: number | undefined;
   /** Stop with an error after this many pages (an endless cursor chain). */
   maxPages?: number | undefined;
   /** Clock in ms since the epoch (only for syncedAt; lastUpdatedDate always comes from the server). */
@@ -65,6 +80,8 @@ export interface SyncSummary {
   dryRun: boolean;
   /** Set when mode is 'full': why the dataset was read whole. */
   fullReason?: FullReadReason | undefined;
+  /** Envelope habits of the server the spec does not show (a last page's cursor null or ""), once each. */
+  quirks?: EnvelopeQuirk[] | undefined;
 }
 
 /** The ref of a dataset: who, which server, which path and filter. */
@@ -163,6 +180,10 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
 
   const pages = paginate({
     ...options,
+    retry: {
+      ...(options.retry ?? DEFAULT_RETRY_POLICY),
+      ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
+    },
     path,
     filter: ref.filter,
     allowDocument: isDocument,
@@ -189,6 +210,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
         return summary;
       }
       summary.pages += 1;
+      if (item.quirk && !summary.quirks?.includes(item.quirk)) summary.quirks = [...(summary.quirks ?? []), item.quirk];
       summary.lastUpdatedDate ??= item.page.lastUpdatedDate;
       await sink.add(item.page);
       const { received: itemsSoFar, deletedSoFar } = sink;

@@ -56,6 +56,8 @@ export interface WebhookSyncOptions {
    * `max` times (default 2 s, 60 s, 8: about five minutes), each said as a sync-retry event.
    */
   retry?: { firstMs?: number | undefined; capMs?: number | undefined; max?: number | undefined } | undefined;
+  /** Waiting allowed per request for 429 and 5xx answers before a run fails (then retried as above). */
+  maxWaitMs?: number | undefined;
   /** Datasets synced at once across all users. */
   concurrency?: number | undefined;
   timeoutMs?: number | undefined;
@@ -117,6 +119,7 @@ async function runSync(
       token,
       path,
       paths: options.paths,
+      maxWaitMs: options.maxWaitMs,
       userId,
       store: options.store,
       backoff: runner.backoff,

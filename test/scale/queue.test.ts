@@ -204,8 +204,8 @@ describe('sync queue', { skip }, () => {
     const b = new Redis(REDIS_URL);
     try {
       // Two gates = two workers sharing one budget of 3 requests per minute.
-      const one = new TokenRateGate(a, queueName, { requests: 3, windowSeconds: 60 });
-      const two = new TokenRateGate(b, queueName, { requests: 3, windowSeconds: 60 });
+      const one = await TokenRateGate.create(a, queueName, { requests: 3, windowSeconds: 60 });
+      const two = await TokenRateGate.create(b, queueName, { requests: 3, windowSeconds: 60 });
       await one.acquire('token-a');
       await two.acquire('token-a');
       await one.acquire('token-a');

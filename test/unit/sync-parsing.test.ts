@@ -57,7 +57,9 @@ describe('classifyBody', () => {
     ['data not an array', { ...page, data: {} }, 'invalid', /data is not an array/],
     ['no lastUpdatedDate', { data: [] }, 'invalid', /missing/],
     ['a bad lastUpdatedDate', { ...page, lastUpdatedDate: 'yesterday' }, 'invalid', /not a timestamp/],
-    ['an empty cursor', { ...page, cursor: '' }, 'invalid', /cursor/],
+    // A serialiser's habit on the last page (issue 18): ends the read, recorded as a quirk.
+    ['an empty cursor', { ...page, cursor: '' }, 'page'],
+    ['a null cursor', { ...page, cursor: null }, 'page'],
     ['a numeric cursor', { ...page, cursor: 5 }, 'invalid', /cursor/],
     ['deletedIds not an array', { ...page, deletedIds: 3 }, 'invalid', /deletedIds/],
     ['deletedIds with objects', { ...page, deletedIds: [{}] }, 'invalid', /deletedIds/],

@@ -49,7 +49,10 @@ function describe(summary: Rendered): string {
     summary.mode === 'full'
       ? `${summary.total} items (${fullReasonText(summary.fullReason, summary.file)})`
       : `${summary.upserted} upserted, ${summary.deleted} deleted, ${summary.total} in all`;
-  return `${summary.dataset}: ${summary.mode}, ${summary.pages} page${summary.pages === 1 ? '' : 's'}, ${changes} → ${name}${dry}`;
+  const quirks = summary.quirks?.length
+    ? ` (the server ended the read with ${summary.quirks.map((quirk) => (quirk === 'cursor-null' ? 'cursor: null' : 'cursor: ""')).join(' and ')})`
+    : '';
+  return `${summary.dataset}: ${summary.mode}, ${summary.pages} page${summary.pages === 1 ? '' : 's'}, ${changes} → ${name}${dry}${quirks}`;
 }
 
 /** The end of `sync --all`: one row per dataset, then the totals. */
@@ -78,9 +81,14 @@ function progressHandler(ctx: CliContext, progress: Awaited<ReturnType<typeof cr
       const rate = event.itemsSoFar / Math.max(0.001, (Date.now() - started) / 1000);
       progress.update(`${event.dataset}: page ${event.page}, ${event.itemsSoFar} items (${rate.toFixed(0)}/s)`);
     } else if (event.type === 'retry') {
-      const wait = (event.waitMs / 1000).toFixed(1);
+      const wait =
+        event.waitMs >= 10_000 ? `${Math.round(event.waitMs / 1000)} s` : `${(event.waitMs / 1000).toFixed(1)} s`;
       progress.log(
-        ctx.color.yellow(`${event.dataset}: retrying in ${wait}s (attempt ${event.attempt}): ${event.reason}`),
+        ctx.color.yellow(
+          event.rateLimited
+            ? `${event.dataset}: rate limited, retrying in ${wait} (attempt ${event.attempt}; pages read so far are kept)`
+            : `${event.dataset}: retrying in ${wait} (attempt ${event.attempt}): ${event.reason}`,
+        ),
       );
     } else if (event.type === 'start') {
       progress.update(`${event.dataset}: ${event.mode === 'full' ? 'full read' : `changes since ${event.since}`}`);
@@ -122,6 +130,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     full: options.full,
     dryRun: options.dryRun,
     maxPages: options.maxPages,
+    maxWaitMs: options.maxWait,
     maxResponseBytes: options.maxResponseBytes,
     timeoutMs: Math.round(options.timeout * 1000),
     signal: ctx.signal,

@@ -67,7 +67,8 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
     throw usageError('give --token-file or --token (every user) or --tokens FILE (per user), not several');
   const baseUrl = await resolveBaseUrl(options, ctx);
   if (baseUrl === undefined) throw usageError('no base URL: pass --base-url or set LEDGERHOOK_BASE_URL');
-  const rateLimit = parseRateLimit(options.rateLimit);
+  // Off unless set: the spec shows no rate limit; a limit is the user's own knowledge of the service.
+  const rateLimit = options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit);
   const paths = await resolveEntityPaths(options, ctx);
   let tokenFor: (userId: string) => string | undefined;
   if (options.tokens) {

@@ -61,7 +61,7 @@ export function defineMock(program: Command, run: RunCommand): void {
     )
     .option(
       '--rate-limit <n/seconds>',
-      'answer 429 with Retry-After past N requests per window per token (the real service: about 1000/300)',
+      'answer 429 with Retry-After past N requests per window per token (the spec shows no limit: this is for trying your own)',
       rateLimit('--rate-limit'),
     )
     .addOption(
@@ -83,7 +83,7 @@ export function defineMock(program: Command, run: RunCommand): void {
         'curl -H "Authorization: Bearer ledgerhook-mock-token" -H "limit: 100" http://127.0.0.1:4010/rest/v5/expenses',
         'ledgerhook mock --port 0 --json --items 100000 --churn 2',
         'ledgerhook mock --webhook-url http://127.0.0.1:4000/ --secret-file sandbox.secret --churn 5',
-        'ledgerhook mock --fail-rate 0.1 --rate-limit 1000/300 --latency 50',
+        'ledgerhook mock --fail-rate 0.1 --rate-limit 100/60 --latency 50',
         `curl -X POST -d '{"path":"/expenses","create":2,"update":1,"delete":1,"retype":1}' http://127.0.0.1:4010/__mock/mutate`,
       ),
     )

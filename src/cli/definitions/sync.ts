@@ -7,7 +7,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../../defaults.js';
 import { InvalidArgumentError } from 'commander';
-import { collect, decimal, examples, integer } from '../parsers.js';
+import { collect, decimal, duration, examples, integer } from '../parsers.js';
 import { addJsonOption } from './common-options.js';
 import { addStoreOption } from './store.js';
 import { ENVIRONMENTS } from '../../settings/environments.js';
@@ -39,6 +39,8 @@ export interface SyncCommandOptions extends DatasetFlags {
   watch?: boolean;
   /** Milliseconds between two rounds of --watch. */
   interval: number;
+  /** Milliseconds of waiting allowed per request for 429 and 5xx answers. */
+  maxWait: number;
   json?: boolean;
 }
 
@@ -111,6 +113,12 @@ export function defineSync(program: Command, run: RunCommand): void {
       'give up on a request after this long (retried like a network error)',
       decimal('--timeout', { min: 0.1, max: 3600 }),
       DEFAULT_REQUEST_TIMEOUT_MS / 1000,
+    )
+    .option(
+      '--max-wait <duration>',
+      'how long to ride out a rate limit (429) or server errors (5xx) per request, honouring Retry-After, before stopping (5m, 30s, 1h)',
+      duration('--max-wait', { minMs: 0, maxMs: 24 * 3_600_000 }),
+      300_000,
     )
     .option('--watch', 'keep syncing: a round, a pause of --interval, and again, until Ctrl-C')
     .option('--interval <duration>', 'pause between two rounds of --watch (60s, 5m, 500ms)', parseInterval, 60_000)

@@ -14,7 +14,7 @@ export interface WorkerCommandOptions extends QueueFlags {
   tokens?: string;
   concurrency: number;
   limit: number;
-  rateLimit: string;
+  rateLimit?: string;
   lockSeconds: number;
   shutdownGrace: number;
   json?: boolean;
@@ -42,8 +42,7 @@ export function defineWorker(program: Command, run: RunCommand): void {
     .option('--limit <n>', 'page size', integer('--limit', { min: 1, max: 100_000 }), 100)
     .option(
       '--rate-limit <requests/seconds>',
-      "the service's limit per access token, shared by all workers through Redis",
-      '1000/300',
+      "a limit per access token you know the service has, e.g. 600/60, shared by all workers through Redis (default: none; a 429's Retry-After always pauses the token on every worker)",
     )
     .option(
       '--lock-seconds <s>',
