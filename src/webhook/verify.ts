@@ -149,11 +149,35 @@ async function checkSignature(
 function claimProblems(claims: Record<string, unknown>): string[] {
   const { iat, request_body_sha256: hash } = claims;
   const problems: string[] = [];
+  // RFC 7519: exp and nbf are NumericDates when present (the spec shows neither; absent changes nothing).
+  for (const name of ['exp', 'nbf'] as const)
+    if (claims[name] !== undefined && (typeof claims[name] !== 'number' || !Number.isFinite(claims[name])))
+      problems.push(`${name} is not a number (${JSON.stringify(claims[name])})`);
   if (typeof iat !== 'number' || !Number.isFinite(iat))
     problems.push(`iat is ${iat === undefined ? 'missing' : `not a number (${JSON.stringify(iat)})`}`);
   if (typeof hash !== 'string')
     problems.push(`request_body_sha256 is ${hash === undefined ? 'missing' : 'not a string'}`);
   return problems;
+}
+
+/** RFC 7519 exp and nbf, honoured when present: past exp is expired, before nbf is not yet valid. */
+function checkExpNbf(
+  claims: Record<string, unknown>,
+  nowSeconds: number,
+  ignoreExpiry: boolean,
+  verdict: Verdict,
+): void {
+  const { exp, nbf } = claims;
+  if (typeof exp === 'number' && !ignoreExpiry && nowSeconds >= exp) {
+    const iso = new Date(exp * 1000).toISOString();
+    verdict.checks.push({ name: 'freshness', status: 'fail', detail: `exp ${iso} has passed` });
+    verdict.fail('expired', `the token expired at ${iso} (its exp claim)`, { claims });
+  }
+  if (typeof nbf === 'number' && nowSeconds < nbf) {
+    const iso = new Date(nbf * 1000).toISOString();
+    verdict.checks.push({ name: 'freshness', status: 'fail', detail: `nbf ${iso} is still ahead` });
+    verdict.fail('issued_in_future', `the token is not valid before ${iso} (its nbf claim)`, { claims });
+  }
 }
 
 /**
@@ -228,6 +252,7 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Veri
   verdict.checks.push(freshness.check);
   if (freshness.warning) verdict.warnings.push(freshness.warning);
   if (freshness.failure) verdict.fail(freshness.failure.code, freshness.failure.message, { header, claims });
+  checkExpNbf(claims, Math.floor((options.now ?? Date.now)() / 1000), options.ignoreExpiry === true, verdict);
 
   const signatureVerified = secretIndex >= 0;
   const explain =
