@@ -326,7 +326,8 @@ describe('sync against an independent server (library)', () => {
         error.code === 'ERR_HTTP_STATUS' &&
         /503.*gave up after \d+ attempts and \d+ s of waiting, the 5 s wait budget/.test(error.message),
     );
-    assert.ok(server.requests() > 5, `${server.requests()} requests`);
+    // Not a count of attempts but of waiting: how many requests fit in 5 s of random backoff varies.
+    assert.ok(server.requests() >= 2, `${server.requests()} requests`);
     await server.close();
   });
 

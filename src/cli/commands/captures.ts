@@ -31,11 +31,11 @@ function verdictText(delivery: InspectorDelivery, ctx: CliContext): string {
 
 async function list(options: CapturesListOptions, ctx: CliContext): Promise<void> {
   // Streamed with the selector: `--last 2` of a capture of any size keeps two records in memory.
-  const { records, indexes, total, warnings } = await readCaptureFile(
-    options.file,
-    ctx,
-    captureSelector(options, undefined),
-  );
+  const selector = captureSelector(options, undefined);
+  const { records, indexes, total, warnings } = await readCaptureFile(options.file, ctx, selector);
+  // An --event outside the catalogue is fine when the capture holds it (a custom event); when nothing
+  // matched, it is checked as before, so that a typo gets its suggestion.
+  if (records.length === 0 && options.event !== undefined) captureSelector(options, []);
   const shown = records.map((record, at) => fromCaptureRecord(record, indexes[at] ?? at));
   if (options.json) {
     writeJson(ctx, {
