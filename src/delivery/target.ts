@@ -1,5 +1,27 @@
 import { usageError } from '../errors.js';
 
+const ACCEPTED = 'give a URL (http://127.0.0.1:4000/webhooks), host:port, PORT, :PORT or PORT/path';
+
+/**
+ * A host the WHATWG parser would read as an IPv4 address although it is not written as one
+ * (`2130706433`, `0x7f.1`, `127.1`, `0177.0.0.1`): refused, so that a webhook goes only where typed.
+ * A dotted quad of four plain decimals (127.0.0.1) is fine.
+ */
+function refuseIpv4Shorthand(input: string, candidate: string): void {
+  const authority = candidate.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split(/[/?#]/)[0] ?? '';
+  const host = authority.replace(/^.*@/, '').replace(/:\d*$/, '').replace(/\.$/, '');
+  if (host.startsWith('[')) return;
+  const parts = host.split('.');
+  const last = parts.at(-1) ?? '';
+  // WHATWG: a host whose last label is a number (decimal, 0x hex, or octal) is an IPv4 address.
+  if (!/^(0x[0-9a-f]*|\d+)$/i.test(last)) return;
+  const canonical = parts.length === 4 && parts.every((part) => /^(0|[1-9]\d{0,2})$/.test(part) && Number(part) <= 255);
+  if (!canonical)
+    throw usageError(
+      `"${input.slice(0, 100)}" names the host "${host.slice(0, 60)}", which would be read as a numeric IPv4 address: write the address in full (e.g. 127.0.0.1), or ${ACCEPTED}`,
+    );
+}
+
 /**
  * Where to send deliveries, as people type it: a URL, `host:port`, `:port`, a bare port
  * (http://localhost:PORT/), or a bare host (http://host/). Only http and https.
@@ -8,10 +30,18 @@ export function resolveTarget(input: string): URL {
   const value = input.trim();
   if (value === '') throw usageError('the target is empty: give a URL, host:port, :port or a port number');
   let candidate: string;
-  if (/^\d+$/.test(value)) candidate = `http://localhost:${value}/`;
+  // PORT, PORT/path, :PORT, :PORT/path all mean this machine (WHATWG would read `4000/webhooks` as
+  // the IPv4 address 0.0.15.160 and send a validly signed webhook there).
+  const leading = /^(\d+)(\/.*)?$/.exec(value)?.[1];
+  if (leading !== undefined && Number(leading) > 65535)
+    throw usageError(
+      `"${input.slice(0, 100)}" is too large for a port and would otherwise be read as a numeric IPv4 address: write the address in full (e.g. 127.0.0.1), or ${ACCEPTED}`,
+    );
+  if (/^\d+(\/.*)?$/.test(value)) candidate = `http://localhost:${value.replace(/^(\d+)$/, '$1/')}`;
   else if (/^:\d+(\/.*)?$/.test(value)) candidate = `http://localhost${value}`;
   else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) candidate = value;
   else candidate = `http://${value}`;
+  refuseIpv4Shorthand(input, candidate);
   let url: URL;
   try {
     url = new URL(candidate);
