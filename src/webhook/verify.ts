@@ -85,6 +85,16 @@ function checkShape(raw: string | undefined | null, verdict: Verdict): TokenPart
     verdict.checks.push({ name: 'token', status: 'fail', detail: 'no verification header' });
     return verdict.fail('missing_token', 'the delivery has no verification token (the header is missing or empty)');
   }
+  // Spec 5.2 carries the bare JWT. A "Bearer " in front (an API gateway's habit, or a sender that
+  // copied the Authorization scheme) is still refused, but said as what it is.
+  const bearer = /^\s*bearer\s+/i.exec(raw ?? '');
+  if (bearer) {
+    verdict.checks.push({ name: 'token', status: 'fail', detail: 'the header value starts with "Bearer "' });
+    return verdict.fail(
+      'malformed_token',
+      'malformed token: the header value starts with "Bearer "; the service sends the bare JWT (spec 5.2), so something between it and you added the prefix',
+    );
+  }
   const parsed = parseToken(raw ?? '');
   if (!parsed.ok) {
     verdict.checks.push({ name: 'token', status: 'fail', detail: parsed.reason });
