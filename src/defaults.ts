@@ -6,6 +6,8 @@
 export const DEFAULT_HEADER_NAME = 'Service-Verification';
 /** spec 5.2 / 8: recommended webhook age tolerance. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
+/** check-receiver: how far sender and receiver clocks may differ at the tolerance's edges. */
+export const DEFAULT_RECEIVER_SKEW_SECONDS = 5;
 /** spec 4.3 rule 3 / 8: recommended page size. */
 export const DEFAULT_PAGE_LIMIT = 100;
 export const DEFAULT_LISTEN_PORT = 4000;

@@ -38,6 +38,7 @@ export {
   type CheckReceiverOptions,
   type CheckReceiverReport,
   type ReceiverCaseResult,
+  type RejectMarker,
 } from '../delivery/check-receiver.js';
 export {
   sendDeliveries,

@@ -1,7 +1,10 @@
 import type { CliContext } from './context.js';
 import { writeLine } from './context.js';
 
-/** How a long task shows it is alive: an ora spinner on a terminal, plain lines otherwise, nothing with --json. */
+/**
+ * How a long task shows it is alive, on stderr (stdout holds only results, so `| jq` and `> file` never
+ * mix them): an ora spinner when stderr is a terminal, plain lines otherwise, nothing with --json.
+ */
 export interface ProgressView {
   update(text: string): void;
   /** A line that stays (printed above the spinner on a terminal). */
@@ -14,7 +17,7 @@ export async function createProgressView(
   options: { json?: boolean; plainEveryMs?: number } = {},
 ): Promise<ProgressView> {
   if (options.json) return { update() {}, log() {}, stop() {} };
-  if (!ctx.isTTY) {
+  if (!ctx.stderr.isTTY) {
     // Plain lines, but not one per event: at most one every plainEveryMs.
     let last = 0;
     const every = options.plainEveryMs ?? 1000;
@@ -23,22 +26,22 @@ export async function createProgressView(
         const now = Date.now();
         if (now - last >= every) {
           last = now;
-          writeLine(ctx.stdout, text);
+          writeLine(ctx.stderr, text);
         }
       },
-      log: (text) => writeLine(ctx.stdout, text),
+      log: (text) => writeLine(ctx.stderr, text),
       stop() {},
     };
   }
   const { default: ora } = await import('ora');
-  const spinner = ora({ stream: ctx.stdout, discardStdin: false }).start();
+  const spinner = ora({ stream: ctx.stderr, discardStdin: false }).start();
   return {
     update(text) {
       spinner.text = text;
     },
     log(text) {
       spinner.clear();
-      writeLine(ctx.stdout, text);
+      writeLine(ctx.stderr, text);
       spinner.render();
     },
     stop: () => spinner.stop(),

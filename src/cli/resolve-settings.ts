@@ -4,6 +4,7 @@ import { ENVIRONMENTS, isEnvironmentName, storedEntityPaths, type EnvironmentNam
 import type { SettingsStore } from '../settings/settings-store.js';
 import type { LabelledSecret } from '../webhook/secrets.js';
 import { DEFAULT_HEADER_NAME } from '../defaults.js';
+import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
 import type { CliContext } from './context.js';
 import { announceLocal, defaultEnvironment, localWebhookSecret } from './local-environment.js';
 import { readInputFile } from './read-input.js';
@@ -14,6 +15,7 @@ export interface SecretFlags {
   secretFile?: string;
   env?: string;
   headerName?: string;
+  verificationPrefix?: string;
 }
 
 const stores = new WeakMap<CliContext, SettingsStore>();
@@ -153,6 +155,16 @@ export async function resolveHeaderName(
   if (name) return validateHeaderName(name);
   const stored = (await settingsStore(ctx)).get(await resolveEnvironment(flags.env, ctx), 'headerName');
   return stored ? validateHeaderName(stored) : fallback;
+}
+
+/**
+ * The verification prefix, in the same order as the header name: --verification-prefix, then
+ * LEDGERHOOK_VERIFICATION_PREFIX, then the stored verificationPrefix; none by default (spec 5.2).
+ */
+export async function resolveVerificationPrefix(flags: SecretFlags, ctx: CliContext): Promise<string | undefined> {
+  const given = flags.verificationPrefix ?? ctx.env.LEDGERHOOK_VERIFICATION_PREFIX;
+  const value = given ?? (await settingsStore(ctx)).get(await resolveEnvironment(flags.env, ctx), 'verificationPrefix');
+  return value ? validateVerificationPrefix(value) : undefined;
 }
 
 /** RFC 9110 token: what an HTTP header name may be. */

@@ -1,5 +1,6 @@
 import { signClaims, webhookClaims } from '../webhook/sign.js';
 import { DEFAULT_HEADER_NAME } from '../defaults.js';
+import { withVerificationPrefix } from '../webhook/verification-prefix.js';
 
 export interface OutgoingDelivery {
   body: Uint8Array;
@@ -12,6 +13,8 @@ export interface BuildDeliveryOptions {
   /** Omit to send the delivery unsigned. */
   secret?: string | undefined;
   headerName?: string | undefined;
+  /** What the service puts before the JWT in the header (e.g. "Bearer "); default none (spec 5.2). */
+  verificationPrefix?: string | undefined;
   /** Issue time in seconds; defaults to the clock. */
   iat?: number | undefined;
   now?: (() => number) | undefined;
@@ -25,7 +28,10 @@ export async function buildDelivery(options: BuildDeliveryOptions): Promise<Outg
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
   if (options.secret !== undefined) {
     const claims = webhookClaims(body, { iat: options.iat, now: options.now });
-    headers[(options.headerName ?? DEFAULT_HEADER_NAME).toLowerCase()] = await signClaims(claims, options.secret);
+    headers[(options.headerName ?? DEFAULT_HEADER_NAME).toLowerCase()] = withVerificationPrefix(
+      await signClaims(claims, options.secret),
+      options.verificationPrefix,
+    );
   }
   return { body, headers };
 }

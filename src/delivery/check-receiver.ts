@@ -1,16 +1,28 @@
 import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
 import { didYouMean } from '../catalogue/suggest.js';
-import { DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
+import { DEFAULT_HEADER_NAME, DEFAULT_RECEIVER_SKEW_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
+import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
 import { postWebhook } from './post-webhook.js';
-import { RECEIVER_CASE_IDS } from './receiver-case-table.js';
+import { RECEIVER_CASE_IDS, type ReceiverCaseKind, type ReceiverCaseLevel } from './receiver-case-table.js';
 import { RECEIVER_CASES, type ReceiverCase } from './receiver-cases.js';
+import { compileRejectMarker, judgeAnswer, type RejectMarker } from './receiver-judge.js';
+
+export type { RejectMarker } from './receiver-judge.js';
 
 export interface CheckReceiverOptions {
   url: URL;
   secret: string;
   headerName?: string | undefined;
+  /** What the service puts before the JWT (e.g. "Bearer "); default none (spec 5.2). */
+  verificationPrefix?: string | undefined;
   toleranceSeconds?: number | undefined;
+  /** Clock difference allowed at the tolerance's edges (near expiry, expired, clock ahead); default 5. */
+  skewSeconds?: number | undefined;
+  /** Recommended cases fail the check too (by default they are warnings). */
+  strict?: boolean | undefined;
+  /** What counts as a rejection; default any 4xx. */
+  reject?: RejectMarker | undefined;
   only?: readonly string[] | undefined;
   skip?: readonly string[] | undefined;
   timeoutMs?: number | undefined;
@@ -24,16 +36,28 @@ export interface CheckReceiverOptions {
 export interface ReceiverCaseResult {
   id: string;
   title: string;
+  level: ReceiverCaseLevel;
+  kind: ReceiverCaseKind;
   expected: 'accept' | 'reject';
   status?: number | undefined;
   /** pass: the receiver did what it should; fail: it did not; error: no answer at all. */
   verdict: 'pass' | 'fail' | 'error';
+  /** A recommended case that did not hold, outside strict mode: reported, not failed. */
+  warning: boolean;
   detail: string;
 }
 
 export interface CheckReceiverReport {
   url: string;
+  /** No required case failed (and, when strict, no recommended one). */
   passed: boolean;
+  strict: boolean;
+  skewSeconds: number;
+  rejectWhen: { statuses: readonly string[]; bodyContains?: string | undefined };
+  /** Ids of the cases that fail the check. */
+  failed: string[];
+  /** Ids of the recommended cases that did not hold but only warn. */
+  warnings: string[];
   cases: ReceiverCaseResult[];
 }
 
@@ -54,37 +78,39 @@ function chooseCases(only: readonly string[] | undefined, skip: readonly string[
   return chosen;
 }
 
-function judge(expected: 'accept' | 'reject', status: number): { verdict: 'pass' | 'fail'; detail: string } {
-  if (expected === 'accept') {
-    return status >= 200 && status < 300
-      ? { verdict: 'pass', detail: 'accepted' }
-      : { verdict: 'fail', detail: `a valid delivery was answered ${status}; it must be accepted with 2xx` };
-  }
-  if (status >= 400 && status < 500) return { verdict: 'pass', detail: 'rejected' };
-  if (status >= 200 && status < 300)
-    return { verdict: 'fail', detail: `accepted a forged delivery (${status}); it must be rejected with 4xx` };
-  if (status >= 500)
-    return { verdict: 'fail', detail: `answered ${status}: the receiver failed instead of rejecting with 4xx` };
-  return { verdict: 'fail', detail: `answered ${status}; a forged delivery must be rejected with 4xx` };
+function validateSkew(value: number): number {
+  if (!Number.isFinite(value) || value < 0)
+    throw new LedgerhookError('ERR_USAGE', `the skew must be a number of seconds >= 0, got ${String(value)}`, {
+      details: { reason: 'invalid_skew', value },
+    });
+  return value;
 }
 
 /**
  * Sends the battery one case at a time (so that a receiver's logs read in order) and reports,
- * per case, what it answered against what it should have.
+ * per case, what it answered against what it should have. Required cases decide the verdict;
+ * recommended ones only warn unless `strict`.
  */
 export async function checkReceiver(options: CheckReceiverOptions): Promise<CheckReceiverReport> {
   const cases = chooseCases(options.only, options.skip);
-  const toleranceSeconds = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const marker = compileRejectMarker(options.reject);
+  const skewSeconds = validateSkew(options.skewSeconds ?? DEFAULT_RECEIVER_SKEW_SECONDS);
+  const strict = options.strict === true;
+  const verificationPrefix =
+    options.verificationPrefix === undefined ? undefined : validateVerificationPrefix(options.verificationPrefix);
   const results: ReceiverCaseResult[] = [];
   for (const receiverCase of cases) {
     const ctx = {
       secret: options.secret,
       headerName: options.headerName ?? DEFAULT_HEADER_NAME,
-      toleranceSeconds,
+      verificationPrefix,
+      toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+      skewSeconds,
       nowSeconds: Math.floor((options.now ?? Date.now)() / 1000),
     };
     const delivery = await receiverCase.build(ctx);
-    let result: ReceiverCaseResult;
+    const { id, title, level, kind, expect: expected } = receiverCase;
+    let judged: { verdict: 'pass' | 'fail' | 'error'; detail: string; status?: number };
     try {
       const response = await postWebhook({
         url: options.url,
@@ -94,27 +120,30 @@ export async function checkReceiver(options: CheckReceiverOptions): Promise<Chec
         dispatcher: options.dispatcher,
         signal: options.signal,
       });
-      result = {
-        id: receiverCase.id,
-        title: receiverCase.title,
-        expected: receiverCase.expect,
+      judged = {
         status: response.status,
-        ...judge(receiverCase.expect, response.status),
+        ...judgeAnswer(expected, kind, response.status, response.bodyExcerpt, marker),
       };
     } catch (error) {
       if (!(error instanceof LedgerhookError) || error.code !== 'ERR_NETWORK') throw error;
       // Nothing answered the very first case: the target is down, not the receiver wrong.
       if (results.length === 0) throw error;
-      result = {
-        id: receiverCase.id,
-        title: receiverCase.title,
-        expected: receiverCase.expect,
-        verdict: 'error',
-        detail: error.message,
-      };
+      judged = { verdict: 'error', detail: error.message };
     }
+    const warning = judged.verdict !== 'pass' && level === 'recommended' && !strict;
+    const result: ReceiverCaseResult = { id, title, level, kind, expected, ...judged, warning };
     results.push(result);
     options.onProgress?.({ type: 'case', result });
   }
-  return { url: options.url.href, passed: results.every((r) => r.verdict === 'pass'), cases: results };
+  const failed = results.filter((r) => r.verdict !== 'pass' && !r.warning).map((r) => r.id);
+  return {
+    url: options.url.href,
+    passed: failed.length === 0,
+    strict,
+    skewSeconds,
+    rejectWhen: { statuses: marker.statuses, bodyContains: marker.bodyContains },
+    failed,
+    warnings: results.filter((r) => r.warning).map((r) => r.id),
+    cases: results,
+  };
 }

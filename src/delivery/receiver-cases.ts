@@ -4,12 +4,22 @@ import { signClaims, webhookClaims } from '../webhook/sign.js';
 import { buildSampleBody } from '../samples/sample-body.js';
 import type { OutgoingDelivery } from './build-delivery.js';
 import { USER_AGENT } from './build-delivery.js';
-import { RECEIVER_CASE_TABLE, type ReceiverCaseId } from './receiver-case-table.js';
+import { withVerificationPrefix } from '../webhook/verification-prefix.js';
+import {
+  RECEIVER_CASE_TABLE,
+  type ReceiverCaseId,
+  type ReceiverCaseKind,
+  type ReceiverCaseLevel,
+} from './receiver-case-table.js';
 
 export interface CaseContext {
   secret: string;
   headerName: string;
   toleranceSeconds: number;
+  /** The clock difference allowed between sender and receiver at the tolerance's edges. */
+  skewSeconds: number;
+  /** Put before every token (the verificationPrefix setting), as the service would. */
+  verificationPrefix?: string | undefined;
   /** Current time in seconds since the epoch. */
   nowSeconds: number;
 }
@@ -19,6 +29,8 @@ export interface ReceiverCase {
   title: string;
   /** accept: the receiver must answer 2xx; reject: 4xx (the spec's sample receiver answers 400). */
   expect: 'accept' | 'reject';
+  level: ReceiverCaseLevel;
+  kind: ReceiverCaseKind;
   build: (ctx: CaseContext) => Promise<OutgoingDelivery>;
 }
 
@@ -27,9 +39,11 @@ const lifecycle = () => JSON.stringify(buildSampleBody({ type: 'LIFECYCLE_EVENT'
 const otherBody = () =>
   JSON.stringify(buildSampleBody({ type: 'LIFECYCLE_EVENT', event: 'INVOICE_PAID', userId: 'user_another_delivery' }));
 
-function delivery(ctx: CaseContext, body: string, token?: string): OutgoingDelivery {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
-  if (token !== undefined) headers[ctx.headerName.toLowerCase()] = token;
+/** Every token goes out as the service would send it: after the configured prefix, if any. */
+function delivery(ctx: CaseContext, body: string, ...tokens: string[]): OutgoingDelivery {
+  const headers: Record<string, string | string[]> = { 'content-type': 'application/json', 'user-agent': USER_AGENT };
+  const values = tokens.map((token) => withVerificationPrefix(token, ctx.verificationPrefix));
+  if (values.length > 0) headers[ctx.headerName.toLowerCase()] = values.length === 1 ? (values[0] as string) : values;
   return { body: Buffer.from(body, 'utf8'), headers };
 }
 
@@ -44,8 +58,11 @@ const BUILDERS: Record<ReceiverCaseId, ReceiverCase['build']> = {
     delivery(
       ctx,
       entityUpdate(),
-      await sign(ctx, entityUpdate(), ctx.nowSeconds - Math.max(0, ctx.toleranceSeconds - 5)),
+      await sign(ctx, entityUpdate(), ctx.nowSeconds - Math.max(0, ctx.toleranceSeconds - ctx.skewSeconds)),
     ),
+  // A sender's clock a little ahead of the receiver's is normal; spec 5.2 defines only expiry.
+  'valid-clock-ahead': async (ctx) =>
+    delivery(ctx, entityUpdate(), await sign(ctx, entityUpdate(), ctx.nowSeconds + ctx.skewSeconds)),
   'missing-header': async (ctx) => delivery(ctx, entityUpdate()),
   'not-a-jwt': async (ctx) => delivery(ctx, entityUpdate(), 'not-a-jwt'),
   'alg-none': async (ctx) =>
@@ -63,7 +80,11 @@ const BUILDERS: Record<ReceiverCaseId, ReceiverCase['build']> = {
       await signClaims(webhookClaims(entityUpdate(), { iat: ctx.nowSeconds }), `${ctx.secret}-wrong`),
     ),
   expired: async (ctx) =>
-    delivery(ctx, entityUpdate(), await sign(ctx, entityUpdate(), ctx.nowSeconds - ctx.toleranceSeconds)),
+    delivery(
+      ctx,
+      entityUpdate(),
+      await sign(ctx, entityUpdate(), ctx.nowSeconds - ctx.toleranceSeconds - ctx.skewSeconds),
+    ),
   // A token issued ahead of time would otherwise stay valid until then: a receiver must refuse it.
   'future-iat': async (ctx) =>
     delivery(ctx, entityUpdate(), await sign(ctx, entityUpdate(), ctx.nowSeconds + ctx.toleranceSeconds + 60)),
@@ -76,6 +97,16 @@ const BUILDERS: Record<ReceiverCaseId, ReceiverCase['build']> = {
     return delivery(ctx, JSON.stringify(JSON.parse(body), null, 2), await sign(ctx, body));
   },
   'body-swapped': async (ctx) => delivery(ctx, entityUpdate(), await sign(ctx, otherBody())),
+  // Which copy a framework hands over differs (first, last, joined): one delivery carries exactly one.
+  'duplicated-header': async (ctx) => {
+    const body = entityUpdate();
+    return delivery(
+      ctx,
+      body,
+      await sign(ctx, body),
+      await signClaims(webhookClaims(body, { iat: ctx.nowSeconds }), `${ctx.secret}-wrong`),
+    );
+  },
   'hex-hash': async (ctx) => {
     const body = entityUpdate();
     return delivery(

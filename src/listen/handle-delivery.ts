@@ -44,6 +44,8 @@ export interface HandleDeliveryOptions {
   /** Empty: verify nothing (each delivery is recorded with valid: null). */
   secrets: readonly SecretInput[];
   headerName: string;
+  /** What the service puts before the JWT in the header (e.g. "Bearer "); default none (spec 5.2). */
+  verificationPrefix?: string | undefined;
   toleranceSeconds?: number | undefined;
   /** Accept an iat further in the future than the tolerance (with a warning). */
   allowFutureIat?: boolean | undefined;
@@ -124,6 +126,7 @@ async function judge(
   const verifyOptions: VerifyWebhookRequestOptions = {
     headers: request.headers,
     headerName: options.headerName,
+    verificationPrefix: options.verificationPrefix,
     body: request.body,
     secrets: options.secrets,
     allowFutureIat: options.allowFutureIat,

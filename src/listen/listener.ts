@@ -40,6 +40,8 @@ export interface ListenerOptions {
   /** Empty: verify nothing (each delivery is recorded with valid: null). */
   secrets?: readonly SecretInput[] | undefined;
   headerName?: string | undefined;
+  /** What the service puts before the JWT in the header (e.g. "Bearer "); default none (spec 5.2). */
+  verificationPrefix?: string | undefined;
   toleranceSeconds?: number | undefined;
   /** Accept an iat further in the future than the tolerance (the verdict carries a warning). */
   allowFutureIat?: boolean | undefined;
@@ -112,6 +114,7 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
     path: options.path,
     secrets: options.secrets ?? [],
     headerName: options.headerName ?? DEFAULT_HEADER_NAME,
+    verificationPrefix: options.verificationPrefix,
     toleranceSeconds: options.toleranceSeconds,
     allowFutureIat: options.allowFutureIat,
     acceptInvalid: options.acceptInvalid,

@@ -22,6 +22,8 @@ export interface MockServerOptions extends Omit<MockServiceOptions, 'onMutation'
   webhookUrl?: URL | undefined;
   webhookSecret?: string | undefined;
   headerName?: string | undefined;
+  /** What the service puts before the JWT in the header (e.g. "Bearer "); default none (spec 5.2). */
+  verificationPrefix?: string | undefined;
   onMutation?: ((result: MutationResult) => void) | undefined;
   onWebhook?: ((event: MockWebhookEvent) => void) | undefined;
 }
@@ -89,6 +91,7 @@ function wireService(options: MockServerOptions) {
           url: webhookUrl,
           secret: webhookSecret,
           headerName: options.headerName,
+          verificationPrefix: options.verificationPrefix,
           onEvent: options.onWebhook,
         })
       : undefined;

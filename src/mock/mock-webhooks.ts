@@ -15,6 +15,8 @@ export interface MockWebhookOptions {
   url: URL;
   secret: string;
   headerName?: string | undefined;
+  /** What the service puts before the JWT in the header (e.g. "Bearer "); default none (spec 5.2). */
+  verificationPrefix?: string | undefined;
   dispatcher?: Dispatcher | undefined;
   onEvent?: ((event: MockWebhookEvent) => void) | undefined;
 }
@@ -67,6 +69,7 @@ export function createMockWebhookSender(options: MockWebhookOptions): {
       // The delivery modules' options are optional without `| undefined`: set them only when given.
       const build: BuildDeliveryOptions = { body: JSON.stringify(body), secret: options.secret };
       if (options.headerName) build.headerName = options.headerName;
+      if (options.verificationPrefix) build.verificationPrefix = options.verificationPrefix;
       const delivery = await buildDelivery(build);
       const post: PostWebhookOptions = { url: options.url, body: delivery.body, headers: delivery.headers };
       if (options.dispatcher) post.dispatcher = options.dispatcher;

@@ -11,6 +11,7 @@ import type { WebhookDelivery, WebhookEventMap, WebhookEventName } from './event
 import { WebhookHandlerError } from './handler-error.js';
 import { routeDelivery } from './route-delivery.js';
 import { runHandlers, type AnyHandler } from './run-handlers.js';
+import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
 
 /** Where the receiver reports what only the developer should see (never the sender). */
 export interface ReceiverLog {
@@ -27,6 +28,8 @@ export interface WebhooksOptions {
   toleranceSeconds?: number | undefined;
   /** The verification header; default Service-Verification ("Service-" is the service's own name). */
   headerName?: string | undefined;
+  /** What the service puts before the JWT in the header (e.g. "Bearer "); default none (spec 5.2). */
+  verificationPrefix?: string | undefined;
   /** Accept tokens issued in the future (clock skew on this machine); default false: refused. */
   allowFutureIat?: boolean | undefined;
   /** Process a retried delivery once: see `memoryDedupe()`. Default: off. */
@@ -92,6 +95,7 @@ export class Webhooks {
   readonly #secrets: LabelledSecret[];
   readonly #tolerance: number;
   readonly #headerName: string;
+  readonly #verificationPrefix: string | undefined;
   readonly #allowFutureIat: boolean;
   readonly #dedupe: DedupeStore | undefined;
   readonly #now: () => number;
@@ -110,6 +114,8 @@ export class Webhooks {
       });
     this.#tolerance = tolerance;
     this.#headerName = options.headerName ?? DEFAULT_HEADER_NAME;
+    this.#verificationPrefix =
+      options.verificationPrefix === undefined ? undefined : validateVerificationPrefix(options.verificationPrefix);
     this.#allowFutureIat = options.allowFutureIat ?? false;
     this.#dedupe = options.dedupe;
     this.#now = options.now ?? Date.now;
@@ -186,6 +192,7 @@ export class Webhooks {
       secrets: this.#secrets,
       toleranceSeconds: this.#tolerance,
       headerName: this.#headerName,
+      verificationPrefix: this.#verificationPrefix,
       now: this.#now,
       allowFutureIat: this.#allowFutureIat,
       // The answer says only the code: no re-serialising of a body nobody will read (one hash per delivery).

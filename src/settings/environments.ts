@@ -10,6 +10,11 @@ export const SETTING_KEYS = {
   webhookSecret: { secret: true, describe: 'the webhook_secret the API team sent for this environment' },
   token: { secret: true, describe: 'bearer access token for the list endpoints' },
   headerName: { secret: false, describe: 'name of the verification header (default Service-Verification)' },
+  verificationPrefix: {
+    secret: false,
+    describe:
+      'what the service puts before the JWT in that header, e.g. "Bearer " (default none: the bare JWT, spec 5.2)',
+  },
   tokensFile: {
     secret: false,
     describe: 'JSON file mapping userId to access token, for listen --sync with several users',

@@ -48,6 +48,8 @@ export interface VerifyFailure {
   checks: VerifyCheck[];
   /** Standard Base64 SHA-256 of the body, when it was hashed (the claims were usable). */
   bodySha256?: string | undefined;
+  /** A scheme ("Bearer ") seen before the JWT while no verificationPrefix is configured. */
+  prefixSeen?: string | undefined;
   /** Whether the signature verified (a body_mismatch then is worth explaining; a forgery never is). */
   signatureVerified?: boolean | undefined;
 }

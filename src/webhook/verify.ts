@@ -7,6 +7,7 @@ import { verifiesWith } from './hs256.js';
 import { describeSecret, normaliseSecrets, type LabelledSecret, type SecretInput } from './secrets.js';
 import type { WebhookClaims } from './sign.js';
 import { parseToken, type TokenParts } from './token-parts.js';
+import { removeVerificationPrefix, validateVerificationPrefix } from './verification-prefix.js';
 import type { VerifyCheck, VerifyFailure, VerifyFailureCode, VerifyResult } from './verify-result.js';
 
 export type {
@@ -23,8 +24,13 @@ export { DEFAULT_TOLERANCE_SECONDS };
 
 export interface VerifyWebhookOptions {
   body: WebhookBody;
-  /** The Service-Verification header value (the bare JWT). */
+  /** The Service-Verification header value (the bare JWT, or the JWT after verificationPrefix). */
   token: string | undefined | null;
+  /**
+   * What the service puts before the JWT in the header (e.g. "Bearer "), when it does; spec 5.2 shows
+   * none, so by default there is none and a prefixed value is refused (naming what was seen).
+   */
+  verificationPrefix?: string | undefined;
   /** One or more secrets (sandbox and production, or a rotation); the first that verifies wins. */
   secrets: SecretInput | readonly SecretInput[];
   /**
@@ -80,22 +86,21 @@ class Verdict {
 }
 
 /** Token shape, crit and algorithm: a failure here ends verification (nothing later is meaningful). */
-function checkShape(raw: string | undefined | null, verdict: Verdict): TokenParts | VerifyFailure {
+function checkShape(
+  raw: string | undefined | null,
+  prefix: string | undefined,
+  verdict: Verdict,
+): { parts: TokenParts; token: string } | VerifyFailure {
   if ((raw ?? '').trim() === '') {
     verdict.checks.push({ name: 'token', status: 'fail', detail: 'no verification header' });
     return verdict.fail('missing_token', 'the delivery has no verification token (the header is missing or empty)');
   }
-  // Spec 5.2 carries the bare JWT. A "Bearer " in front (an API gateway's habit, or a sender that
-  // copied the Authorization scheme) is still refused, but said as what it is.
-  const bearer = /^\s*bearer\s+/i.exec(raw ?? '');
-  if (bearer) {
-    verdict.checks.push({ name: 'token', status: 'fail', detail: 'the header value starts with "Bearer "' });
-    return verdict.fail(
-      'malformed_token',
-      'malformed token: the header value starts with "Bearer "; the service sends the bare JWT (spec 5.2), so something between it and you added the prefix',
-    );
+  const prefixed = removeVerificationPrefix(raw ?? '', prefix);
+  if (!prefixed.ok) {
+    verdict.checks.push({ name: 'token', status: 'fail', detail: prefixed.detail });
+    return verdict.fail('malformed_token', prefixed.message, { prefixSeen: prefixed.seen });
   }
-  const parsed = parseToken(raw ?? '');
+  const parsed = parseToken(prefixed.token);
   if (!parsed.ok) {
     verdict.checks.push({ name: 'token', status: 'fail', detail: parsed.reason });
     return verdict.fail('malformed_token', `malformed token: ${parsed.reason}`);
@@ -120,7 +125,7 @@ function checkShape(raw: string | undefined | null, verdict: Verdict): TokenPart
     });
   }
   verdict.checks.push({ name: 'algorithm', status: 'pass', detail: 'HS256' });
-  return parsed.parts;
+  return { parts: parsed.parts, token: prefixed.token };
 }
 
 async function checkSignature(
@@ -233,10 +238,11 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Veri
     });
   }
   const tolerance = validateTolerance(options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS);
+  if (options.verificationPrefix !== undefined) validateVerificationPrefix(options.verificationPrefix);
   const verdict = new Verdict();
-  const shape = checkShape(options.token, verdict);
-  if ('ok' in shape) return shape;
-  const token = (options.token ?? '').trim();
+  const shaped = checkShape(options.token, options.verificationPrefix, verdict);
+  if ('ok' in shaped) return shaped;
+  const { token, parts: shape } = shaped;
   const secretIndex = await checkSignature(token, shape, secrets, options, verdict);
   // Past this point, claims are trusted only when the signature verified; we still report them
   // so that a person sees everything that is wrong at once.

@@ -31,7 +31,7 @@ async function check(receiver: Omit<SpecReceiverOptions, 'secret'>, extra: strin
  */
 async function checkInProcess(
   receiver: Omit<SpecReceiverOptions, 'secret'>,
-  options: { only?: string[]; skip?: string[]; toleranceSeconds?: number } = {},
+  options: Omit<Parameters<typeof checkReceiver>[0], 'url' | 'secret'> = {},
 ) {
   const server = await startSpecReceiver({ secret: SECRET, ...receiver });
   try {
@@ -46,32 +46,79 @@ const failing = (report: { cases: Array<{ id: string; verdict: string }> }) =>
     .filter((c) => c.verdict !== 'pass')
     .map((c) => c.id)
     .sort();
+const ids = (level: 'required' | 'recommended', expect?: 'accept' | 'reject'): string[] =>
+  RECEIVER_CASE_TABLE.filter((c) => c.level === level && (expect === undefined || c.expect === expect))
+    .map((c) => c.id)
+    .sort();
 
 describe('ledgerhook check-receiver', () => {
-  it('passes against a receiver that follows spec 5.2', async () => {
-    const { result, report } = await check({});
+  it('passes against a receiver that follows spec 5.2 to the letter, warning about what is only advice', async () => {
+    // Spec 5.2 defines only expiry (now - iat >= tolerance): a future iat is accepted by the letter.
+    const { result, report } = await check({ acceptFutureIat: true });
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.equal(report.passed, true);
     assert.equal(report.cases.length, RECEIVER_CASE_TABLE.length);
-    assert.equal(report.cases.length, 14);
+    assert.deepEqual(report.failed, []);
+    assert.deepEqual(report.warnings, ['future-iat']);
+    assert.equal(report.cases.find((c: { id: string }) => c.id === 'future-iat').level, 'recommended');
+
+    // --strict: recommended cases fail too.
+    const strict = await check({ acceptFutureIat: true }, ['--strict']);
+    assert.equal(strict.result.code, 1);
+    assert.deepEqual(strict.report.failed, ['future-iat']);
+    assert.deepEqual(strict.report.warnings, []);
+  });
+
+  it('prints a recommended case that does not hold as a warning, and exits 0', async () => {
+    const server = await startSpecReceiver({ secret: SECRET, acceptFutureIat: true });
+    const result = await runInProcess(['check-receiver', '--to', server.url, '--secret', SECRET]);
+    await server.close();
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /future-iat\s+recommended\s+4xx\s+200\s+warn/);
+    assert.match(result.stdout, /all 14 required cases hold/);
+    assert.match(
+      result.stderr,
+      /warning: future-iat \(recommended, beyond spec 5\.2\): accepted an invalid delivery.*--strict/,
+    );
+    assert.doesNotMatch(
+      result.stderr + result.stdout,
+      /forged/,
+      'an iat in the future signed with the secret is not "forged"',
+    );
+  });
+
+  it('passes, strict included, against a receiver that also refuses far-future tokens', async () => {
+    const { result, report } = await check({}, ['--strict']);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.deepEqual(failing(report), []);
+  });
+
+  it('fails a receiver that refuses a genuine delivery issued a few seconds ahead of its clock', async () => {
+    const report = await checkInProcess({ refuseAnyFutureIat: true });
+    assert.equal(report.passed, false);
+    assert.deepEqual(report.failed, ['valid-clock-ahead']);
+    const clockAhead = report.cases.find((c) => c.id === 'valid-clock-ahead');
+    assert.equal(clockAhead?.level, 'required');
+    assert.match(clockAhead?.detail ?? '', /a valid delivery was refused \(400\); it must be accepted/);
   });
 
   it('fails, naming every forgery, against a receiver that accepts everything (spawned)', async () => {
     const { result, report } = await check({ acceptAll: true }, [], true);
     assert.equal(result.code, 1);
-    assert.deepEqual(
-      failing(report),
-      RECEIVER_CASE_TABLE.filter((c) => c.expect === 'reject')
-        .map((c) => c.id)
-        .sort(),
-    );
+    assert.deepEqual(failing(report), [...ids('required', 'reject'), ...ids('recommended', 'reject')].sort());
+    assert.deepEqual([...report.failed].sort(), ids('required', 'reject'));
+    // "forged" only for what was not signed with the secret.
+    const detail = (id: string) => report.cases.find((c: { id: string }) => c.id === id).detail;
+    assert.match(detail('wrong-secret'), /^accepted a forged delivery \(200\)/);
+    assert.match(detail('expired'), /^accepted an invalid delivery \(200\)/);
+    assert.match(detail('body-swapped'), /^accepted an altered delivery \(200\)/);
     assertOneLineError(result);
   });
 
   it('fails, naming exactly the cases each flawed receiver gets wrong (in-process, one table)', async () => {
     const table: Array<[Omit<SpecReceiverOptions, 'secret'>, string[]]> = [
       [{ skipExpiry: true }, ['expired', 'future-iat']],
-      [{ acceptFutureIat: true }, ['future-iat']],
+      [{ refuseAnyFutureIat: true }, ['valid-clock-ahead']],
       [{ skipBodyHash: true }, ['body-changed', 'body-reserialised', 'body-swapped', 'hex-hash']],
       [{ anyAlgorithm: true }, ['alg-none', 'hs512']],
     ];
@@ -79,6 +126,11 @@ describe('ledgerhook check-receiver', () => {
       const report = await checkInProcess(receiver);
       assert.equal(report.passed, false, JSON.stringify(receiver));
       assert.deepEqual(failing(report), expected, JSON.stringify(receiver));
+      assert.deepEqual(
+        report.failed,
+        expected.filter((id) => ids('required').includes(id)),
+        JSON.stringify(receiver),
+      );
     }
   });
 
@@ -105,16 +157,75 @@ describe('ledgerhook check-receiver', () => {
     const result = await runInProcess(['check-receiver', '--to', server.url, '--secret', SECRET]);
     await server.close();
     assert.equal(result.code, 1);
-    assert.match(result.stdout, /case\s+expected\s+got\s+verdict/);
-    assert.match(result.stdout, /expired\s+4xx\s+200\s+FAIL/);
+    assert.match(result.stdout, /case\s+level\s+expected\s+got\s+verdict/);
+    assert.match(result.stdout, /expired\s+required\s+4xx\s+200\s+FAIL/);
+    assert.match(result.stdout, /future-iat\s+recommended\s+4xx\s+200\s+warn/);
+    assert.doesNotMatch(result.stdout, /checking/, 'progress goes to stderr');
+    assert.match(result.stderr, /checking http:\/\/127\.0\.0\.1:\d+\/webhooks .*skew 5s/);
     assert.match(result.stderr, /expired/);
+  });
+
+  it('allows a clock-skew margin at the tolerance edges (--skew)', async () => {
+    const server = await startSpecReceiver({ secret: SECRET });
+    try {
+      const received = () => server.received.map((r) => r.headers['service-verification'] as string);
+      const iatOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).iat;
+      const now = Math.floor(Date.now() / 1000);
+      const report = await checkReceiver({
+        url: new URL(server.url),
+        secret: SECRET,
+        only: ['valid-near-expiry', 'expired', 'valid-clock-ahead'],
+        skewSeconds: 20,
+        now: () => now * 1000,
+      });
+      assert.equal(report.skewSeconds, 20);
+      assert.deepEqual(received().map(iatOf), [now - 280, now + 20, now - 320]);
+      assert.equal(report.passed, true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('judges a receiver that answers 202 and drops refusals by --reject-status, or a body marker', async () => {
+    const plain = await checkInProcess({ refuseWith: 202 });
+    assert.equal(plain.passed, false, 'with the default marker (4xx) every refusal looks accepted');
+    const { result, report } = await check({ refuseWith: 202 }, ['--reject-status', '202', '--strict']);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.deepEqual(report.rejectWhen.statuses, ['202']);
+    const marked = await checkInProcess({ refuseWith: 200 }, { reject: { bodyContains: '"error"' }, strict: true });
+    assert.equal(marked.passed, true, JSON.stringify(marked.cases.filter((c) => c.verdict !== 'pass')));
+    const all2xx = await runInProcess(['check-receiver', '--to', '3000', '--secret', SECRET, '--reject-status', '2xx']);
+    assert.equal(all2xx.code, 2);
+    assert.match(all2xx.stderr, /could never be told apart/);
+  });
+
+  it('sends every token after the configured verification prefix', async () => {
+    const server = await startSpecReceiver({ secret: SECRET, prefix: 'Bearer ' });
+    try {
+      const bare = await checkReceiver({ url: new URL(server.url), secret: SECRET, only: ['valid-entity-update'] });
+      assert.equal(bare.passed, false);
+      const prefixed = await runInProcess([
+        'check-receiver',
+        '--to',
+        server.url,
+        '--secret',
+        SECRET,
+        '--verification-prefix',
+        'Bearer',
+        '--json',
+      ]);
+      assert.equal(prefixed.code, 0, prefixed.stdout + prefixed.stderr);
+      assert.match(String(server.received.at(-1)?.headers['service-verification']), /^Bearer eyJ/);
+    } finally {
+      await server.close();
+    }
   });
 
   it('exits 2 for an unknown case and 3 when nothing listens', async () => {
     const unknown = await runInProcess(['check-receiver', '--to', '3000', '--secret', SECRET, '--only', 'expird']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /did you mean expired/);
-    const down = await runInProcess(['check-receiver', '--to', '1', '--secret', SECRET]);
+    const down = await runInProcess(['check-receiver', '--to', '1', '--secret', SECRET, '--json']);
     assert.equal(down.code, 3);
     assertOneLineError(down);
   });

@@ -105,13 +105,30 @@ describe('listen under abuse (issue #10)', () => {
       `# flood ${deliveries} x 1 MB at ${concurrency}: peak RSS ${Math.round(peak / 1024 / 1024)} MB, 400: ${refused}, 503: ${busy}, valid answered in ${valid?.ms.toFixed(0)} ms`,
     );
     assert.equal(valid?.status, 200, `the valid delivery was answered ${valid?.status}`);
-    assert.equal(refused + busy, deliveries, `every forged delivery is refused or told to retry: ${[...statuses]}`);
+    // A listener that answers before a 1 MB upload is done may close the socket under it: the sender then
+    // sees a reset (0) instead of the 400/503 (a reset is a failed delivery to it, so nothing is accepted).
+    const reset = statuses.get(0) ?? 0;
+    assert.equal(
+      refused + busy + reset,
+      deliveries,
+      `every forged delivery is refused or told to retry: ${[...statuses]}`,
+    );
+    assert.ok(reset <= deliveries * 0.05, `resets are the exception: ${[...statuses]}`);
+    assert.deepEqual(
+      [...statuses.keys()].filter((s) => ![0, 400, 503].includes(s)),
+      [],
+      'never a 2xx to a forgery',
+    );
     assert.ok(peak < 300 * 1024 * 1024, `peak RSS ${Math.round(peak / 1024 / 1024)} MB`);
     // The issue's own goal, asserted in the soak only: on a shared CI machine a fixed bound is not robust.
     if (SOAK) assert.ok((valid?.ms ?? Infinity) < 1000, `the valid delivery took ${valid?.ms} ms`);
 
     const lines = readFileSync(capture, 'utf8').split('\n').filter(Boolean);
-    assert.equal(lines.length, refused + 1, 'each judged delivery is captured once; 503s are not');
+    // A reset one may have been judged (and captured) before its socket closed.
+    assert.ok(
+      lines.length >= refused + 1 && lines.length <= refused + reset + 1,
+      `each judged delivery is captured once; 503s are not (${lines.length} lines)`,
+    );
     const forged = lines.map((line) => JSON.parse(line)).filter((record) => record.verdict.valid === false);
     assert.equal(forged.length, refused);
     for (const record of forged) {
@@ -123,7 +140,7 @@ describe('listen under abuse (issue #10)', () => {
         JSON.parse(Buffer.from(forgedToken.split('.')[1] ?? '', 'base64url').toString('utf8')).request_body_sha256,
       );
     }
-    assert.ok(statSync(capture).size < (refused + 1) * 16 * 1024, `capture is ${statSync(capture).size} bytes`);
+    assert.ok(statSync(capture).size < lines.length * 16 * 1024, `capture is ${statSync(capture).size} bytes`);
   });
 
   it('still receives a valid body larger than the in-memory cap when --max-body allows it', async () => {

@@ -94,20 +94,24 @@ describe('sync survives being killed', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    // Interrupted in the middle of the read: once it reports a page, not after a guessed delay.
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    // Interrupted in the middle of the read: once it reports a page (progress is on stderr), not after a guessed delay.
     await new Promise<void>((resolve) => {
-      let stdout = '';
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-        if (/page \d+/.test(stdout)) resolve();
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        if (/page \d+/.test(stderr)) resolve();
       });
     });
     child.kill('SIGINT');
     const code = await new Promise((resolve) => child.on('exit', resolve));
     assert.equal(code, 130);
     assert.match(stderr, /sync stopped; left as they were \(nothing half-written\): \/expenses/);
-    assert.equal(stderr.trim().split('\n').length, 1);
+    // Progress lines ("/expenses: page 3, ...") and then exactly one error line; stdout holds no result.
+    const lines = stderr.trim().split('\n');
+    assert.equal(lines.filter((line) => !line.startsWith('/expenses: ')).length, 1, stderr);
+    assert.match(lines.at(-1) ?? '', /read, not committed/);
+    assert.equal(stdout, '');
     assert.equal(readFileSync(join(out, 'expenses.json'), 'utf8'), before);
     assert.equal((await runCli(['state', 'list', '--json'], { env })).stdout, state);
     assert.deepEqual(readdirSync(out), ['expenses.json']);

@@ -56,11 +56,12 @@ export function runCli(
 export function assertOneLineError(result: CliResult): void {
   // A credential given as a flag is warned about before the command runs (secret-flag-warnings.ts):
   // that line is not part of the error.
-  const lines = result.stderr
-    .trimEnd()
-    .split('\n')
-    .filter((line) => !/^warning: --(secret|token) puts the value/.test(line));
-  if (lines.length !== 1 || /\n\s+at /.test(result.stderr) || result.stderr.trim() === '') {
+  // Progress lines ("/expenses: page 3, 300 items", "checking URL ...") go to stderr too, before it.
+  const all = result.stderr.trimEnd().split('\n');
+  const lines = all.filter(
+    (line) => !/^warning: --(secret|token) puts the value/.test(line) && !/^(\/\S*: |checking \S+ \()/.test(line),
+  );
+  if (lines.length !== 1 || lines[0] !== all.at(-1) || /\n\s+at /.test(result.stderr) || result.stderr.trim() === '') {
     throw new Error(`expected one line on stderr, got:\n${result.stderr}`);
   }
 }
@@ -72,6 +73,8 @@ export interface RunningCli {
   stderr(): string;
   /** Resolves with the first stdout line (parsed as JSON when it is) that satisfies the predicate. */
   waitFor<T = any>(predicate: (value: any) => boolean, timeoutMs?: number): Promise<T>;
+  /** Resolves once stderr (progress, warnings) matches; rejects on exit or timeout. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<void>;
   /** Sends a signal and resolves when the process has exited. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -109,7 +112,10 @@ export function startCli(args: string[], options: { env?: Record<string, string 
     lines.push(...parts);
     for (const wake of waiters) wake();
   });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    for (const wake of waiters) wake();
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => {
       for (const wake of waiters) wake();
@@ -149,6 +155,29 @@ export function startCli(args: string[], options: { env?: Record<string, string 
         const timer = setTimeout(() => {
           cleanup();
           reject(new Error(`timed out waiting for a line; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    waitForStderr(pattern, timeoutMs = 15_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (pattern.test(stderr)) {
+            cleanup();
+            resolve();
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            cleanup();
+            reject(new Error(`process exited before stderr matched ${pattern}; stderr:\n${stderr}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`timed out waiting for stderr to match ${pattern}; stderr:\n${stderr}`));
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);

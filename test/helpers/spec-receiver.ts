@@ -14,6 +14,12 @@ export interface SpecReceiverOptions {
   skipExpiry?: boolean;
   /** Follow spec 5.2 to the letter: an iat in the future is never "expired", so it is accepted. */
   acceptFutureIat?: boolean;
+  /** PyJWT's default (no leeway): any iat ahead of this clock is refused, a genuine one too. */
+  refuseAnyFutureIat?: boolean;
+  /** Answer 202 (instead of 400) to what it refuses, and drop it. */
+  refuseWith?: number;
+  /** Take the verification header's prefix off (e.g. "Bearer ") and require it. */
+  prefix?: string;
   skipBodyHash?: boolean;
   anyAlgorithm?: boolean;
 }
@@ -25,8 +31,10 @@ export interface ReceivedDelivery {
   reason: string;
 }
 
-function verify(options: SpecReceiverOptions, token: string | undefined, body: Buffer): string | undefined {
-  if (!token) return 'missing header';
+function verify(options: SpecReceiverOptions, value: string | undefined, body: Buffer): string | undefined {
+  if (!value) return 'missing header';
+  if (options.prefix && !value.startsWith(options.prefix)) return 'no prefix';
+  const token = options.prefix ? value.slice(options.prefix.length) : value;
   const parts = token.split('.');
   if (parts.length !== 3) return 'not a JWT';
   let header: { alg?: string };
@@ -55,6 +63,7 @@ function verify(options: SpecReceiverOptions, token: string | undefined, body: B
     const age = Math.floor(Date.now() / 1000) - claims.iat;
     if (age >= (options.toleranceSeconds ?? 300)) return 'expired';
     if (!options.acceptFutureIat && -age > (options.toleranceSeconds ?? 300)) return 'issued in the future';
+    if (options.refuseAnyFutureIat && age < 0) return 'iat ahead of this clock';
   }
   if (!options.skipBodyHash) {
     const expected = Buffer.from(createHash('sha256').update(body).digest('base64'));
@@ -75,7 +84,7 @@ export async function startSpecReceiver(
       const body = Buffer.concat(chunks);
       const value = req.headers[(options.headerName ?? 'Service-Verification').toLowerCase()];
       const failure = options.acceptAll ? undefined : verify(options, Array.isArray(value) ? value[0] : value, body);
-      const status = failure ? 400 : 200;
+      const status = failure ? (options.refuseWith ?? 400) : 200;
       received.push({ headers: req.headers, body, status, reason: failure ?? 'ok' });
       res
         .writeHead(status, { 'content-type': 'application/json' })

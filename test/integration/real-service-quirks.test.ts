@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FileStore } from '../../src/store/file-store.js';
 import { syncDataset, type SyncDatasetOptions } from '../../src/sync/sync-dataset.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { readdirSync } from 'node:fs';
+import { runCli, startCli, tempDir } from '../helpers/cli.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse, count: number) => void;
 
@@ -195,6 +196,29 @@ describe('sync rides out a rate limit end to end (issue 18)', () => {
       );
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stdout + result.stderr, /rate limited, retrying in 0\.0 s/);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('Ctrl-C during a rate-limit wait stops at once, says what was done, and writes nothing half-way', async () => {
+    const api = await server((_q, response, count) =>
+      count === 1
+        ? json(response, 200, page([1, 2], { cursor: 'page-2' }))
+        : json(response, 429, {}, { 'retry-after': '120' }),
+    );
+    const out = tempDir();
+    const sync = startCli(['sync', 'invoices', '--base-url', api.baseUrl, '--out', out, '--env', 'sandbox'], {
+      env: { LEDGERHOOK_TOKEN: 'tok' },
+    });
+    try {
+      // The wait has begun when its progress line is out (stderr): no sleep, a condition polled by event.
+      await sync.waitForStderr(/rate limited, retrying in 120/);
+      const { code } = await sync.stop('SIGINT');
+      assert.equal(code, 130, sync.stderr());
+      assert.match(sync.stderr(), /interrupted|stopped/i);
+      assert.match(sync.stderr(), /1 page|2 items|nothing (was )?(written|committed)/i);
+      assert.deepEqual(readdirSync(out), [], 'a full read is all or nothing: no data file, no temp file');
     } finally {
       await api.close();
     }

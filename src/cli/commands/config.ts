@@ -16,6 +16,7 @@ import {
   type SettingKey,
 } from '../../settings/environments.js';
 import { maskSecret } from '../../webhook/secrets.js';
+import { validateVerificationPrefix } from '../../webhook/verification-prefix.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import type { ConfigCommandOptions } from '../definitions/config.js';
 import { promptHidden } from '../prompt-hidden.js';
@@ -86,6 +87,7 @@ function validate(key: SettingKey, value: string): string {
       throw usageError(`baseUrl must be http or https, got ${url.protocol}`);
   }
   if (key === 'headerName') return validateHeaderName(value.trim());
+  if (key === 'verificationPrefix') return validateVerificationPrefix(value);
   if (isPathSettingKey(key)) return checkEntityPath(value, key.slice(PATH_SETTING_PREFIX.length));
   if (key === 'tokensFile') {
     // Stored absolute: a relative path would mean another file from another directory.

@@ -5,7 +5,7 @@ import type { LabelledSecret } from '../../webhook/secrets.js';
 import { batchedLineWriter } from '../batched-lines.js';
 import type { CliContext } from '../context.js';
 import type { ListenCommandOptions } from '../definitions/listen.js';
-import { resolveHeaderName, resolveWebhookSecrets } from '../resolve-settings.js';
+import { resolveHeaderName, resolveVerificationPrefix, resolveWebhookSecrets } from '../resolve-settings.js';
 import { createListenSync } from '../listen-sync.js';
 import { createListenQueue, queueSubscriber } from '../listen-queue.js';
 import { listenerPrinter, printBanner, printListenSummary, queuePrinter, syncPrinter } from '../listen-output.js';
@@ -71,6 +71,7 @@ async function openSyncing(
 interface Wiring {
   secrets: readonly LabelledSecret[];
   headerName: string;
+  verificationPrefix: string | undefined;
   forwardTo: URL | undefined;
   ui: Inspector | undefined;
   syncing: Syncing;
@@ -83,7 +84,7 @@ function startListening(
   out: LineWriter,
   wiring: Wiring,
 ): Promise<RunningListener> {
-  const { secrets, headerName, forwardTo, ui, syncing } = wiring;
+  const { secrets, headerName, verificationPrefix, forwardTo, ui, syncing } = wiring;
   const { sync, queued } = syncing;
   const printEvent = listenerPrinter(options, ctx, out);
   return startListener({
@@ -92,6 +93,7 @@ function startListening(
     path: options.path === undefined ? undefined : options.path.startsWith('/') ? options.path : `/${options.path}`,
     secrets,
     headerName,
+    verificationPrefix,
     toleranceSeconds: options.tolerance,
     allowFutureIat: options.allowFutureIat,
     acceptInvalid: options.acceptInvalid,
@@ -152,6 +154,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   const secrets = await resolveWebhookSecrets(options, ctx, { createLocal: true });
   checkFlags(options, secrets);
   const headerName = await resolveHeaderName(options, ctx);
+  const verificationPrefix = await resolveVerificationPrefix(options, ctx);
   const forwardTo = options.forwardTo !== undefined ? resolveTarget(options.forwardTo) : undefined;
   const out = batchedLineWriter(ctx.stdout);
   const ui = await loadInspector(options, secrets);
@@ -160,6 +163,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   const { listener, inspector } = await startServing(options, ctx, out, {
     secrets,
     headerName,
+    verificationPrefix,
     forwardTo,
     ui,
     syncing,

@@ -6,7 +6,7 @@ import type { MutationResult } from '../../mock/mock-types.js';
 import { batchedLineWriter } from '../batched-lines.js';
 import { type CliContext, writeLine } from '../context.js';
 import type { MockCommandOptions } from '../definitions/mock.js';
-import { requireWebhookSecrets, resolveHeaderName } from '../resolve-settings.js';
+import { requireWebhookSecrets, resolveHeaderName, resolveVerificationPrefix } from '../resolve-settings.js';
 
 /** "12:00:01.123 /expenses: created 7,8; deleted 3" */
 function mutationLine(result: MutationResult, c: ChalkInstance): string {
@@ -55,6 +55,7 @@ export async function run(options: MockCommandOptions, ctx: CliContext): Promise
   const webhookUrl = options.webhookUrl !== undefined ? resolveTarget(options.webhookUrl) : undefined;
   const secret = webhookUrl ? (await requireWebhookSecrets(options, ctx, { createLocal: true }))[0]?.secret : undefined;
   const headerName = webhookUrl ? await resolveHeaderName(options, ctx) : undefined;
+  const verificationPrefix = webhookUrl ? await resolveVerificationPrefix(options, ctx) : undefined;
   const out = batchedLineWriter(ctx.stdout);
   const signal = ctx.signal;
   const mock = await startMockServer({
@@ -70,6 +71,7 @@ export async function run(options: MockCommandOptions, ctx: CliContext): Promise
     webhookUrl,
     webhookSecret: secret,
     headerName,
+    verificationPrefix,
     faults: {
       latencyMs: options.latency,
       failRate: options.failRate,

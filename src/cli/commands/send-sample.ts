@@ -11,7 +11,7 @@ import { writeJson, writeLine, type CliContext } from '../context.js';
 import type { SendSampleCommandOptions } from '../definitions/send-sample.js';
 import { createProgressView } from '../progress.js';
 import { readInputFile } from '../read-input.js';
-import { requireSigningSecret, resolveHeaderName } from '../resolve-settings.js';
+import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../resolve-settings.js';
 import { plural } from '../../util/plural.js';
 
 function parseEventData(raw: string | undefined): Record<string, unknown> | undefined {
@@ -90,6 +90,7 @@ async function prepareSend(options: SendSampleCommandOptions, ctx: CliContext): 
   const body = await bodyFor(options);
   const secret = options.unsigned ? undefined : await requireSigningSecret(options, ctx, { createLocal: true });
   const headerName = await resolveHeaderName(options, ctx);
+  const verificationPrefix = await resolveVerificationPrefix(options, ctx);
   return {
     url,
     body,
@@ -99,6 +100,7 @@ async function prepareSend(options: SendSampleCommandOptions, ctx: CliContext): 
       buildDelivery({
         body,
         headerName,
+        verificationPrefix,
         secret,
         iat: options.iat,
       }),

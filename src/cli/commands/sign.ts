@@ -3,7 +3,8 @@ import { webhookClaims, signClaims } from '../../webhook/sign.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import type { SignCommandOptions } from '../definitions/sign.js';
 import { readBodyArgument } from '../read-input.js';
-import { requireSigningSecret, resolveHeaderName } from '../resolve-settings.js';
+import { withVerificationPrefix } from '../../webhook/verification-prefix.js';
+import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../resolve-settings.js';
 import { shellQuote } from '../../util/shell-quote.js';
 
 async function readBody(options: SignCommandOptions, ctx: CliContext): Promise<Buffer> {
@@ -30,15 +31,20 @@ export async function run(options: SignCommandOptions, ctx: CliContext): Promise
   const token = await signClaims(claims, secret);
   const needsHeader = options.format === 'header' || options.format === 'json' || options.format === 'curl';
   const headerName = needsHeader ? await resolveHeaderName(options, ctx) : '';
+  // The header carries what the service would send: the token after the configured prefix, if any.
+  const headerValue = withVerificationPrefix(
+    token,
+    needsHeader ? await resolveVerificationPrefix(options, ctx) : undefined,
+  );
   switch (options.format) {
     case 'token':
       writeLine(ctx.stdout, token);
       return;
     case 'header':
-      writeLine(ctx.stdout, `${headerName}: ${token}`);
+      writeLine(ctx.stdout, `${headerName}: ${headerValue}`);
       return;
     case 'json':
-      writeJson(ctx, { token, headerName, claims, bodyBytes: body.length });
+      writeJson(ctx, { token, headerName, headerValue, claims, bodyBytes: body.length });
       return;
     case 'curl': {
       // A body read from stdin goes inline as --data-raw: with --data-binary, one starting with `@`
@@ -56,7 +62,7 @@ export async function run(options: SignCommandOptions, ctx: CliContext): Promise
           '-H',
           shellQuote('Content-Type: application/json'),
           '-H',
-          shellQuote(`${headerName}: ${token}`),
+          shellQuote(`${headerName}: ${headerValue}`),
           fromFile ? '--data-binary' : '--data-raw',
           shellQuote(data),
         ].join(' '),

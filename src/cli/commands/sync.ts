@@ -74,9 +74,18 @@ function summaryTable(outcomes: readonly SyncOutcome[], ctx: CliContext): string
   return table(['dataset', 'mode', 'items', 'changes', 'time'], rows, ctx.color.bold);
 }
 
-function progressHandler(ctx: CliContext, progress: Awaited<ReturnType<typeof createProgressView>>, json: boolean) {
+/** Pages and items read per dataset so far: what an interrupted run says it had done. */
+type ReadSoFar = Map<string, { pages: number; items: number }>;
+
+function progressHandler(
+  ctx: CliContext,
+  progress: Awaited<ReturnType<typeof createProgressView>>,
+  json: boolean,
+  soFar: ReadSoFar,
+) {
   const started = Date.now();
   return (event: SyncProgressEvent) => {
+    if (event.type === 'page') soFar.set(event.dataset, { pages: event.page, items: event.itemsSoFar });
     if (event.type === 'page') {
       const rate = event.itemsSoFar / Math.max(0.001, (Date.now() - started) / 1000);
       progress.update(`${event.dataset}: page ${event.page}, ${event.itemsSoFar} items (${rate.toFixed(0)}/s)`);
@@ -118,7 +127,8 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   const storeUrl = resolveStoreUrl(options, ctx);
   const store = storeUrl ? await postgresStore(storeUrl, options.concurrency + 1) : await fileStore(ctx, options.out);
   const progress = await createProgressView(ctx, { json: Boolean(options.json) });
-  const onProgress = progressHandler(ctx, progress, Boolean(options.json));
+  const soFar: ReadSoFar = new Map();
+  const onProgress = progressHandler(ctx, progress, Boolean(options.json), soFar);
   const datasets: SyncDatasetOptions[] = paths.map((path) => ({
     baseUrl,
     token,
@@ -145,7 +155,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     await store.close();
   }
   report(options, ctx, store, datasets, outcomes);
-  verdict(options, ctx, outcomes);
+  verdict(options, ctx, outcomes, soFar);
 }
 
 /** `--watch`: one report per round (one JSON line per round with --json) until Ctrl-C. */
@@ -211,11 +221,21 @@ function report(
 }
 
 /** The exit: interrupted (which datasets finished, which were left), failed, or fine. */
-function verdict(options: SyncCommandOptions, ctx: CliContext, outcomes: readonly SyncOutcome[]): void {
+function verdict(
+  options: SyncCommandOptions,
+  ctx: CliContext,
+  outcomes: readonly SyncOutcome[],
+  soFar: ReadSoFar = new Map(),
+): void {
   const stopped = outcomes.filter((outcome) => !outcome.ok && 'stopped' in outcome);
   if (ctx.signal.aborted || stopped.length > 0) {
     const done = outcomes.filter((outcome) => outcome.ok).map((outcome) => outcome.path);
-    const left = stopped.map((outcome) => outcome.path);
+    const left = stopped.map((outcome) => {
+      const read = soFar.get(outcome.path);
+      return read
+        ? `${outcome.path} (${read.pages} page${read.pages === 1 ? '' : 's'}, ${read.items} item${read.items === 1 ? '' : 's'} read, not committed: a run commits only once its read is complete)`
+        : outcome.path;
+    });
     const finished = done.length ? `finished: ${done.join(', ')}; ` : '';
     throw new LedgerhookError(
       'ERR_ABORTED',

@@ -7,8 +7,7 @@ import {
   fullCapturedBody,
   receivedAtMs,
 } from '../../replay/captured-delivery.js';
-import type { HeadersLike } from '../../webhook/request.js';
-import { verifyWebhookRequest } from '../../webhook/request.js';
+import { findHeader, verifyWebhookRequest, type HeadersLike } from '../../webhook/request.js';
 import type { VerifyCheck, VerifyResult } from '../../webhook/verify.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { printable } from '../render-delivery.js';
@@ -18,6 +17,7 @@ import {
   otherEnvironmentSecrets,
   requireWebhookSecrets,
   resolveHeaderName,
+  resolveVerificationPrefix,
   validateHeaderName,
 } from '../resolve-settings.js';
 
@@ -93,6 +93,17 @@ async function fromCapture(options: VerifyCommandOptions, spec: string, ctx: Cli
   };
 }
 
+/**
+ * The verification prefix. A bare token (the spec's form) never needs the stored settings, so a cold
+ * `verify --token` does not open them; a value with a space in it may be the service's prefixed form.
+ */
+async function prefixFor(options: VerifyCommandOptions, subject: Subject, ctx: CliContext) {
+  if (options.verificationPrefix !== undefined || ctx.env.LEDGERHOOK_VERIFICATION_PREFIX !== undefined)
+    return resolveVerificationPrefix(options, ctx);
+  const { value } = findHeader(subject.headers, subject.headerName);
+  return value?.trim().includes(' ') ? resolveVerificationPrefix(options, ctx) : undefined;
+}
+
 const MARK: Record<VerifyCheck['status'], string> = { pass: '✔', fail: '✖', warn: '!', skip: '-' };
 
 /** A check whose outcome rests on a captured fact says so: it was not re-established now. */
@@ -109,6 +120,10 @@ function hintsFor(result: VerifyResult, subject: Subject): string[] {
   if (!result.ok && result.code === 'missing_token' && subject.givenName !== undefined)
     hints.push(
       `the header line is named ${subject.givenName}, the verification header is ${subject.headerName} (choose it with --header-name or LEDGERHOOK_HEADER_NAME)`,
+    );
+  if (!result.ok && result.prefixSeen !== undefined)
+    hints.push(
+      `if the service really sends it: --verification-prefix '${result.prefixSeen}', or \`ledgerhook config set verificationPrefix '${result.prefixSeen}'\``,
     );
   return hints;
 }
@@ -165,11 +180,13 @@ export async function run(options: VerifyCommandOptions, ctx: CliContext): Promi
   if (subject.record && !options.json)
     writeLine(ctx.stdout, ctx.color.dim(`delivery ${printable(subject.record.id)} from ${options.delivery ?? ''}`));
   const secrets = await requireWebhookSecrets(options, ctx);
+  const verificationPrefix = await prefixFor(options, subject, ctx);
   const nowSeconds = subject.nowSeconds;
   // Through the request verifier, so that a repeated header is refused exactly as listen refuses it.
   const result = await verifyWebhookRequest({
     headers: subject.headers,
     headerName: subject.headerName,
+    verificationPrefix,
     body: subject.body,
     secrets,
     // Loaded only when a signature fails: it tells "this is the production secret's token".

@@ -31,6 +31,13 @@ export function addHeaderNameOption(command: Command): Command {
   );
 }
 
+export function addVerificationPrefixOption(command: Command): Command {
+  return command.option(
+    '--verification-prefix <text>',
+    'what the service puts before the JWT in the verification header, e.g. "Bearer " (default: LEDGERHOOK_VERIFICATION_PREFIX, else the stored verificationPrefix, else none: the bare JWT of spec 5.2)',
+  );
+}
+
 export function addJsonOption(
   command: Command,
   description = 'print one JSON document on stdout and nothing else there',

@@ -11,7 +11,7 @@ import type { RunCommand } from '../runner.js';
 import type { SecretFlags } from '../resolve-settings.js';
 import { decimal, examples, integer } from '../parsers.js';
 import { DEFAULT_INSPECTOR_PORT } from '../../defaults.js';
-import { addHeaderNameOption, addJsonOption, addSecretOptions } from './common-options.js';
+import { addHeaderNameOption, addVerificationPrefixOption, addJsonOption, addSecretOptions } from './common-options.js';
 import { addQueueOptions } from './queue.js';
 
 export interface ListenCommandOptions extends SecretFlags {
@@ -147,6 +147,7 @@ export function defineListen(program: Command, run: RunCommand): void {
   addInspectorOptions(command);
   addSecretOptions(command, { repeatable: true });
   addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
   addJsonOption(
     command,
     'print one JSON object per line (kind: listening, delivery, refused, sync-..., summary) and nothing else on stdout',

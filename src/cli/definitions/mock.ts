@@ -4,7 +4,7 @@ import { DEFAULT_EXPENSE_ITEMS, DEFAULT_OTHER_ITEMS } from '../../mock/mock-type
 import type { RunCommand } from '../runner.js';
 import type { SecretFlags } from '../resolve-settings.js';
 import { decimal, examples, integer, rateLimit } from '../parsers.js';
-import { addHeaderNameOption, addJsonOption, addSecretOptions } from './common-options.js';
+import { addHeaderNameOption, addVerificationPrefixOption, addJsonOption, addSecretOptions } from './common-options.js';
 
 export interface MockCommandOptions extends SecretFlags {
   port: number;
@@ -71,6 +71,7 @@ export function defineMock(program: Command, run: RunCommand): void {
     );
   addSecretOptions(command);
   addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
   addJsonOption(
     command,
     'print { baseUrl, token } as the first line, then one JSON object per line per change and webhook',

@@ -5,7 +5,7 @@ import { EVENTS } from '../../catalogue/events.js';
 import type { RunCommand } from '../runner.js';
 import type { SecretFlags } from '../resolve-settings.js';
 import { collect, decimal, examples, integer } from '../parsers.js';
-import { addHeaderNameOption, addJsonOption, addSecretOptions } from './common-options.js';
+import { addHeaderNameOption, addVerificationPrefixOption, addJsonOption, addSecretOptions } from './common-options.js';
 
 export interface SendSampleCommandOptions extends SecretFlags {
   type?: string | undefined;
@@ -78,6 +78,7 @@ export function defineSendSample(program: Command, run: RunCommand): void {
     );
   addSecretOptions(command);
   addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
   addJsonOption(command);
   command
     .addHelpText(

@@ -3,7 +3,7 @@ import { DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../../defaults.j
 import type { RunCommand } from '../runner.js';
 import type { SecretFlags } from '../resolve-settings.js';
 import { examples, integer } from '../parsers.js';
-import { addHeaderNameOption, addJsonOption, addSecretOptions } from './common-options.js';
+import { addHeaderNameOption, addVerificationPrefixOption, addJsonOption, addSecretOptions } from './common-options.js';
 
 export interface VerifyCommandOptions extends SecretFlags {
   file?: string | undefined;
@@ -59,6 +59,7 @@ export function defineVerify(program: Command, run: RunCommand): void {
     );
   addSecretOptions(command, { repeatable: true });
   addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
   addJsonOption(command);
   command
     .addHelpText(
