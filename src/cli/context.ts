@@ -34,7 +34,5 @@ export function writeLine(stream: NodeJS.WritableStream, text = ''): void {
   stream.write(`${text}\n`);
 }
 
-/** `--json` prints exactly one JSON document on stdout. */
-export function writeJson(ctx: CliContext, document: unknown): void {
-  ctx.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-}
+/** `--json`: the result document, printed once with `ok` when the command ends (json-output.ts). */
+export { writeJson } from './json-output.js';

@@ -4,6 +4,7 @@ import { plural } from '../util/plural.js';
 import type { WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';
 import type { batchedLineWriter } from './batched-lines.js';
 import { writeLine, type CliContext } from './context.js';
+import { jsonLine } from './json-output.js';
 import type { ListenCommandOptions } from './definitions/listen.js';
 import { deliveryJson, deliveryLine } from './delivery-line.js';
 import { queueEventLine } from './listen-queue.js';
@@ -17,8 +18,8 @@ type LineWriter = ReturnType<typeof batchedLineWriter>;
 export function listenerPrinter(options: ListenCommandOptions, ctx: CliContext, out: LineWriter) {
   return (event: ListenerEvent) => {
     if (options.json) {
-      if (event.type === 'delivery') out.write(JSON.stringify(deliveryJson(event.delivery)));
-      else out.write(JSON.stringify({ ...event, type: undefined, kind: event.type }));
+      const { type, ...fields } = event;
+      out.write(jsonLine(type, type === 'delivery' ? deliveryJson(event.delivery) : fields));
       return;
     }
     if (event.type === 'delivery') {
@@ -32,31 +33,22 @@ export function listenerPrinter(options: ListenCommandOptions, ctx: CliContext, 
 
 export function syncPrinter(options: ListenCommandOptions, ctx: CliContext, out: LineWriter) {
   return (event: WebhookSyncEvent) => {
-    const at = new Date().toISOString();
     if (!options.json) {
       const line = syncEventLine(event, ctx);
       if (line) out.write(line);
     } else if (event.type === 'sync-done')
-      out.write(
-        JSON.stringify({
-          kind: event.type,
-          userId: event.userId,
-          entity: event.entity,
-          run: event.run,
-          ...event.summary,
-          at,
-        }),
-      );
-    else out.write(JSON.stringify({ ...event, type: undefined, kind: event.type, at }));
+      out.write(jsonLine(event.type, { userId: event.userId, entity: event.entity, run: event.run, ...event.summary }));
+    else {
+      const { type, ...fields } = event;
+      out.write(jsonLine(type, fields));
+    }
   };
 }
 
 export function queuePrinter(options: ListenCommandOptions, ctx: CliContext, out: LineWriter) {
   return (event: QueueRecorderEvent) => {
-    const at = new Date().toISOString();
-    const line = options.json
-      ? JSON.stringify({ kind: event.outcome, ...event, outcome: undefined, at })
-      : queueEventLine(event, ctx);
+    const { outcome, ...fields } = event;
+    const line = options.json ? jsonLine(outcome, fields) : queueEventLine(event, ctx);
     if (line) out.write(line);
   };
 }
@@ -77,8 +69,7 @@ export function printBanner(options: ListenCommandOptions, ctx: CliContext, bann
   if (options.json) {
     writeLine(
       ctx.stdout,
-      JSON.stringify({
-        kind: 'listening',
+      jsonLine('listening', {
         url,
         inspectorUrl: inspectorUrl ?? null,
         verifying,
@@ -110,7 +101,7 @@ export function printBanner(options: ListenCommandOptions, ctx: CliContext, bann
 
 export function printListenSummary(options: ListenCommandOptions, ctx: CliContext, listener: RunningListener): void {
   const s = listener.stats;
-  if (options.json) writeLine(ctx.stdout, JSON.stringify({ kind: 'summary', ...s, captured: listener.captured }));
+  if (options.json) writeLine(ctx.stdout, jsonLine('summary', { ...s, captured: listener.captured }));
   else
     writeLine(
       ctx.stdout,

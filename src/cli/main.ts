@@ -3,7 +3,8 @@ import { Command, CommanderError } from 'commander';
 import { isLedgerhookError } from '../errors.js';
 import { loadColor, writeLine, type CliContext } from './context.js';
 import { withAdvice } from './error-advice.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
+import { jsonError, jsonOutcome } from './json-output.js';
+import { EXIT } from './exit-codes.js';
 import { missingPeerError } from '../util/optional-peer.js';
 import { secretFlagWarnings } from './secret-flag-warnings.js';
 import type { RunCommand } from './runner.js';
@@ -79,26 +80,22 @@ async function createContext(): Promise<CliContext> {
 }
 
 /**
- * `--json` promises a JSON document on stdout. A command that fails before printing its own gets
- * this one instead (the usual line still goes to stderr): {"ok":false,"error":{code,reason,message}}.
+ * `--json` promises one JSON document on stdout (or, for a long-running command, JSON Lines): the
+ * command's result with `ok`, or `{"ok":false,"error":{code,reason,message,exitCode}}` with what it
+ * had (json-output.ts). The usual error line still goes to stderr.
  */
 const jsonRequested = (() => {
   const argv = process.argv.slice(2);
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 })();
-let stdoutUsed = false;
-if (jsonRequested) {
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((...args: Parameters<typeof write>) => {
-    stdoutUsed = true;
-    return write(...args);
-  }) as typeof process.stdout.write;
-}
+/** The running command's context: its recorded JSON result is printed with the outcome. */
+let current: CliContext | undefined;
 
 function writeJsonError(code: string, reason: string, message: string, exitCode: number): void {
-  if (!jsonRequested || stdoutUsed) return;
-  process.stdout.write(`${JSON.stringify({ ok: false, error: { code, reason, message, exitCode } }, null, 2)}\n`);
+  if (!jsonRequested) return;
+  const text = jsonOutcome(current, { code, reason, message, exitCode });
+  if (text) process.stdout.write(text);
 }
 
 function reportError(thrown: unknown): number {
@@ -119,9 +116,9 @@ function reportError(thrown: unknown): number {
   if (isLedgerhookError(error)) {
     writeLine(process.stderr, `${stderrColor.red('error:')} ${withAdvice(error)}`);
     if (debug && error.stack) writeLine(process.stderr, error.stack);
-    const exitCode = exitCodeFor(error.code);
-    writeJsonError(error.code, error.details.reason ?? error.code.slice(4).toLowerCase(), withAdvice(error), exitCode);
-    return exitCode;
+    const fields = jsonError(error);
+    writeJsonError(fields.code, fields.reason, fields.message, fields.exitCode);
+    return fields.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
   writeJsonError('ERR_INTERNAL', 'internal_error', message, EXIT.internal);
@@ -135,7 +132,11 @@ function reportError(thrown: unknown): number {
 
 const run: RunCommand = async (load, options) => {
   const module = await load();
-  await module.run(options, await createContext());
+  const ctx = await createContext();
+  current = ctx;
+  await module.run(options, ctx);
+  const text = jsonRequested ? jsonOutcome(ctx) : undefined;
+  if (text) process.stdout.write(text);
 };
 
 function buildProgram(): Command {
@@ -162,7 +163,8 @@ function buildProgram(): Command {
       `
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 network or remote-service error,
             70 internal error (a bug: please report it), 130 interrupted (Ctrl-C).
-With --json, a failure also prints {"ok":false,"error":{"code","reason","message"}} on stdout.
+With --json, stdout holds one document: {"ok":true,...} or {"ok":false,"error":{"code","reason","message","exitCode"},...}
+(listen, worker, mock, inspect and sync --watch: JSON Lines, each with "kind" and "time"; see docs/json.md).
 Run "ledgerhook <command> --help" (or "ledgerhook help <command> [<subcommand>]") for options and examples.`,
     );
   defineDemo(program, run);

@@ -56,9 +56,19 @@ export function duration(name: string, { minMs = 0, maxMs = 24 * 3_600_000 } = {
     if (!match) throw new InvalidArgumentError(`${name} takes a duration such as 60s, 5m or 1h, got "${value}".`);
     const ms = Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? 1000);
     if (ms < minMs || ms > maxMs)
-      throw new InvalidArgumentError(`${name} must be between ${minMs / 1000}s and ${maxMs / 1000}s, got ${value}.`);
-    return ms;
+      throw new InvalidArgumentError(
+        `${name} must be between ${formatDuration(minMs)} and ${formatDuration(maxMs)}, got "${value}".`,
+      );
+    return Math.round(ms);
   };
+}
+
+/** Milliseconds as a person writes them back: 500ms, 60s, 5m, 1h, 90s. */
+export function formatDuration(ms: number): string {
+  if (ms % 3_600_000 === 0 && ms > 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0 && ms > 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`;
 }
 
 /** The "Examples:" block every command's --help ends with. */

@@ -18,8 +18,9 @@ export async function createProgressView(
 ): Promise<ProgressView> {
   if (options.json) return { update() {}, log() {}, stop() {} };
   if (!ctx.stderr.isTTY) {
-    // Plain lines, but not one per event: at most one every plainEveryMs.
-    let last = 0;
+    // Plain lines, but not one per event: at most one every plainEveryMs, and none in the first one, so
+    // that a quick task prints only its result.
+    let last = Date.now();
     const every = options.plainEveryMs ?? 1000;
     return {
       update(text) {

@@ -1,4 +1,5 @@
 import { captureBody } from '../capture/capture-record.js';
+import { roundMs } from '../util/percentiles.js';
 import { resolveTarget } from '../delivery/target.js';
 import { LedgerhookError } from '../errors.js';
 import { planReplay, replayDeliveries } from '../replay/replay.js';
@@ -88,7 +89,7 @@ async function replayOne(
         ? {
             ...answer,
             status: outcome.response.status,
-            latencyMs: Number(outcome.response.latencyMs.toFixed(1)),
+            latencyMs: roundMs(outcome.response.latencyMs),
             body: outcome.response.bodyExcerpt,
           }
         : { ...answer, error: outcome.error.message };

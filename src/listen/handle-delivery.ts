@@ -1,4 +1,5 @@
 import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
+import { roundMs } from '../util/percentiles.js';
 import { parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
 import { verifyWebhookRequest, type VerifyWebhookRequestOptions } from '../webhook/request.js';
 import type { SecretInput } from '../webhook/secrets.js';
@@ -161,7 +162,7 @@ async function forwardTo(edge: ForwardEdge, request: DeliveryRequest): Promise<F
   try {
     const answer = await edge.send(request.body, forwardHeaders(request.headers));
     return {
-      result: { url: edge.url, status: answer.status, latencyMs: Number(answer.latencyMs.toFixed(2)) },
+      result: { url: edge.url, status: answer.status, latencyMs: roundMs(answer.latencyMs) },
       answer: {
         body: answer.body ?? Buffer.alloc(0),
         contentType: answer.contentType,

@@ -8,7 +8,7 @@ import { signWebhook } from '../../src/webhook/sign.js';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
 
 const SECRET = 'whsec_listen_flags_test';
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const JSON_DOC = fileURLToPath(new URL('../../docs/json.md', import.meta.url));
 
 async function post(url: string, body: string, token: string): Promise<number> {
   const response = await fetch(url, { method: 'POST', body, headers: { 'service-verification': token } });
@@ -16,11 +16,11 @@ async function post(url: string, body: string, token: string): Promise<number> {
   return response.status;
 }
 
-/** The `kind` values the README's listen section documents (its `--json` table). */
+/** The `kind` values docs/json.md documents for listen (its "`listen` lines" table). */
 function documentedKinds(): Set<string> {
-  const text = readFileSync(README, 'utf8');
-  const section = text.slice(text.indexOf('### `ledgerhook listen`'));
-  const end = section.indexOf('\n### ', 5);
+  const text = readFileSync(JSON_DOC, 'utf8');
+  const section = text.slice(text.indexOf('### `listen` lines'));
+  const end = section.indexOf('\n#', 5);
   const rows = (end > 0 ? section.slice(0, end) : section).split('\n').filter((line) => /^\| `[a-z-]+` \|/.test(line));
   return new Set(rows.map((row) => /^\| `([a-z-]+)`/.exec(row)?.[1] ?? ''));
 }

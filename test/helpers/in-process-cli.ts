@@ -20,6 +20,7 @@ import { defineSync } from '../../src/cli/definitions/sync.js';
 import { defineVerify } from '../../src/cli/definitions/verify.js';
 import { defineWorker } from '../../src/cli/definitions/worker.js';
 import { withAdvice } from '../../src/cli/error-advice.js';
+import { jsonError, jsonOutcome } from '../../src/cli/json-output.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import type { RunCommand } from '../../src/cli/runner.js';
 import { isLedgerhookError } from '../../src/errors.js';
@@ -102,9 +103,13 @@ export async function runInProcess(
     signal: new AbortController().signal,
     debug: false,
   };
+  // The --json contract as main.ts prints it (json-output.ts): the result with ok, or the error with what there was.
+  const json = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined).includes('--json');
   const run: RunCommand = async (load, commandOptions) => {
     const module = await load();
     await module.run(commandOptions, ctx);
+    const text = json ? jsonOutcome(ctx) : undefined;
+    if (text) stdout.stream.write(text);
   };
   const program = programFromDefinitions(run, {
     out: (text) => stdout.stream.write(text),
@@ -115,10 +120,17 @@ export async function runInProcess(
     await program.parseAsync(args, { from: 'user' });
     code = EXIT.ok;
   } catch (error) {
-    if (error instanceof CommanderError) code = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    else if (isLedgerhookError(error)) {
+    if (error instanceof CommanderError) {
+      code = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      if (json && code !== EXIT.ok) {
+        const reason = error.code.replace(/^commander\./, '').replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`);
+        const message = error.message.replace(/^error: /, '');
+        stdout.stream.write(jsonOutcome(undefined, { code: 'ERR_USAGE', reason, message, exitCode: code }) ?? '');
+      }
+    } else if (isLedgerhookError(error)) {
       stderr.stream.write(`error: ${withAdvice(error)}\n`);
       code = exitCodeFor(error.code);
+      if (json) stdout.stream.write(jsonOutcome(ctx, jsonError(error)) ?? '');
     } else throw error;
   }
   return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };

@@ -285,7 +285,9 @@ describe('mock service: the handler without a socket, faults, and the CLI', () =
       '50',
     ]);
     const first = await mock.waitFor((line) => typeof line === 'object' && line !== null && 'baseUrl' in line);
-    assert.deepEqual(Object.keys(first).sort(), ['baseUrl', 'token']);
+    // JSON Lines like listen's: kind and time first, then the address scripts read.
+    assert.deepEqual(Object.keys(first), ['kind', 'time', 'baseUrl', 'token']);
+    assert.equal(first.kind, 'listening');
     assert.match(first.baseUrl, /^http:\/\/127\.0\.0\.1:\d+\/rest\/v5$/);
     assert.equal(mock.lines[0], JSON.stringify(first));
     await fetch(`${first.baseUrl.replace('/rest/v5', '')}/__mock/mutate`, {

@@ -150,6 +150,7 @@ describe('scale commands', () => {
       const status = await runInProcess(['queue', 'status', '--queue', REDIS_URL, '--queue-name', queueName, '--json']);
       assert.equal(status.code, 0, status.stderr);
       assert.deepEqual(JSON.parse(status.stdout), {
+        ok: true,
         queue: queueName,
         waiting: 0,
         active: 0,

@@ -52,7 +52,6 @@ async function converge(backend: Backend): Promise<void> {
     // --json lines are shaped like listen --sync's: the run's summary beside kind, userId and entity.
     const done = JSON.parse(rig.workers[1]!.lines.find((line) => line.includes('"kind":"sync-done"'))!);
     assert.deepEqual(Object.keys(done).sort(), [
-      'at',
       'dataset',
       'deleted',
       'entity',
@@ -61,6 +60,7 @@ async function converge(backend: Backend): Promise<void> {
       'mode',
       'pages',
       'run',
+      'time',
       'total',
       'upserted',
       'userId',

@@ -7,7 +7,7 @@ import { table } from '../table.js';
 export async function run(options: CatalogueCommandOptions, ctx: CliContext): Promise<void> {
   const c = ctx.color;
   if (options.list === 'events') {
-    if (options.json) return writeJson(ctx, EVENTS);
+    if (options.json) return writeJson(ctx, { events: EVENTS });
     writeLine(
       ctx.stdout,
       table(
@@ -26,7 +26,7 @@ export async function run(options: CatalogueCommandOptions, ctx: CliContext): Pr
     );
     return;
   }
-  if (options.json) return writeJson(ctx, ENTITIES);
+  if (options.json) return writeJson(ctx, { entities: ENTITIES });
   writeLine(
     ctx.stdout,
     table(

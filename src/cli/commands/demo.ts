@@ -92,7 +92,7 @@ export async function run(options: DemoCommandOptions, ctx: CliContext): Promise
   const started = Date.now();
   say(ctx.color.bold('ledgerhook demo: the whole webhook-to-sync loop, on this machine, in a few seconds.'));
   const result = await runDemo({ outDir, onEvent });
-  if (options.json) writeJson(ctx, { ...result, outDir, seconds: (Date.now() - started) / 1000 });
+  if (options.json) writeJson(ctx, { ...result, outDir, seconds: Math.round((Date.now() - started) / 100) / 10 });
   else printNextSteps(say, result, started);
   if (!result.ok)
     throw new LedgerhookError(

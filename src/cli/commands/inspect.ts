@@ -3,11 +3,17 @@ import { resolveTarget } from '../../delivery/target.js';
 import { memorySource } from '../../inspector/inspector-source.js';
 import { plural } from '../../util/plural.js';
 import { writeLine, type CliContext } from '../context.js';
+import { jsonLine, markJsonLines } from '../json-output.js';
 import type { InspectCommandOptions } from '../definitions/inspect.js';
 import { serveInspector } from '../inspector-cli.js';
 import { resolveWebhookSecrets } from '../resolve-settings.js';
 
 export async function run(options: InspectCommandOptions, ctx: CliContext): Promise<void> {
+  // JSON Lines: one event per line, each with kind and time; a failure ends the stream with an error line.
+  if (options.json) markJsonLines(ctx);
+  // Ctrl-C is handled from the start: a signal that comes right after the first line must not kill the process.
+  const { signal: stopped } = ctx;
+  if (stopped.aborted) return;
   const { records } = await readCaptureFile(options.file, ctx);
   const forwardTo = options.to === undefined ? undefined : resolveTarget(options.to).href;
   const secrets = await resolveWebhookSecrets(options, ctx);
@@ -25,8 +31,7 @@ export async function run(options: InspectCommandOptions, ctx: CliContext): Prom
   if (options.json)
     writeLine(
       ctx.stdout,
-      JSON.stringify({
-        kind: 'inspecting',
+      jsonLine('inspecting', {
         inspectorUrl: inspector.url,
         file: options.file,
         deliveries: records.length,

@@ -4,6 +4,7 @@ import { startListener, type RunningListener } from '../../listen/listener.js';
 import type { LabelledSecret } from '../../webhook/secrets.js';
 import { batchedLineWriter } from '../batched-lines.js';
 import type { CliContext } from '../context.js';
+import { markJsonLines } from '../json-output.js';
 import type { ListenCommandOptions } from '../definitions/listen.js';
 import { resolveHeaderName, resolveVerificationPrefix, resolveWebhookSecrets } from '../resolve-settings.js';
 import { createListenSync } from '../listen-sync.js';
@@ -149,6 +150,11 @@ async function startServing(
 }
 
 export async function run(options: ListenCommandOptions, ctx: CliContext): Promise<void> {
+  // JSON Lines: one event per line, each with kind and time; a failure ends the stream with an error line.
+  if (options.json) markJsonLines(ctx);
+  // Ctrl-C is handled from the start: a signal that comes right after the first line must not kill the process.
+  const { signal: stopped } = ctx;
+  if (stopped.aborted) return;
   // Flag pairs first: a usage error creates nothing (not even the local development secret).
   checkPairs(options);
   const secrets = await resolveWebhookSecrets(options, ctx, { createLocal: true });

@@ -5,6 +5,7 @@ import type { MockWebhookEvent } from '../../mock/mock-webhooks.js';
 import type { MutationResult } from '../../mock/mock-types.js';
 import { batchedLineWriter } from '../batched-lines.js';
 import { type CliContext, writeLine } from '../context.js';
+import { jsonLine, markJsonLines } from '../json-output.js';
 import type { MockCommandOptions } from '../definitions/mock.js';
 import { requireWebhookSecrets, resolveHeaderName, resolveVerificationPrefix } from '../resolve-settings.js';
 
@@ -52,6 +53,11 @@ function printBanner(ctx: CliContext, mock: { url: string; token: string }, webh
 }
 
 export async function run(options: MockCommandOptions, ctx: CliContext): Promise<void> {
+  // JSON Lines: one event per line, each with kind and time; a failure ends the stream with an error line.
+  if (options.json) markJsonLines(ctx);
+  // Ctrl-C is handled from the start: a signal that comes right after the first line must not kill the process.
+  const { signal: stopped } = ctx;
+  if (stopped.aborted) return;
   const webhookUrl = options.webhookUrl !== undefined ? resolveTarget(options.webhookUrl) : undefined;
   const secret = webhookUrl ? (await requireWebhookSecrets(options, ctx, { createLocal: true }))[0]?.secret : undefined;
   const headerName = webhookUrl ? await resolveHeaderName(options, ctx) : undefined;
@@ -79,18 +85,12 @@ export async function run(options: MockCommandOptions, ctx: CliContext): Promise
       rateLimit: options.rateLimit,
     },
     onMutation: (result) =>
-      out.write(
-        options.json
-          ? JSON.stringify({ kind: 'mutation', ...result, items: undefined })
-          : mutationLine(result, ctx.color),
-      ),
+      out.write(options.json ? jsonLine('mutation', { ...result, items: undefined }) : mutationLine(result, ctx.color)),
     onWebhook: (event) =>
-      out.write(
-        options.json ? JSON.stringify({ kind: event.type, ...event, type: undefined }) : webhookLine(event, ctx.color),
-      ),
+      out.write(options.json ? jsonLine(event.type, { ...event, type: undefined }) : webhookLine(event, ctx.color)),
   });
   // Tests and scripts read the first JSON line to find the server.
-  if (options.json) writeLine(ctx.stdout, JSON.stringify({ baseUrl: mock.url, token: mock.token }));
+  if (options.json) writeLine(ctx.stdout, jsonLine('listening', { baseUrl: mock.url, token: mock.token }));
   else printBanner(ctx, mock, webhookUrl);
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();

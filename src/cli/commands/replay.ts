@@ -1,4 +1,5 @@
 import type { CaptureRecord } from '../../capture/capture-record.js';
+import { roundMs } from '../../util/percentiles.js';
 import { printable } from '../render-delivery.js';
 import { readCaptures, selectCaptures } from '../../capture/read-captures.js';
 import { EVENTS, WEBHOOK_TYPES } from '../../catalogue/events.js';
@@ -82,7 +83,7 @@ function dryRun(plan: ReplayPlan, skipped: Skipped, url: URL, options: ReplayCom
 function lineFor(planned: PlannedReplay, outcome: DeliveryOutcome): ReplayLine {
   const line: ReplayLine = { id: planned.record.id, verdict: describeVerdict(planned.record), mode: planned.mode };
   if (!outcome.ok) return { ...line, error: outcome.error.message };
-  return { ...line, status: outcome.response.status, latencyMs: Number(outcome.response.latencyMs.toFixed(2)) };
+  return { ...line, status: outcome.response.status, latencyMs: roundMs(outcome.response.latencyMs) };
 }
 
 export async function run(options: ReplayCommandOptions, ctx: CliContext): Promise<void> {

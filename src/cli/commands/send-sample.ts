@@ -1,4 +1,5 @@
 import { resolveSampleType } from '../../catalogue/resolve.js';
+import { roundMs } from '../../util/percentiles.js';
 import { LedgerhookError, usageError } from '../../errors.js';
 import { buildDelivery, type OutgoingDelivery } from '../../delivery/build-delivery.js';
 import { sendDeliveries, type SendSummary } from '../../delivery/send-deliveries.js';
@@ -113,7 +114,7 @@ function printAnswer(send: Send, response: DeliveryResponse, options: SendSample
       url: send.url.href,
       status: response.status,
       ok: isSuccess(response.status),
-      latencyMs: Number(response.latencyMs.toFixed(2)),
+      latencyMs: roundMs(response.latencyMs),
       response: response.bodyExcerpt,
       responseTruncated: response.bodyTruncated,
       location: response.location,
@@ -149,7 +150,8 @@ async function sendOne(send: Send, options: SendSampleCommandOptions, ctx: CliCo
 
 function printSummary(url: URL, summary: SendSummary, options: SendSampleCommandOptions, ctx: CliContext): void {
   if (options.json) {
-    writeJson(ctx, { url: url.href, ...summary });
+    const rate = Math.round(summary.sent / Math.max(0.001, summary.elapsedMs / 1000));
+    writeJson(ctx, { url: url.href, ...summary, elapsedMs: Math.round(summary.elapsedMs), perSecond: rate });
     return;
   }
   const rate = summary.sent / (summary.elapsedMs / 1000);

@@ -1,6 +1,6 @@
 import { usageError } from '../../errors.js';
 import { webhookClaims, signClaims } from '../../webhook/sign.js';
-import { writeJson, writeLine, type CliContext } from '../context.js';
+import { writeLine, type CliContext } from '../context.js';
 import type { SignCommandOptions } from '../definitions/sign.js';
 import { readBodyArgument } from '../read-input.js';
 import { withVerificationPrefix } from '../../webhook/verification-prefix.js';
@@ -44,7 +44,11 @@ export async function run(options: SignCommandOptions, ctx: CliContext): Promise
       writeLine(ctx.stdout, `${headerName}: ${headerValue}`);
       return;
     case 'json':
-      writeJson(ctx, { token, headerName, headerValue, claims, bodyBytes: body.length });
+      // A format of its own, not the --json result contract: the object alone, for `jq -r .token`.
+      writeLine(
+        ctx.stdout,
+        JSON.stringify({ token, headerName, headerValue, claims, bodyBytes: body.length }, null, 2),
+      );
       return;
     case 'curl': {
       // A body read from stdin goes inline as --data-raw: with --data-binary, one starting with `@`

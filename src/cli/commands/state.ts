@@ -77,7 +77,7 @@ export async function run(options: StateCommandOptions, ctx: CliContext): Promis
       throw usageError(
         `${wanted} has not been synced${baseUrl ? ` from ${baseUrl}` : ''}; \`ledgerhook state list\` shows what has`,
       );
-    if (options.json) writeJson(ctx, asJson(matching));
+    if (options.json) writeJson(ctx, { datasets: asJson(matching) });
     else render(matching, ctx);
     return;
   }

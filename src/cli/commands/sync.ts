@@ -17,6 +17,8 @@ import { watchDatasets } from '../../sync/sync-watch.js';
 import { type CliContext, writeJson, writeLine } from '../context.js';
 import type { SyncCommandOptions } from '../definitions/sync.js';
 import { withAdvice } from '../error-advice.js';
+import { jsonError, jsonLine, markJsonLines } from '../json-output.js';
+import { formatDuration } from '../parsers.js';
 import { createProgressView } from '../progress.js';
 import { fileStore, resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveToken } from '../resolve-dataset.js';
 import { table } from '../table.js';
@@ -41,7 +43,7 @@ export function fullReasonText(reason: FullReadReason | undefined, file: string)
 const relativeToCwd = (path: string) => (isAbsolute(path) ? relative(process.cwd(), path) : path);
 
 function describe(summary: Rendered): string {
-  const name = summary.file.split(/[\\/]/).pop();
+  const name = summary.file.endsWith('(Postgres)') ? summary.file : relativeToCwd(summary.file);
   const dry = summary.dryRun ? ' (dry run: nothing written)' : '';
   if (summary.mode === 'document')
     return `${summary.dataset}: not a paginated list, saved as a document in ${name}${dry}`;
@@ -82,6 +84,7 @@ function progressHandler(
   progress: Awaited<ReturnType<typeof createProgressView>>,
   json: boolean,
   soFar: ReadSoFar,
+  all = false,
 ) {
   const started = Date.now();
   return (event: SyncProgressEvent) => {
@@ -101,7 +104,8 @@ function progressHandler(
       );
     } else if (event.type === 'start') {
       progress.update(`${event.dataset}: ${event.mode === 'full' ? 'full read' : `changes since ${event.since}`}`);
-    } else if (event.type === 'done' && !json) {
+    } else if (event.type === 'done' && !json && all) {
+      // One line per dataset: a single dataset's result line says it all; --all logs each as it ends.
       progress.log(
         `${ctx.color.green('✔')} ${event.summary.dataset}: ${event.summary.mode}, ${event.summary.total} items`,
       );
@@ -110,6 +114,8 @@ function progressHandler(
 }
 
 export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
+  // --watch runs until stopped: JSON Lines (a failure at start-up is its error line).
+  if (options.watch && options.json) markJsonLines(ctx);
   if (options.all && options.target !== undefined) throw usageError('give a TARGET or --all, not both');
   if (!options.all && options.target === undefined)
     throw usageError(
@@ -128,7 +134,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   const store = storeUrl ? await postgresStore(storeUrl, options.concurrency + 1) : await fileStore(ctx, options.out);
   const progress = await createProgressView(ctx, { json: Boolean(options.json) });
   const soFar: ReadSoFar = new Map();
-  const onProgress = progressHandler(ctx, progress, Boolean(options.json), soFar);
+  const onProgress = progressHandler(ctx, progress, Boolean(options.json), soFar, Boolean(options.all));
   const datasets: SyncDatasetOptions[] = paths.map((path) => ({
     baseUrl,
     token,
@@ -158,7 +164,10 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   verdict(options, ctx, outcomes, soFar);
 }
 
-/** `--watch`: one report per round (one JSON line per round with --json) until Ctrl-C. */
+/**
+ * `--watch`: one report per round (with --json one JSON line per round, with kind and time) until
+ * Ctrl-C, which ends it like listen: exit 0, each dataset as of its last finished sync.
+ */
 async function watch(
   options: SyncCommandOptions,
   ctx: CliContext,
@@ -177,15 +186,28 @@ async function watch(
       progress.stop();
       report(options, ctx, store, datasets, outcomes, round);
       if (!options.json)
-        writeLine(ctx.stdout, ctx.color.dim(`round ${round} done; next in ${options.interval / 1000}s (Ctrl-C stops)`));
+        writeLine(
+          ctx.stderr,
+          ctx.color.dim(
+            `round ${round} done at ${clock()}; next in ${formatDuration(options.interval)} (Ctrl-C stops)`,
+          ),
+        );
     }
   } finally {
     progress.stop();
+    await store.close();
   }
-  throw new LedgerhookError(
-    'ERR_ABORTED',
-    `watch stopped after ${rounds} round${rounds === 1 ? '' : 's'}; each dataset is as of its last finished sync (nothing half-written)`,
-  );
+  const stopped = `watch stopped after ${rounds} round${rounds === 1 ? '' : 's'}; each dataset is as of its last finished sync (nothing half-written)`;
+  if (options.json) writeLine(ctx.stdout, jsonLine('stopped', { rounds }));
+  else writeLine(ctx.stderr, stopped);
+}
+
+/** The local time of day with its zone offset: a round's line says when it ran. */
+function clock(date = new Date()): string {
+  const offset = -date.getTimezoneOffset();
+  const sign = offset >= 0 ? '+' : '-';
+  const pad = (n: number) => String(Math.floor(Math.abs(n))).padStart(2, '0');
+  return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${sign}${pad(offset / 60)}:${pad(offset % 60)}`;
 }
 
 function report(
@@ -201,14 +223,28 @@ function report(
     if (store.kind === 'postgres') return 'ledgerhook_items (Postgres)';
     return dataset ? store.fileFor(datasetRef(dataset)) : '';
   };
+  // The dataset as the user named it, filter included (/expenses?type=PENDING).
+  const nameOf = (index: number, path: string) => {
+    const dataset = datasets[index];
+    return dataset ? datasetRef(dataset).dataset : path;
+  };
   const rendered = outcomes.map((outcome, index) => {
-    if (outcome.ok) return { ...outcome.summary, file: fileOf(index) };
-    if ('stopped' in outcome) return { dataset: outcome.path, stopped: true };
-    return { dataset: outcome.path, error: withAdvice(outcome.error), code: outcome.error.code };
+    if (outcome.ok) return { ok: true, ...outcome.summary, file: fileOf(index) };
+    if ('stopped' in outcome) return { ok: false, dataset: nameOf(index, outcome.path), stopped: true };
+    return { ok: false, dataset: nameOf(index, outcome.path), error: jsonError(outcome.error) };
   });
-  if (options.json && round !== undefined) ctx.stdout.write(`${JSON.stringify({ round, datasets: rendered })}\n`);
-  else if (options.json) writeJson(ctx, options.all ? { datasets: rendered } : rendered[0]);
-  else
+  if (options.json && round !== undefined) {
+    writeLine(ctx.stdout, jsonLine('round', { round, datasets: rendered }));
+  } else if (options.json && options.all) {
+    writeJson(ctx, { datasets: rendered });
+  } else if (options.json) {
+    // One dataset: its summary is the document; on failure the contract's error says why.
+    const [only] = rendered;
+    if (only) {
+      const { ok: _ok, error: _error, ...fields } = only as Record<string, unknown>;
+      writeJson(ctx, fields);
+    }
+  } else if (!options.all)
     outcomes.forEach((outcome, index) => {
       if (outcome.ok)
         writeLine(ctx.stdout, `${ctx.color.green('✔')} ${describe({ ...outcome.summary, file: fileOf(index) })}`);

@@ -1,6 +1,7 @@
 import { usageError } from '../../errors.js';
 import type { SyncWorkerEvent } from '../../queue/sync-worker.js';
 import type { CliContext } from '../context.js';
+import { jsonLine, markJsonLines } from '../json-output.js';
 import { printable, quoted } from '../render-delivery.js';
 import type { WorkerCommandOptions } from '../definitions/worker.js';
 import { readInputFile } from '../read-input.js';
@@ -60,6 +61,11 @@ function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined 
 }
 
 export async function run(options: WorkerCommandOptions, ctx: CliContext): Promise<void> {
+  // JSON Lines: one event per line, each with kind and time; a failure ends the stream with an error line.
+  if (options.json) markJsonLines(ctx);
+  // Ctrl-C is handled from the start: a signal that comes right after the first line must not kill the process.
+  const { signal: stopped } = ctx;
+  if (stopped.aborted) return;
   const target = resolveQueue(options, ctx);
   const storeUrl = resolveStoreUrl(options, ctx);
   if (!storeUrl) throw usageError('no store: pass --store postgres://... or set LEDGERHOOK_STORE');
@@ -104,7 +110,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
         // Shaped like listen --sync's lines: a run's summary fields sit beside kind, userId and entity.
         const { type, ...rest } = event;
         const fields = event.type === 'sync-done' ? { ...rest, summary: undefined, ...event.summary } : rest;
-        out.write(JSON.stringify({ kind: type, ...fields, at: new Date().toISOString() }));
+        out.write(jsonLine(type, fields));
         if (type === 'worker-ready') out.flush();
       } else {
         const line = eventLine(event, ctx);
@@ -119,7 +125,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   });
   await worker.close(Math.round(options.shutdownGrace * 1000));
   await store.close();
-  if (options.json) out.write(JSON.stringify({ kind: 'summary', ...counts, at: new Date().toISOString() }));
+  if (options.json) out.write(jsonLine('summary', counts));
   else
     out.write(`\nstopped: ${counts.done} runs done, ${counts.failed} failed, ${counts.returned} put back in the queue`);
   out.flush();

@@ -6,8 +6,8 @@ import {
   DEFAULT_PAGE_LIMIT,
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../../defaults.js';
-import { InvalidArgumentError } from 'commander';
-import { collect, decimal, duration, examples, integer } from '../parsers.js';
+import { Option } from 'commander';
+import { collect, decimal, duration, examples, formatDuration, integer } from '../parsers.js';
 import { addJsonOption } from './common-options.js';
 import { addStoreOption } from './store.js';
 import { ENVIRONMENTS } from '../../settings/environments.js';
@@ -61,20 +61,6 @@ export function addDatasetOptions(command: Command): Command {
     );
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** `90`, `90s`, `500ms`, `5m`, `1h` → milliseconds (a bare number is seconds). */
-export function parseInterval(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  const unit = UNITS[match?.[2] ?? 's'];
-  if (!match || unit === undefined)
-    throw new InvalidArgumentError(`--interval takes a duration such as 60s, 5m or 500ms, got "${value}".`);
-  const ms = Math.round(Number(match[1]) * unit);
-  if (ms < 100 || ms > 86_400_000)
-    throw new InvalidArgumentError(`--interval must be between 100ms and 24h, got "${value}".`);
-  return ms;
-}
-
 export function defineSync(program: Command, run: RunCommand): void {
   const command = program
     .command('sync')
@@ -114,14 +100,23 @@ export function defineSync(program: Command, run: RunCommand): void {
       decimal('--timeout', { min: 0.1, max: 3600 }),
       DEFAULT_REQUEST_TIMEOUT_MS / 1000,
     )
-    .option(
-      '--max-wait <duration>',
-      'how long to ride out a rate limit (429) or server errors (5xx) per request, honouring Retry-After, before stopping (5m, 30s, 1h)',
-      duration('--max-wait', { minMs: 0, maxMs: 24 * 3_600_000 }),
-      300_000,
+    .addOption(
+      new Option(
+        '--max-wait <duration>',
+        'how long to ride out a rate limit (429) or server errors (5xx) per request, honouring Retry-After, before stopping (5m, 30s, 1h)',
+      )
+        .argParser(duration('--max-wait', { minMs: 0, maxMs: 24 * 3_600_000 }))
+        .default(300_000, formatDuration(300_000)),
     )
     .option('--watch', 'keep syncing: a round, a pause of --interval, and again, until Ctrl-C')
-    .option('--interval <duration>', 'pause between two rounds of --watch (60s, 5m, 500ms)', parseInterval, 60_000)
+    .addOption(
+      new Option(
+        '--interval <duration>',
+        'pause between two rounds of --watch (60s, 5m, 500ms; a bare number is seconds)',
+      )
+        .argParser(duration('--interval', { minMs: 100, maxMs: 24 * 3_600_000 }))
+        .default(60_000, formatDuration(60_000)),
+    )
     .option('--full', 'ignore the stored state and rebuild from a full read')
     .option('--dry-run', 'fetch and report, write nothing')
     .option(

@@ -1,0 +1,234 @@
+/**
+ * The one --json contract (docs/json.md), for every command that takes --json: the list is read from
+ * the command tree, so a command added with --json and not added here fails the first test.
+ * Answer-once commands run in-process (same definitions, command modules and json-output.ts as main.ts)
+ * with a spawned sample through main.ts itself; JSON Lines commands are spawned.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startListener } from '../../src/listen/listener.js';
+import { startMockServer, type RunningMockServer } from '../../src/mock/mock-server.js';
+import { signWebhook } from '../../src/webhook/sign.js';
+import { type CliResult, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { programFromDefinitions, runInProcess } from '../helpers/in-process-cli.js';
+import { startSpecReceiver } from '../helpers/spec-receiver.js';
+import { createTestSchema, dropQueueKeys, REDIS_URL, servicesSkip, testQueueName } from '../scale/helpers/services.js';
+
+const SECRET = 'whsec_json_contract';
+const BODY = JSON.stringify({ userId: 'user_1', type: 'ENTITY_UPDATE', entities: ['expense'] });
+
+/** Every command path that takes --json, from the same definitions main.ts builds. */
+function jsonCommands(): string[] {
+  const found: string[] = [];
+  const walk = (command: ReturnType<typeof programFromDefinitions>, path: string[]) => {
+    for (const sub of command.commands) {
+      const here = [...path, sub.name()];
+      if (sub.options.some((option) => option.long === '--json')) found.push(here.join(' '));
+      walk(sub as ReturnType<typeof programFromDefinitions>, here);
+    }
+  };
+  walk(
+    programFromDefinitions(async () => {}, { out() {}, err() {} }),
+    [],
+  );
+  return found.sort();
+}
+
+interface Fixtures {
+  capture: string;
+  receiver: string;
+  mock: RunningMockServer;
+  token: string;
+  env: Record<string, string>;
+}
+
+type Args = (f: Fixtures) => string[];
+/** Answer-once commands: a run that succeeds and one that fails (services: needs Redis and Postgres). */
+const ONCE: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
+  demo: { ok: () => ['demo'], fail: (f) => ['demo', '--out', f.capture] },
+  verify: {
+    ok: (f) => ['verify', '--data', BODY, '--token', f.token, '--secret', SECRET],
+    fail: (f) => ['verify', '--data', `${BODY} `, '--token', f.token, '--secret', SECRET],
+  },
+  'send-sample': {
+    ok: (f) => ['send-sample', 'ENTITY_UPDATE', '--to', f.receiver, '--secret', SECRET],
+    fail: () => ['send-sample', 'ENTITY_UPDATE', '--to', '1', '--secret', SECRET],
+  },
+  'check-receiver': {
+    ok: (f) => ['check-receiver', '--to', f.receiver, '--secret', SECRET],
+    fail: () => ['check-receiver', '--to', '1', '--secret', SECRET],
+  },
+  replay: {
+    ok: (f) => ['replay', f.capture, '--to', f.receiver, '--secret', SECRET],
+    fail: (f) => ['replay', `${f.capture}.missing`, '--to', f.receiver, '--secret', SECRET],
+  },
+  'captures list': { ok: (f) => ['captures', 'list', f.capture], fail: (f) => ['captures', 'list', `${f.capture}.x`] },
+  'captures show': { ok: (f) => ['captures', 'show', f.capture], fail: (f) => ['captures', 'show', `${f.capture}:9`] },
+  sync: {
+    ok: (f) => ['sync', 'expenses', '--base-url', f.mock.url, '--token', f.mock.token, '--out', tempDir()],
+    fail: (f) => ['sync', 'expenses', '--base-url', f.mock.url, '--token', 'wrong', '--out', tempDir()],
+  },
+  'state list': { ok: () => ['state', 'list'], fail: () => ['state', 'list', '--env', 'nowhere'] },
+  'state show': {
+    ok: (f) => ['state', 'show', 'expenses', '--base-url', f.mock.url],
+    fail: () => ['state', 'show', '/never-synced'],
+  },
+  'state reset': { ok: () => ['state', 'reset', '/never-synced'], fail: () => ['state', 'reset'] },
+  'queue status': {
+    ok: () => ['queue', 'status', '--queue', REDIS_URL, '--queue-name', testQueueName('json')],
+    fail: () => ['queue', 'status', '--queue', 'redis://127.0.0.1:1'],
+    services: true,
+  },
+  'queue retry': {
+    ok: () => ['queue', 'retry', '--queue', REDIS_URL, '--queue-name', testQueueName('json')],
+    fail: () => ['queue', 'retry', '--queue', 'redis://127.0.0.1:1'],
+    services: true,
+  },
+  'store migrate': {
+    ok: (f) => ['store', 'migrate', '--store', f.env.STORE ?? ''],
+    fail: () => ['store', 'migrate', '--store', 'postgres://127.0.0.1:1/none'],
+    services: true,
+  },
+  events: { ok: () => ['events'], fail: () => ['events', '--bogus'] },
+  entities: { ok: () => ['entities'], fail: () => ['entities', '--bogus'] },
+  'config list': { ok: () => ['config', 'list'], fail: () => ['config', 'list', '--env', 'nowhere'] },
+};
+
+/** Commands that run until stopped (JSON Lines): how to start one, and how to make it fail. */
+const LINES: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
+  listen: {
+    ok: () => ['listen', '--port', '0', '--secret', SECRET],
+    fail: (f) => ['listen', '--port', f.env.BUSY ?? ''],
+  },
+  mock: { ok: () => ['mock', '--port', '0'], fail: (f) => ['mock', '--port', f.env.BUSY ?? ''] },
+  inspect: {
+    ok: (f) => ['inspect', f.capture, '--port', '0', '--secret', SECRET],
+    fail: (f) => ['inspect', `${f.capture}.missing`],
+  },
+  worker: {
+    ok: (f) => ['worker', '--queue', REDIS_URL, '--queue-name', testQueueName('json'), '--store', f.env.STORE ?? ''],
+    fail: () => ['worker', '--queue', REDIS_URL, '--store', 'postgres://127.0.0.1:1/none'],
+    services: true,
+  },
+  'sync --watch': {
+    ok: (f) => ['sync', 'expenses', '--base-url', f.mock.url, '--token', f.mock.token, '--out', tempDir(), '--watch'],
+    // Nothing configured for sandbox: refused at start-up, after the stream began.
+    fail: () => ['sync', 'expenses', '--watch', '--env', 'sandbox'],
+  },
+};
+
+function assertDocument(result: CliResult, expectOk: boolean, label: string) {
+  let document: Record<string, any>;
+  try {
+    document = JSON.parse(result.stdout);
+  } catch {
+    assert.fail(`${label}: stdout is not one JSON document:\n${result.stdout}\nstderr: ${result.stderr}`);
+  }
+  assert.equal(document.ok, expectOk, `${label}: ${result.stdout.slice(0, 400)} ${result.stderr}`);
+  if (expectOk) {
+    assert.equal(result.code, 0, `${label}: ${result.stderr}`);
+    assert.equal(document.error, undefined, label);
+  } else {
+    assert.notEqual(result.code, 0, label);
+    assert.deepEqual(Object.keys(document.error).sort(), ['code', 'exitCode', 'message', 'reason'], label);
+    assert.equal(document.error.exitCode, result.code, `${label}: error.exitCode is the exit code`);
+    assert.match(document.error.code, /^ERR_[A-Z_]+$/, label);
+    assert.match(document.error.reason, /^[a-z][a-z0-9_]*$/, label);
+    assert.ok(result.stderr.trim().split('\n').at(-1), `${label}: the error line is on stderr too`);
+  }
+  return document;
+}
+
+describe('one JSON contract for every --json (issue 19)', () => {
+  let fixtures: Fixtures;
+  let busy: Server;
+  let dropSchema: (() => Promise<void>) | undefined;
+  let skip: string | false = false;
+  const closers: Array<() => Promise<unknown>> = [];
+
+  before(async () => {
+    const dir = tempDir();
+    const capture = join(dir, 'deliveries.jsonl');
+    const listener = await startListener({ port: 0, secrets: [SECRET], capture: { path: capture } });
+    const token = await signWebhook(BODY, SECRET);
+    await (
+      await fetch(listener.url, { method: 'POST', body: BODY, headers: { 'service-verification': token } })
+    ).text();
+    await listener.close();
+    const receiver = await startSpecReceiver({ secret: SECRET });
+    closers.push(receiver.close);
+    const mock = await startMockServer({ port: 0, items: 20 });
+    closers.push(() => mock.close());
+    busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => busy.close(resolve)));
+    const env: Record<string, string> = { BUSY: String((busy.address() as AddressInfo).port) };
+    skip = await servicesSkip();
+    if (!skip) {
+      const schema = await createTestSchema();
+      env.STORE = schema.url;
+      dropSchema = () => schema.drop();
+    }
+    fixtures = { capture, receiver: receiver.url, mock, token, env };
+  });
+
+  after(async () => {
+    for (const close of closers) await close();
+    await dropSchema?.();
+    await dropQueueKeys(testQueueName('json')).catch(() => {});
+  });
+
+  it('covers every command that takes --json, once-only or JSON Lines', () => {
+    const tabled = [...Object.keys(ONCE), ...Object.keys(LINES).filter((name) => name !== 'sync --watch')].sort();
+    assert.deepEqual(tabled, jsonCommands());
+  });
+
+  it('answer-once commands print one document: {ok:true,...} or {ok:false, error:{code,reason,message,exitCode}}', async () => {
+    // One settings directory for the table: state show reads what sync wrote.
+    const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
+    for (const [name, row] of Object.entries(ONCE)) {
+      if (row.services && skip) continue;
+      assertDocument(await runInProcess([...row.ok(fixtures), '--json'], { env }), true, `${name} (ok)`);
+      assertDocument(await runInProcess([...row.fail(fixtures), '--json'], { env }), false, `${name} (fail)`);
+    }
+  });
+
+  it('through the real entry point too, keeping partial results beside the error', async () => {
+    const failedVerify = assertDocument(await runCli([...ONCE.verify!.fail(fixtures), '--json']), false, 'verify');
+    assert.equal(failedVerify.authentic, false, 'the verdict stays beside the error');
+    assert.equal(failedVerify.error.code, 'ERR_CHECK_FAILED');
+    const failedSync = assertDocument(await runCli([...ONCE.sync!.fail(fixtures), '--json']), false, 'sync');
+    assert.equal(failedSync.dataset, '/expenses');
+    assert.equal(failedSync.error.exitCode, 3);
+    const usage = assertDocument(await runCli(['entities', '--json', '--bogus']), false, 'usage');
+    assert.equal(usage.error.reason, 'unknown_option');
+    const entities = assertDocument(await runCli(['entities', '--json']), true, 'entities');
+    assert.ok(Array.isArray(entities.entities));
+  });
+
+  it('long-running commands print JSON Lines with kind and time; a failure is an error line', async () => {
+    for (const [name, row] of Object.entries(LINES)) {
+      if (row.services && skip) continue;
+      const running = startCli([...row.ok(fixtures), '--json'], { env: { LEDGERHOOK_CONFIG_DIR: tempDir() } });
+      await running.waitFor((line) => typeof line === 'object' && line !== null, 30_000);
+      const { code, signal } = await running.stop('SIGINT');
+      assert.equal(code, 0, `${name}: ${signal} ${running.stderr()}`);
+      for (const line of running.lines) {
+        const event = JSON.parse(line);
+        assert.deepEqual(Object.keys(event).slice(0, 2), ['kind', 'time'], `${name}: ${line}`);
+        assert.ok(!Number.isNaN(Date.parse(event.time)), `${name}: ${line}`);
+      }
+
+      const failed = await runCli([...row.fail(fixtures), '--json']);
+      const lines = failed.stdout.trim().split('\n');
+      const last = JSON.parse(lines.at(-1) ?? '');
+      assert.equal(last.kind, 'error', `${name}: ${failed.stdout}${failed.stderr}`);
+      assert.equal(last.ok, false);
+      assert.equal(last.error.exitCode, failed.code, name);
+      assert.notEqual(failed.code, 0, name);
+    }
+  });
+});
