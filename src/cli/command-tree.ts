@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ENTITIES } from '../catalogue/entities.js';
 import { EVENTS, WEBHOOK_TYPES } from '../catalogue/events.js';
-import { PATH_SETTING_PREFIX, SETTING_KEYS } from '../settings/environments.js';
+import { ENVIRONMENTS, PATH_SETTING_PREFIX, SETTING_KEYS } from '../settings/environments.js';
 
 /** What a shell needs to complete one command: generated from the commander definitions. */
 export interface CompletionNode {
@@ -23,6 +23,8 @@ export interface CompletionOption {
   values: undefined | 'file' | string[];
 }
 
+/** The list filters the spec shows (`?type=PENDING`, spec 4.1's sample request). */
+const DATASET_TYPES = ['PENDING'] as const;
 const entityNames = () => ENTITIES.map((entity) => entity.name);
 const eventNames = () => EVENTS.map((event) => event.name);
 
@@ -45,7 +47,11 @@ function optionValues(
   if (!takesValue) return undefined;
   if (choices) return [...choices];
   if (long === '--event') return eventNames();
-  if (long === '--type' && path !== 'sync' && !path.startsWith('state')) return [...WEBHOOK_TYPES];
+  if (long === '--type') return path === 'sync' || path.startsWith('state') ? [...DATASET_TYPES] : [...WEBHOOK_TYPES];
+  if (long === '--env') return [...ENVIRONMENTS];
+  // A store is a URL: the scheme is what there is to complete.
+  if (long === '--store') return ['postgres://'];
+  if (long === '--queue') return ['redis://'];
   if (/file|dir|out|capture/i.test(name) || /file/.test(long)) return 'file' as const;
   return [];
 }

@@ -51,6 +51,13 @@ _ledgerhook_option_values() {
 ${optionValueArms(nodes)}
   esac
 }
+# Catalogue names are upper case (INVOICE_VIEWED): a lower-case start matches them too.
+_ledgerhook_match() {
+  local found
+  found="$(compgen -W "$1" -- "$2")"
+  if [[ -z "$found" ]]; then found="$(compgen -W "$1" -- "$(printf '%s' "$2" | tr '[:lower:]' '[:upper:]')")"; fi
+  printf '%s\n' "$found"
+}
 _ledgerhook() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" path="" word subs values i
   if [[ $COMP_CWORD -gt 0 ]]; then prev="\${COMP_WORDS[COMP_CWORD-1]}"; fi
@@ -66,7 +73,7 @@ _ledgerhook() {
     case "$values" in
       __any__) return 0 ;;
       __file__) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-      ?*) COMPREPLY=($(compgen -W "$values" -- "$cur")); return 0 ;;
+      ?*) COMPREPLY=($(_ledgerhook_match "$values" "$cur")); return 0 ;;
     esac
   fi
   if [[ "$cur" == -* ]]; then
@@ -82,7 +89,7 @@ _ledgerhook() {
   if [[ "$values" == __file__ || -z "$values" ]]; then
     COMPREPLY=($(compgen -f -- "$cur"))
   else
-    COMPREPLY=($(compgen -W "$values" -- "$cur"))
+    COMPREPLY=($(_ledgerhook_match "$values" "$cur"))
   fi
   return 0
 }

@@ -64,7 +64,7 @@ export async function createListenSync(
     baseUrl,
     tokenFor,
     // Each user's files in a directory of their own under --out (src/store/identity.ts).
-    store: await fileStore(ctx, options.out),
+    store: await fileStore(ctx, options.out, { create: true }),
     paths: await resolveEntityPaths(options, ctx),
     limit: options.limit,
     concurrency: options.syncConcurrency,

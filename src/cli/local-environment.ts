@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { errnoSentence, makeDirectory } from '../util/fs-errors.js';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../defaults.js';
@@ -71,7 +72,7 @@ export function localWebhookSecret(
   const existing = read();
   if (existing || !create) return existing;
   try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    makeDirectory(dirname(file));
     // 'wx': two commands starting at once never make two secrets; the second reads the first's.
     writeFileSync(file, `whsec_${randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });
     writeLine(
@@ -83,7 +84,7 @@ export function localWebhookSecret(
     if (code !== 'EEXIST')
       throw new LedgerhookError(
         'ERR_USAGE',
-        `cannot create the local development secret ${file} (${code ?? 'error'})`,
+        `cannot create the local development secret ${file}: ${errnoSentence(error)}`,
         {
           cause: error,
           details: { reason: 'settings_unwritable', path: file },

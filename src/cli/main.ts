@@ -144,7 +144,7 @@ function buildProgram(): Command {
     .description(
       'Webhooks and incremental sync for the bookkeeping API: sign, verify, send samples, listen, replay, emulate the service locally, and sync datasets into local JSON.',
     )
-    .version(packageJson.version, '-V, --version')
+    .version(packageJson.version, '-v, --version')
     .option('--debug', 'print stack traces for unexpected errors')
     .showSuggestionAfterError(true)
     .exitOverride() // subcommands created after this inherit it, and the output settings
@@ -191,7 +191,13 @@ Run "ledgerhook <command> --help" (or "ledgerhook help <command> [<subcommand>]"
 async function main(args: string[]): Promise<number> {
   const program = buildProgram();
   // commander's help command knows one level; `help state reset` shows that subcommand's help.
-  const argv = args[0] === 'help' && args.length > 2 ? [...args.slice(1), '--help'] : args;
+  // `version` and `-V` say the version too, as in most CLIs.
+  const argv =
+    args[0] === 'help' && args.length > 2
+      ? [...args.slice(1), '--help']
+      : args.length === 1 && (args[0] === 'version' || args[0] === '-V')
+        ? ['--version']
+        : args;
   if (argv.length === 0) {
     program.outputHelp();
     return EXIT.ok;

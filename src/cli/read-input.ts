@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { LedgerhookError } from '../errors.js';
+import { errnoSentence } from '../util/fs-errors.js';
 
 /** Reads a whole stream into one buffer (stdin for `-`). */
 export async function readStream(stream: NodeJS.ReadableStream): Promise<Buffer> {
@@ -17,17 +18,19 @@ export async function readInputFile(path: string, what: string): Promise<Buffer>
   try {
     return readFileSync(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'it is a directory'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : (error as Error).message;
+    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errnoSentence(error);
     throw new LedgerhookError('ERR_USAGE', `cannot read ${what} ${path}: ${why}`, { cause: error });
   }
+}
+
+/**
+ * The body when no FILE was given: stdin when it is piped (`cat body.json | ledgerhook verify ...`),
+ * undefined when it is a terminal or brought nothing.
+ */
+export async function pipedBody(stdin: NodeJS.ReadableStream & { isTTY?: boolean }): Promise<Buffer | undefined> {
+  if (stdin.isTTY) return undefined;
+  const body = await readStream(stdin);
+  return body.length > 0 ? body : undefined;
 }
 
 /** A body given as FILE or `-` (stdin), read as raw bytes. */

@@ -1,6 +1,7 @@
 import { entityPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import { resolveEntityName } from '../catalogue/resolve.js';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { errnoSentence, makeDirectory } from '../util/fs-errors.js';
 import { usageError } from '../errors.js';
 import type { FileStore } from '../store/file-store.js';
 import type { CliContext } from './context.js';
@@ -109,7 +110,25 @@ export async function stateFilePath(ctx: CliContext): Promise<string> {
 }
 
 /** The file store the CLI syncs into: data files under `outDir`, state beside the settings. */
-export async function fileStore(ctx: CliContext, outDir: string): Promise<FileStore> {
+/** Makes the output directory, or says which part of --out cannot be one (before any request is made). */
+export function prepareOutDir(outDir: string): void {
+  try {
+    makeDirectory(outDir);
+  } catch (error) {
+    const at = (error as { path?: string }).path;
+    throw usageError(
+      `cannot use --out ${outDir}: ${at && at !== resolve(outDir) ? `${at}: ` : ''}${errnoSentence(error)}; choose a writable directory with --out`,
+    );
+  }
+}
+
+export async function fileStore(
+  ctx: CliContext,
+  outDir: string,
+  options: { create?: boolean } = {},
+): Promise<FileStore> {
+  // A wrong --out costs nothing: found before any request.
+  if (options.create) prepareOutDir(outDir);
   const { FileStore } = await import('../store/file-store.js');
   return new FileStore({ outDir, stateFile: await stateFilePath(ctx) });
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { errnoSentence, makeDirectory } from '../util/fs-errors.js';
 import { join } from 'node:path';
 import type Conf from 'conf';
 import { LedgerhookError } from '../errors.js';
@@ -23,14 +24,25 @@ const SCHEMA = {
   },
 } as const;
 
-const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOSPC', 'EISDIR']);
+const UNWRITABLE = new Set([
+  'ENOENT',
+  'ENOTCREATABLE',
+  'EISFILE',
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'ENOTDIR',
+  'EEXIST',
+  'ENOSPC',
+  'EISDIR',
+]);
 
 /** What went wrong with the settings file, in words that name the file. */
 function settingsError(error: unknown, path: string): LedgerhookError {
   const code = (error as NodeJS.ErrnoException).code;
   const message = error instanceof Error ? error.message : String(error);
   if (code !== undefined && UNWRITABLE.has(code))
-    return new LedgerhookError('ERR_IO', `cannot write the settings file ${path} (${code})`, {
+    return new LedgerhookError('ERR_IO', `cannot write the settings file ${path}: ${errnoSentence(error)}`, {
       cause: error,
       details: { reason: 'settings_unwritable', path, errno: code },
     });
@@ -117,6 +129,8 @@ export class SettingsStore {
     }
     const { default: Conf } = await import('conf');
     try {
+      // Before conf, whose recursive mkdir would spin where a directory cannot be made (e.g. under /proc).
+      makeDirectory(dir);
       const conf = new Conf<SettingsShape>({
         cwd: dir,
         configName: FILE_NAME,

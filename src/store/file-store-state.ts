@@ -1,4 +1,5 @@
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import { errnoSentence, makeDirectory } from '../util/fs-errors.js';
 import { basename, dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { LedgerhookError } from '../errors.js';
@@ -110,7 +111,7 @@ export class StateFile {
       text = await readFile(this.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw new LedgerhookError('ERR_IO', `cannot read ${this.path}: ${(error as NodeJS.ErrnoException).code}`, {
+      throw new LedgerhookError('ERR_IO', `cannot read ${this.path}: ${errnoSentence(error)}`, {
         cause: error,
         details: { reason: 'state_file_unreadable', path: this.path },
       });
@@ -123,7 +124,7 @@ export class StateFile {
     const dir = dirname(this.path);
     let release: () => Promise<void>;
     try {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
+      makeDirectory(dir);
       release = await lockfile.lock(this.path, {
         realpath: false,
         stale: 10_000,
@@ -132,7 +133,7 @@ export class StateFile {
     } catch (error) {
       throw new LedgerhookError(
         'ERR_IO',
-        `cannot lock ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        `cannot lock ${this.path}: ${errnoSentence(error)}${(error as { path?: string }).path && (error as { path?: string }).path !== this.path ? ` (${(error as { path?: string }).path})` : ''}`,
         { cause: error, details: { reason: 'state_file_unwritable', path: this.path } },
       );
     }

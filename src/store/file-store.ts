@@ -1,4 +1,5 @@
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
+import { makeDirectory } from '../util/fs-errors.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { LedgerhookError } from '../errors.js';
 import { AtomicItemWriter, type FileDigest, writeDocumentAtomically, writeFailed } from '../sync/data-file.js';
@@ -78,7 +79,7 @@ export class FileStore implements DatasetStore {
     const file = this.fileFor(ref);
     const dir = join(file, '..');
     try {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
+      makeDirectory(dir);
       const root = await realpath(this.outDir);
       const real = await realpath(dir);
       const rel = relative(root, real);

@@ -1,4 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
+import { errnoSentence } from '../util/fs-errors.js';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { LedgerhookError } from '../errors.js';
@@ -48,10 +49,14 @@ export class ItemDigest {
 export function writeFailed(path: string, error: unknown): LedgerhookError {
   if (error instanceof LedgerhookError) return error;
   const code = (error as NodeJS.ErrnoException).code;
-  return new LedgerhookError('ERR_IO', `cannot write in ${dirname(path)}: ${code ?? (error as Error).message}`, {
-    cause: error,
-    details: { reason: 'out_dir_not_writable', path: dirname(path), code },
-  });
+  return new LedgerhookError(
+    'ERR_IO',
+    `cannot write in ${(error as { path?: string }).path ?? dirname(path)}: ${errnoSentence(error)}`,
+    {
+      cause: error,
+      details: { reason: 'out_dir_not_writable', path: dirname(path), code },
+    },
+  );
 }
 
 /**

@@ -43,6 +43,12 @@ describe('completion', () => {
       { words: ['ledgerhook', 'listen', '--port', ''], expected: [] },
       { words: ['ledgerhook', 'config', 'set', 'hea'], expected: ['headerName'] },
       { words: ['ledgerhook', 'sync', 'expenses', '--wa'], expected: ['--watch'] },
+      // Issue 19: catalogue names match whatever the case typed; --type, --env and --store have values.
+      { words: ['ledgerhook', 'send-sample', 'invoice_v'], expected: ['INVOICE_VIEWED'] },
+      { words: ['ledgerhook', 'replay', 'x.jsonl', '--event', 'expense_ad'], expected: ['EXPENSE_ADDED'] },
+      { words: ['ledgerhook', 'sync', 'expenses', '--type', ''], expected: ['PENDING'] },
+      { words: ['ledgerhook', 'sync', 'expenses', '--env', 'l'], expected: ['local'] },
+      { words: ['ledgerhook', 'sync', 'expenses', '--store', ''], expected: ['postgres://'] },
     ];
     for (const { words, expected } of cases) {
       const result = complete(generated.stdout, words);

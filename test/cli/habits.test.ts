@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { runCli, tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { writeMixedCapture } from '../helpers/capture-file.js';
 
@@ -87,5 +88,57 @@ describe('everyday habits', () => {
     assert.equal(main.includes('_ledgerhook_subcommands'), false);
     const chunks = readdirSync(bundle).filter((name) => name.endsWith('.js'));
     assert.ok(chunks.some((name) => readFileSync(new URL(name, bundle), 'utf8').includes('content-security-policy')));
+  });
+
+  it('-v, --version, -V and `version` all print the version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    for (const spelling of ['-v', '--version', '-V', 'version']) {
+      const result = await runCli([spelling]);
+      assert.equal(result.code, 0, spelling);
+      assert.equal(result.stdout, `${version}\n`, spelling);
+    }
+  });
+
+  it('verify and sign read a piped body when no FILE is given', async () => {
+    const env = { LEDGERHOOK_WEBHOOK_SECRET: 'whsec_piped' };
+    const body = '{"userId":"u","type":"ENTITY_UPDATE","entities":["expense"]}';
+    const signed = await runCli(['sign', '--format', 'token'], { env, input: body });
+    assert.equal(signed.code, 0, signed.stderr);
+    const verified = await runCli(['verify', '--token', signed.stdout.trim(), '--json'], { env, input: body });
+    assert.equal(verified.code, 0, verified.stdout + verified.stderr);
+    assert.equal(JSON.parse(verified.stdout).authentic, true);
+    const nothing = await runCli(['verify', '--token', signed.stdout.trim()], { env, input: '' });
+    assert.equal(nothing.code, 2);
+    assert.match(nothing.stderr, /no body to verify: .*pipe it in/);
+  });
+
+  it('an --out that cannot be a directory fails at once with the path, in words (no spin, no errno)', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    const cases: Array<[string[], RegExp]> = [
+      [['demo', '--out', file], /cannot use --out .*a-file: it is a file, not a directory/],
+      [['demo', '--out', join(file, 'sub')], /cannot use --out .*sub: .*a-file: it is a file, not a directory/],
+      // /proc takes no new directories: Node's recursive mkdir would spin there forever.
+      [
+        ['sync', 'expenses', '--out', '/proc/ledgerhook-x', '--base-url', 'http://127.0.0.1:1/rest/v5'],
+        /cannot use --out \/proc\/ledgerhook-x: no directory can be created there/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runCli(args, { env: { LEDGERHOOK_TOKEN: 't' }, timeoutMs: 15_000 });
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, message);
+      assert.doesNotMatch(result.stderr, /\bE[A-Z]{3,}\b/, 'no raw errno word');
+    }
+    const config = await runCli(['config', 'set', 'baseUrl', 'http://x/rest/v5'], {
+      env: { LEDGERHOOK_CONFIG_DIR: '/proc/ledgerhook-config' },
+      timeoutMs: 15_000,
+    });
+    assert.equal(config.code, 2, config.stderr);
+    assert.match(
+      config.stderr,
+      /cannot write the settings file \/proc\/ledgerhook-config\/settings\.json: no directory can be created there/,
+    );
   });
 });

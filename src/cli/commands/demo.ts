@@ -8,6 +8,7 @@ import { writeJson, writeLine, type CliContext } from '../context.js';
 import type { DemoCommandOptions } from '../definitions/demo.js';
 import { describeRecord } from '../delivery-line.js';
 import { syncEventLine } from '../listen-sync.js';
+import { prepareOutDir } from '../resolve-dataset.js';
 
 /** What one mutation did to a dataset, leaving out the kinds of change it did not make. */
 function mutationLine(r: MutationResult): string {
@@ -87,6 +88,7 @@ Or keep playing locally: \`ledgerhook mock\` in one terminal, \`ledgerhook sync 
 }
 
 export async function run(options: DemoCommandOptions, ctx: CliContext): Promise<void> {
+  if (options.out !== undefined) prepareOutDir(options.out);
   const outDir = options.out ?? (await mkdtemp(join(tmpdir(), 'ledgerhook-demo-')));
   const { say, onEvent } = demoNarrator(options, ctx);
   const started = Date.now();

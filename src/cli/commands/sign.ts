@@ -2,7 +2,7 @@ import { usageError } from '../../errors.js';
 import { webhookClaims, signClaims } from '../../webhook/sign.js';
 import { writeLine, type CliContext } from '../context.js';
 import type { SignCommandOptions } from '../definitions/sign.js';
-import { readBodyArgument } from '../read-input.js';
+import { pipedBody, readBodyArgument } from '../read-input.js';
 import { withVerificationPrefix } from '../../webhook/verification-prefix.js';
 import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../resolve-settings.js';
 import { shellQuote } from '../../util/shell-quote.js';
@@ -20,7 +20,11 @@ async function readBody(options: SignCommandOptions, ctx: CliContext): Promise<B
     }
     return Buffer.from(options.data, 'utf8');
   }
-  if (options.file === undefined) throw usageError('no body to sign: give a FILE, - to read stdin, or --data JSON');
+  if (options.file === undefined) {
+    const piped = await pipedBody(ctx.stdin);
+    if (piped) return piped;
+    throw usageError('no body to sign: give a FILE, - to read stdin (or pipe it in), or --data JSON');
+  }
   return readBodyArgument(options.file, ctx.stdin);
 }
 

@@ -131,7 +131,9 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   if (baseUrl === undefined) throw usageError('no base URL');
   const token = await resolveToken(options, ctx);
   const storeUrl = resolveStoreUrl(options, ctx);
-  const store = storeUrl ? await postgresStore(storeUrl, options.concurrency + 1) : await fileStore(ctx, options.out);
+  const store = storeUrl
+    ? await postgresStore(storeUrl, options.concurrency + 1)
+    : await fileStore(ctx, options.out, { create: !options.dryRun });
   const progress = await createProgressView(ctx, { json: Boolean(options.json) });
   const soFar: ReadSoFar = new Map();
   const onProgress = progressHandler(ctx, progress, Boolean(options.json), soFar, Boolean(options.all));

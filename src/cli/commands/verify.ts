@@ -12,7 +12,7 @@ import type { VerifyCheck, VerifyResult } from '../../webhook/verify.js';
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import { printable } from '../render-delivery.js';
 import type { VerifyCommandOptions } from '../definitions/verify.js';
-import { readBodyArgument } from '../read-input.js';
+import { pipedBody, readBodyArgument } from '../read-input.js';
 import {
   otherEnvironmentSecrets,
   requireWebhookSecrets,
@@ -57,7 +57,12 @@ async function fromFlags(options: VerifyCommandOptions, ctx: CliContext): Promis
   let body: Buffer;
   if (options.data !== undefined) body = Buffer.from(options.data, 'utf8');
   else if (options.file !== undefined) body = await readBodyArgument(options.file, ctx.stdin);
-  else throw usageError('no body to verify: give the raw body as FILE, - for stdin, or --data');
+  else {
+    const piped = await pipedBody(ctx.stdin);
+    if (!piped)
+      throw usageError('no body to verify: give the raw body as FILE, - for stdin (or pipe it in), or --data');
+    body = piped;
+  }
   return { body, headers, headerName, givenName, asRecorded: [], nowSeconds: options.now };
 }
 
