@@ -88,15 +88,16 @@ export function printBanner(options: ListenCommandOptions, ctx: CliContext, bann
   if (options.capture) parts.push(`capturing to ${options.capture}`);
   if (queue) parts.push(`queueing syncs in ${queue}`);
   else if (syncing) parts.push(`syncing into ${options.out}`);
-  writeLine(ctx.stdout, parts.join(', '));
+  // Status, not results: stderr (stdout holds the deliveries, so `listen | grep` sees only them).
+  writeLine(ctx.stderr, parts.join(', '));
   if (!verifying)
     writeLine(
-      ctx.stdout,
+      ctx.stderr,
       ctx.color.yellow(
         'no webhook secret configured: deliveries are NOT verified (pass --secret-file, set LEDGERHOOK_WEBHOOK_SECRET, or `ledgerhook config set webhookSecret -`)',
       ),
     );
-  writeLine(ctx.stdout, ctx.color.dim('Ctrl-C to stop'));
+  writeLine(ctx.stderr, ctx.color.dim('Ctrl-C to stop'));
 }
 
 export function printListenSummary(options: ListenCommandOptions, ctx: CliContext, listener: RunningListener): void {

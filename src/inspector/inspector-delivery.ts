@@ -23,6 +23,10 @@ export interface InspectorSummary {
   message?: string | undefined;
   /** What the listener answered. */
   status: number;
+  method: string;
+  path: string;
+  /** The id of the delivery this one replays (its ledgerhook-replay-of header), when it is a replay. */
+  replayOf?: string | undefined;
   bodyBytes: number;
   /** The stored body is only the head of a larger one (refused deliveries may be cut). */
   bodyTruncated: boolean;
@@ -67,10 +71,20 @@ export function fromCaptureRecord(record: CaptureRecord, index: number): Inspect
     code: record.verdict.code,
     message: record.verdict.message,
     status: record.verdict.status,
+    method: typeof record.method === 'string' ? record.method.slice(0, 16) : '?',
+    path: typeof record.path === 'string' ? record.path.slice(0, 200) : '?',
+    replayOf: replayOf(record),
     bodyBytes: typeof record.bodyBytes === 'number' ? record.bodyBytes : Buffer.byteLength(record.body, 'base64'),
     bodyTruncated: isTruncated(record),
     record,
   };
+}
+
+/** The replay marker, when it reads as an id (the header arrives from the network like any other). */
+function replayOf(record: CaptureRecord): string | undefined {
+  const value = record.headers?.['ledgerhook-replay-of'];
+  const id = Array.isArray(value) ? value[0] : value;
+  return typeof id === 'string' && /^[\w.-]{1,80}$/.test(id) ? id : undefined;
 }
 
 export function toSummary(delivery: InspectorDelivery): InspectorSummary {

@@ -52,10 +52,17 @@ function capturedHeaders(record: CaptureRecord, keepCopies: boolean): Record<str
   return headers;
 }
 
+/**
+ * Every replay names its original, so that a listener capturing it (and the inspector) shows it as a
+ * replay of that delivery rather than as a new one. Only a marker for display: anyone can send it.
+ */
+export const REPLAY_OF_HEADER = 'ledgerhook-replay-of';
+
 async function replayDelivery(planned: PlannedReplay, options: ReplayOptions): Promise<OutgoingDelivery> {
   const { record, body } = planned;
   const asCaptured = planned.mode === 'as-captured';
   const headers = capturedHeaders(record, asCaptured);
+  headers[REPLAY_OF_HEADER] = record.id;
   const headerName = (options.headerName ?? record.headerName).toLowerCase();
   if (asCaptured) {
     // As captured means every copy of every header, in order: a delivery refused for a duplicated

@@ -1,6 +1,6 @@
 import { DEFAULT_TOLERANCE_SECONDS, DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
-import { bodyLength, bodySha256Base64, constantTimeEqual, type WebhookBody } from './body-hash.js';
+import { bodyLength, bodySha256Base64, bodySha256Hex, constantTimeEqual, type WebhookBody } from './body-hash.js';
 import { explainBadSignature, explainBodyMismatch } from './diagnostics.js';
 import { checkFreshness } from './freshness.js';
 import { verifiesWith } from './hs256.js';
@@ -211,15 +211,22 @@ function checkIntegrity(
     verdict.checks.push({ name: 'integrity', status: 'pass', detail: 'request_body_sha256 matches the body' });
     return expectedHash;
   }
+  // Compared in the claim's own encoding first (Base64, as the spec says); a hex claim gets the hex too.
+  const hex = /^[0-9a-f]{64}$/i.test(claimedHash) ? ` (hex ${bodySha256Hex(body)})` : '';
   verdict.checks.push({
     name: 'integrity',
     status: 'fail',
-    detail: `request_body_sha256 is ${claimedHash}, the body hashes to ${expectedHash}`,
+    detail: `request_body_sha256 is ${claimedHash}, the body hashes to ${expectedHash}${hex}`,
   });
-  verdict.fail('body_mismatch', 'the body does not match request_body_sha256: it was changed after signing', {
-    ...parts,
-    hints: explain ? explainBodyMismatch(body, claimedHash) : [],
-  });
+  const hints = explain ? explainBodyMismatch(body, claimedHash) : [];
+  // The headline names the cause when it is known (hex digest, re-serialised body), not a guess.
+  const cause = explain ? hints[0] : undefined;
+  const headline = cause?.startsWith('request_body_sha256 is the hex digest')
+    ? 'the body does not match request_body_sha256: the claim is a hex digest, not Base64'
+    : cause?.includes('re-serialised')
+      ? 'the body does not match request_body_sha256: these are not the bytes that were signed (re-serialised)'
+      : 'the body does not match request_body_sha256: it was changed after signing';
+  verdict.fail('body_mismatch', headline, { ...parts, hints });
   return expectedHash;
 }
 

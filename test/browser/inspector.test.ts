@@ -145,6 +145,59 @@ describe('inspector page in Chromium', { skip }, () => {
     }
   });
 
+  it('the list shows method, path and zoned times; a long code stays in its column; a replay is marked as one (issue 19)', async () => {
+    const listen = startCli(['listen', '--port', '0', '--ui-port', '0', '--json', '--secret', SECRET]);
+    try {
+      const started = await listen.waitFor((line) => line?.kind === 'listening');
+      const { page, close } = await openPage(browser, started.inspectorUrl);
+      const body = JSON.stringify({ userId: 'user_1', type: 'ENTITY_UPDATE', entities: ['expense'] });
+      assert.equal(await deliver(started.url, body, SECRET), 200);
+      // HS512 with the right secret: refused as algorithm_not_allowed, the longest code there is.
+      const input = `${b64url(JSON.stringify({ alg: 'HS512', typ: 'JWT' }))}.${b64url(JSON.stringify({ iat: Math.floor(Date.now() / 1000), request_body_sha256: createHash('sha256').update(body).digest('base64') }))}`;
+      const hs512 = `${input}.${createHmac('sha512', SECRET).update(input).digest('base64url')}`;
+      const refused = await fetch(`${started.url}hooks/in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'service-verification': hs512 },
+        body,
+      });
+      assert.equal(refused.status, 400);
+      await page.waitForFunction(() => document.querySelectorAll('.row-item').length === 2);
+      const top = page.locator('.row-item').first();
+      assert.equal(await top.locator('.route').textContent(), 'POST /hooks/in');
+      assert.match((await top.locator('.time').textContent()) ?? '', /^\d\d:\d\d:\d\d\.\d{3} [+-]\d\d:\d\d$/);
+      const badge = await top.locator('.badge').boundingBox();
+      const status = await top.locator('.status').boundingBox();
+      assert.ok(
+        badge && status && badge.x + badge.width <= status.x,
+        `badge ${JSON.stringify(badge)} status ${JSON.stringify(status)}`,
+      );
+
+      // Replay the valid one to the listener itself: it comes back marked as a replay of its original.
+      const original = page.locator('.row-item').nth(1);
+      const originalId = await original.getAttribute('data-id');
+      await original.click();
+      await page.waitForSelector('.verdict.valid');
+      assert.match(
+        (await page.locator('.detail h2').textContent()) ?? '',
+        /POST \/ · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [+-]\d\d:\d\d/,
+      );
+      await page.fill('input[aria-label="replay target"]', started.url);
+      await page.getByRole('button', { name: 'Replay' }).click();
+      await page.waitForFunction(() => document.querySelectorAll('.row-item').length === 3);
+      const replayed = page.locator('.row-item').first();
+      assert.equal(await replayed.locator('.replay').getAttribute('title'), `a replay of ${originalId}`);
+      await replayed.click();
+      await page.waitForSelector('.replay-of');
+      assert.match(
+        (await page.locator('.replay-of').textContent()) ?? '',
+        new RegExp(`a replay of delivery ${originalId}`),
+      );
+      await close();
+    } finally {
+      await listen.stop();
+    }
+  });
+
   it('inspect FILE: 5,000 deliveries open with only a window of rows in the DOM; filters and search narrow the list', async () => {
     const dir = tempDir();
     const file = join(dir, 'many.jsonl');

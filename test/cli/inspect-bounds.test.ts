@@ -27,7 +27,8 @@ describe('inspect FILE past the memory bound', () => {
     }
     const human = startCli(['inspect', file, '--port', '0']);
     try {
-      const note = await human.waitFor((line) => typeof line === 'string' && line.startsWith('the page holds'), 30_000);
+      // A status line: on stderr.
+      const [note] = await human.waitForStderr(/^the page holds.*$/m, 30_000);
       assert.equal(
         note,
         `the page holds the newest ${DEFAULT_MAX_DELIVERIES} (a memory bound); select older ones with \`ledgerhook captures list\``,

@@ -39,8 +39,7 @@ describe('listen flags (issue #10)', () => {
     await json.stop();
 
     const human = startCli(['listen', '--port', '0', '--secret', SECRET, '--allow-future-iat']);
-    const banner = await human.waitFor((line) => /listening on/.test(line));
-    const humanUrl = /listening on (\S+)/.exec(banner)?.[1] ?? '';
+    const humanUrl = (await human.waitForStderr(/listening on (\S+)/))[1] ?? '';
     assert.equal(await post(humanUrl, body, token), 200);
     await human.waitFor((line) => /warning:.*in the future/.test(line));
     await human.stop();

@@ -215,15 +215,20 @@ describe('listen, capture and replay (end to end)', () => {
   it('verifies nothing without a secret and says so once; --accept-invalid answers 200 but records invalid', async () => {
     // sandbox: the local environment would verify with its development secret.
     const open = startCli(['listen', '--port', '0', '--env', 'sandbox']);
-    const banner = await open.waitFor((line) => /listening on/.test(line));
-    const url = (/listening on (\S+)/.exec(banner)?.[1] ?? '').replace(/,$/, '');
-    await open.waitFor((line) => /NOT verified/.test(line));
+    const url = ((await open.waitForStderr(/listening on (\S+)/))[1] ?? '').replace(/,$/, '');
+    await open.waitForStderr(/NOT verified/);
     // send-sample in-process: listen is under test here.
     const sent = await runInProcess(['send-sample', 'ENTITY_UPDATE', '--to', url, '--unsigned']);
     assert.equal(sent.code, 0);
     await open.waitFor((line) => /not verified/.test(line) && /ENTITY_UPDATE/.test(line));
     await open.stop();
-    assert.equal(open.lines.filter((line) => /NOT verified/.test(line)).length, 1);
+    assert.equal(
+      open
+        .stderr()
+        .split('\n')
+        .filter((line) => /NOT verified/.test(line)).length,
+      1,
+    );
 
     const lenient = await startListen(['--secret', SECRET, '--accept-invalid']);
     const forged = await runInProcess(['send-sample', 'ENTITY_UPDATE', '--to', lenient.url, '--secret', 'nope']);

@@ -59,7 +59,9 @@ export function assertOneLineError(result: CliResult): void {
   // Progress lines ("/expenses: page 3, 300 items", "checking URL ...") go to stderr too, before it.
   const all = result.stderr.trimEnd().split('\n');
   const lines = all.filter(
-    (line) => !/^warning: --(secret|token) puts the value/.test(line) && !/^(\/\S*: |checking \S+ \()/.test(line),
+    (line) =>
+      !/^warning: --(secret|token) puts the value/.test(line) &&
+      !/^(\/\S*: |checking \S+ \(|sending \d+ × )/.test(line),
   );
   if (lines.length !== 1 || lines[0] !== all.at(-1) || /\n\s+at /.test(result.stderr) || result.stderr.trim() === '') {
     throw new Error(`expected one line on stderr, got:\n${result.stderr}`);
@@ -74,7 +76,7 @@ export interface RunningCli {
   /** Resolves with the first stdout line (parsed as JSON when it is) that satisfies the predicate. */
   waitFor<T = any>(predicate: (value: any) => boolean, timeoutMs?: number): Promise<T>;
   /** Resolves once stderr (progress, warnings) matches; rejects on exit or timeout. */
-  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** Sends a signal and resolves when the process has exited. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -167,9 +169,10 @@ export function startCli(args: string[], options: { env?: Record<string, string 
     waitForStderr(pattern, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          if (pattern.test(stderr)) {
+          const match = pattern.exec(stderr);
+          if (match) {
             cleanup();
-            resolve();
+            resolve(match);
           } else if (child.exitCode !== null || child.signalCode !== null) {
             cleanup();
             reject(new Error(`process exited before stderr matched ${pattern}; stderr:\n${stderr}`));

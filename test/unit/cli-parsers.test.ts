@@ -147,7 +147,8 @@ function testContext(signal: AbortSignal) {
   const ctx = {
     env: {},
     stdout: stdout as unknown as NodeJS.WriteStream,
-    stderr: new PassThrough() as unknown as NodeJS.WriteStream,
+    // Both streams into one text: these tests read what a person sees (status lines are on stderr).
+    stderr: stdout as unknown as NodeJS.WriteStream,
     stdin: new PassThrough() as unknown as NodeJS.ReadStream,
     isTTY: false,
     color: new Chalk({ level: 0 }),

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { SignJWT, jwtVerify } from 'jose';
 import {
@@ -455,5 +456,41 @@ describe('canonical Base64url segments', () => {
       now: at(IAT - 3600),
     });
     assert.ok(!result.ok && result.code === 'issued_in_future');
+  });
+});
+
+describe('a body_mismatch says its cause once, in the claim encoding (issue 19)', () => {
+  const body = '{"userId":"u","type":"ENTITY_UPDATE","entities":["expense"]}';
+  const nowMs = 1_795_000_000_000;
+  const tokenFor = (hash: string) =>
+    makeToken({ claims: { iat: nowMs / 1000 - 5, request_body_sha256: hash }, secret: SECRET });
+  const hex = createHash('sha256').update(body).digest('hex');
+  const base64 = createHash('sha256').update(body).digest('base64');
+
+  it('a hex claim: the headline names it, the check shows Base64 then hex beside the claim', async () => {
+    const result = await verifyWebhook({ body, token: tokenFor(hex), secrets: SECRET, now: () => nowMs });
+    assert.equal(!result.ok && result.code, 'body_mismatch');
+    assert.match(!result.ok ? result.message : '', /the claim is a hex digest, not Base64/);
+    const integrity = result.checks.find((check) => check.name === 'integrity');
+    assert.equal(integrity?.detail, `request_body_sha256 is ${hex}, the body hashes to ${base64} (hex ${hex})`);
+  });
+
+  it('a re-serialised body and a changed byte are told apart', async () => {
+    const signedHash = createHash('sha256').update(body).digest('base64');
+    const pretty = JSON.stringify(JSON.parse(body), null, 2);
+    const reserialised = await verifyWebhook({
+      body: pretty,
+      token: tokenFor(signedHash),
+      secrets: SECRET,
+      now: () => nowMs,
+    });
+    assert.match(!reserialised.ok ? reserialised.message : '', /not the bytes that were signed \(re-serialised\)/);
+    const changed = await verifyWebhook({
+      body: body.replace('"u"', '"v"'),
+      token: tokenFor(signedHash),
+      secrets: SECRET,
+      now: () => nowMs,
+    });
+    assert.match(!changed.ok ? changed.message : '', /it was changed after signing/);
   });
 });

@@ -40,22 +40,22 @@ export async function run(options: InspectCommandOptions, ctx: CliContext): Prom
     );
   else {
     writeLine(
-      ctx.stdout,
+      ctx.stderr,
       `${ctx.color.bold('inspector')} ${inspector.url} (${plural(records.length, 'delivery', 'deliveries')} from ${options.file})`,
     );
     if (shown < records.length)
       writeLine(
-        ctx.stdout,
+        ctx.stderr,
         ctx.color.yellow(
           `the page holds the newest ${shown} (a memory bound); select older ones with \`ledgerhook captures list\``,
         ),
       );
     if (secrets.length === 0)
       writeLine(
-        ctx.stdout,
+        ctx.stderr,
         ctx.color.dim('no webhook secret: the page shows recorded verdicts and replays only as captured'),
       );
-    writeLine(ctx.stdout, ctx.color.dim('Ctrl-C to stop'));
+    writeLine(ctx.stderr, ctx.color.dim('Ctrl-C to stop'));
   }
   const signal = ctx.signal;
   await new Promise<void>((resolve) => {

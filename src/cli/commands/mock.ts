@@ -35,21 +35,22 @@ function webhookLine(event: MockWebhookEvent, c: ChalkInstance): string {
 }
 
 function printBanner(ctx: CliContext, mock: { url: string; token: string }, webhookUrl: URL | undefined): void {
+  // Status, not results: stderr (stdout holds one line per change).
   const c = ctx.color;
-  writeLine(ctx.stdout, `${c.bold('mock service at')} ${mock.url}`);
-  writeLine(ctx.stdout, `${c.bold('bearer token')}    ${mock.token}`);
+  writeLine(ctx.stderr, `${c.bold('mock service at')} ${mock.url}`);
+  writeLine(ctx.stderr, `${c.bold('bearer token')}    ${mock.token}`);
   writeLine(
-    ctx.stdout,
+    ctx.stderr,
     c.dim(`try: curl -H "Authorization: Bearer ${mock.token}" -H "limit: 100" ${mock.url}/expenses`),
   );
-  writeLine(ctx.stdout, c.dim(`sync it: ledgerhook sync expenses --base-url ${mock.url} --token ${mock.token}`));
+  writeLine(ctx.stderr, c.dim(`sync it: ledgerhook sync expenses --base-url ${mock.url} --token ${mock.token}`));
   const root = mock.url.replace(/\/rest\/v5$/, '');
   writeLine(
-    ctx.stdout,
+    ctx.stderr,
     c.dim(`change data: curl -X POST -d '{"path":"/expenses","create":2,"update":1}' ${root}/__mock/mutate`),
   );
-  if (webhookUrl) writeLine(ctx.stdout, c.dim(`webhooks go to ${webhookUrl.href}`));
-  writeLine(ctx.stdout, c.dim('Ctrl-C to stop'));
+  if (webhookUrl) writeLine(ctx.stderr, c.dim(`webhooks go to ${webhookUrl.href}`));
+  writeLine(ctx.stderr, c.dim('Ctrl-C to stop'));
 }
 
 export async function run(options: MockCommandOptions, ctx: CliContext): Promise<void> {

@@ -51,8 +51,14 @@ function humanLine(line: ReplayLine, record: CaptureRecord, ctx: CliContext): st
 type Skipped = Array<{ id: string; verdict: string }>;
 
 /** Says on stderr what is not sent, and warns when refused deliveries are about to verify. */
-function announce(plan: ReplayPlan, skipped: Skipped, options: ReplayCommandOptions, ctx: CliContext): void {
+function announce(plan: ReplayPlan, skipped: Skipped, url: URL, options: ReplayCommandOptions, ctx: CliContext): void {
   const c = ctx.color;
+  // Where it goes, resolved, before anything is sent (a typed target is never silently reinterpreted).
+  if (!options.json)
+    writeLine(
+      ctx.stderr,
+      `${options.dryRun ? 'would replay' : 'replaying'} ${deliveries(plan.send.length)} to ${url.href}`,
+    );
   if (skipped.length > 0 && !options.json) {
     const verdicts = [...new Set(skipped.map((s) => s.verdict))].join(', ');
     writeLine(
@@ -99,7 +105,7 @@ export async function run(options: ReplayCommandOptions, ctx: CliContext): Promi
     asCaptured: options.asCaptured,
   });
   const skipped = plan.skipped.map(({ record }) => ({ id: record.id, verdict: describeVerdict(record) }));
-  announce(plan, skipped, options, ctx);
+  announce(plan, skipped, url, options, ctx);
   if (options.dryRun) return dryRun(plan, skipped, url, options, ctx);
   const needsSecret = plan.send.some((p) => p.mode === 're-signed');
   // No fallback name: each delivery then keeps the header it was captured with.

@@ -180,7 +180,7 @@ async function sendMany(send: Send, options: SendSampleCommandOptions, ctx: CliC
   const progress = await createProgressView(ctx, { json: Boolean(options.json) });
   if (!options.json)
     writeLine(
-      ctx.stdout,
+      ctx.stderr,
       `sending ${options.count} × ${describeBody(send.body)} to ${send.url.href}, ${options.concurrency} at a time`,
     );
   const { summary } = await sendDeliveries({

@@ -3,6 +3,7 @@ import { api, follow, type Meta, type Summary } from './api.js';
 import { detailView } from './detail-view.js';
 import { clear, h } from './dom.js';
 import { filterBar, matches, type FilterState } from './filters.js';
+import { clockWithZone } from './time.js';
 import { VirtualList } from './virtual-list.js';
 
 /** The inspector page: a live, filterable list of deliveries (newest first) and one in detail. */
@@ -26,9 +27,15 @@ function renderRow(d: Summary): HTMLElement {
       attrs: { role: 'option', 'data-id': d.id, 'aria-selected': String(d.id === selected) },
       on: { click: () => select(d.id) },
     },
-    h('span', { class: 'time' }, d.receivedAt.slice(11, 23)),
+    h('span', { class: 'time', attrs: { title: d.receivedAt } }, clockWithZone(d.receivedAt)),
+    h('span', { class: 'route', attrs: { title: `${d.method} ${d.path}` } }, `${d.method} ${d.path}`),
     h('span', { class: 'type' }, d.type === 'LIFECYCLE_EVENT' ? 'EVENT' : d.type === 'ENTITY_UPDATE' ? 'ENTITY' : '?'),
-    h('span', { class: 'what' }, what(d)),
+    h(
+      'span',
+      { class: 'what' },
+      d.replayOf ? h('span', { class: 'replay', attrs: { title: `a replay of ${d.replayOf}` } }, '↻ ') : '',
+      what(d),
+    ),
     h('span', { class: 'user' }, d.userId ?? ''),
     h('span', { class: `badge ${d.verdict}` }, verdict),
     h('span', { class: 'status' }, String(d.status)),

@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
 import { api, type Detail, type Meta, type ReplayMode } from './api.js';
+import { dateWithZone } from './time.js';
 import { h, type Child } from './dom.js';
 
 const MARKS = { pass: '✔', fail: '✖', warn: '!', skip: '–' } as const;
@@ -218,7 +219,19 @@ export function detailView(detail: Detail, meta: Meta): HTMLElement {
   return h(
     'div',
     { class: 'detail-body' },
-    h('h2', {}, detail.id, h('span', { class: 'muted' }, `  #${detail.index} · ${detail.receivedAt}`)),
+    h(
+      'h2',
+      {},
+      detail.id,
+      h(
+        'span',
+        { class: 'muted' },
+        `  #${detail.index} · ${detail.method} ${detail.path} · ${dateWithZone(detail.receivedAt)}`,
+      ),
+    ),
+    detail.replayOf
+      ? h('p', { class: 'replay-of' }, `↻ a replay of delivery ${detail.replayOf} (its ledgerhook-replay-of header)`)
+      : '',
     checklist(detail),
     actionsCard(detail, meta),
     tokenCard(detail),
