@@ -10,6 +10,7 @@ export interface InspectorFlags {
   title: string;
   secrets: readonly LabelledSecret[];
   toleranceSeconds: number;
+  verificationPrefix?: string | undefined;
   forwardTo?: string | undefined;
 }
 
@@ -25,6 +26,10 @@ export function serveInspector(source: InspectorSource, flags: InspectorFlags): 
     port: flags.port,
     host: flags.host,
     forwardTo: flags.forwardTo,
-    detail: { secrets: flags.secrets, toleranceSeconds: flags.toleranceSeconds },
+    detail: {
+      secrets: flags.secrets,
+      toleranceSeconds: flags.toleranceSeconds,
+      verificationPrefix: flags.verificationPrefix,
+    },
   });
 }

@@ -11,7 +11,11 @@ import { serveInspector } from './inspector-cli.js';
  * `listen --ui`: the listener's delivery events feed the inspector through the same adapter as a
  * capture file (CaptureRecord → InspectorDelivery). Loaded only when --ui is given.
  */
-export function listenInspector(options: ListenCommandOptions, secrets: readonly LabelledSecret[]) {
+export function listenInspector(
+  options: ListenCommandOptions,
+  secrets: readonly LabelledSecret[],
+  verificationPrefix?: string | undefined,
+) {
   const source = memorySource();
   return {
     onListenerEvent(event: ListenerEvent): void {
@@ -36,6 +40,7 @@ export function listenInspector(options: ListenCommandOptions, secrets: readonly
         title: `listen on ${listenUrl}`,
         secrets,
         toleranceSeconds: options.tolerance,
+        verificationPrefix,
         forwardTo: forwardTo?.href,
       });
     },

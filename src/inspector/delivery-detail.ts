@@ -1,4 +1,5 @@
 import { captureBody } from '../capture/capture-record.js';
+import { firstDifferenceFromSigned } from '../webhook/diagnostics.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { bodySha256Base64 } from '../webhook/body-hash.js';
 import type { SecretInput } from '../webhook/secrets.js';
@@ -52,6 +53,11 @@ export interface BodyView {
   utf8: boolean;
   /** The stored bytes, exactly, in Base64 (only when they are not UTF-8, to keep the answer small). */
   base64: string | null;
+  /**
+   * For a body_mismatch explained by a re-serialisation: the offset in `text` of the first character
+   * that differs from what was signed, and the signed text from there. The page opens on Raw, marked.
+   */
+  difference?: { at: number; signedFromThere: string } | undefined;
 }
 
 /** A sync that a delivery triggered (listen --sync), as reported by the webhook-driven sync. */
@@ -65,6 +71,8 @@ export interface DetailOptions {
   /** Secrets to re-run the verify checklist with; never sent anywhere. */
   secrets?: readonly SecretInput[] | undefined;
   toleranceSeconds?: number | undefined;
+  /** The listener's verificationPrefix, so that the re-run checklist reads the header as it did. */
+  verificationPrefix?: string | undefined;
   syncs?: SyncResult[] | undefined;
 }
 
@@ -87,6 +95,14 @@ function decodeToken(token: string | undefined, receivedAtMs: number): DecodedTo
     // A capture file's receivedAt is text: when it is not a date, the age is unknown, not NaN.
     ageAtReceiptSeconds: Number.isFinite(receivedAtMs) ? Math.floor(receivedAtMs / 1000) - iat : undefined,
   };
+}
+
+/** The claimed body hash, read from the token without trusting it (only to explain a mismatch). */
+function decodedClaim(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  const parsed = parseToken(token.replace(/^\s*[A-Za-z][\w-]{0,30}[ \t]+/, ''));
+  const claim = parsed.ok ? parsed.parts.claims.request_body_sha256 : undefined;
+  return typeof claim === 'string' ? claim : undefined;
 }
 
 function bodyView(delivery: InspectorDelivery): BodyView {
@@ -127,6 +143,7 @@ export async function deliveryDetail(
   let checks: VerifyCheck[] | null = null;
   let hints: string[] = [];
   let warnings: string[] = [];
+  let message = delivery.message;
   const secrets = options.secrets ?? [];
   if (secrets.length > 0 && !delivery.bodyTruncated) {
     const result = await verifyWebhook({
@@ -134,14 +151,22 @@ export async function deliveryDetail(
       token,
       secrets,
       toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+      verificationPrefix: options.verificationPrefix,
       now: () => (Number.isFinite(receivedAtMs) ? receivedAtMs : Date.now()),
     });
     checks = result.checks;
     hints = result.ok ? [] : result.hints;
     warnings = result.warnings;
+    // The re-run explains (the listener did not, on its answer path): its headline names the cause.
+    if (!result.ok && result.code === delivery.code) message = result.message;
   }
+  const body = bodyView(delivery);
+  const claim = decodedClaim(token);
+  if (delivery.code === 'body_mismatch' && claim !== undefined && !delivery.bodyTruncated)
+    body.difference = firstDifferenceFromSigned(captureBody(record), claim);
   return {
     ...toSummary(delivery),
+    message,
     method: record.method,
     path: record.path,
     headers: record.headers,
@@ -150,7 +175,7 @@ export async function deliveryDetail(
     checks,
     hints,
     warnings,
-    body: bodyView(delivery),
+    body,
     forward: record.forward,
     syncs: options.syncs ?? [],
   };

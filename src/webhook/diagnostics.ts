@@ -37,7 +37,7 @@ function reserialise(text: string, indent: number | string | undefined): string 
 }
 
 /** What the signed body looked like, relative to the body we were given, if we can tell. */
-function findSignedVariant(text: string, claim: string): string | undefined {
+function findSignedVariant(text: string, claim: string): { describe: string; signed: string } | undefined {
   for (const serialisation of SERIALISATIONS) {
     const serialised = serialisation.make(text);
     if (serialised === undefined) continue;
@@ -46,12 +46,34 @@ function findSignedVariant(text: string, claim: string): string | undefined {
       const candidate = newline.make(serialised);
       if (candidate === undefined || candidate === text) continue;
       if (bodySha256Base64(candidate) === claim) {
-        return [serialisation.describe, newline.describe].filter(Boolean).join(' and with ');
+        return {
+          describe: [serialisation.describe, newline.describe].filter(Boolean).join(' and with '),
+          signed: candidate,
+        };
       }
     }
   }
-  if (text !== '' && bodySha256Base64('') === claim) return 'empty (was the body read before signing?)';
+  if (text !== '' && bodySha256Base64('') === claim)
+    return { describe: 'empty (was the body read before signing?)', signed: '' };
   return undefined;
+}
+
+/**
+ * Where a re-serialised body first differs from the bytes that were signed (which its claim lets us
+ * rebuild): the character offset in the received text, and the signed text from there. Undefined
+ * when no known re-serialisation explains the claim, or the body is too large to try.
+ */
+export function firstDifferenceFromSigned(
+  body: WebhookBody,
+  claim: string,
+): { at: number; signedFromThere: string } | undefined {
+  if (bodyLength(body) > DIAGNOSE_MAX_BODY_BYTES) return undefined;
+  const text = Buffer.from(bodyBytes(body)).toString('utf8');
+  const variant = findSignedVariant(text, claim);
+  if (!variant) return undefined;
+  let at = 0;
+  while (at < text.length && at < variant.signed.length && text[at] === variant.signed[at]) at += 1;
+  return { at, signedFromThere: variant.signed.slice(at, at + 40) };
 }
 
 /** Plain-words reasons for a body_mismatch. */
@@ -66,7 +88,7 @@ export function explainBodyMismatch(body: WebhookBody, claim: string): string[] 
   const variant = findSignedVariant(Buffer.from(bodyBytes(body)).toString('utf8'), claim);
   if (variant) {
     hints.push(
-      `request_body_sha256 matches this body ${variant}: the bytes you verify are not the bytes that were signed (a framework that parses and re-serialises JSON, or a file saved with a different final newline); verify the raw request bytes`,
+      `request_body_sha256 matches this body ${variant.describe}: the bytes you verify are not the bytes that were signed (a framework that parses and re-serialises JSON, or a file saved with a different final newline); verify the raw request bytes`,
     );
   }
   if (hints.length === 0 && !/^[A-Za-z0-9+/]{43}=$/.test(claim)) {

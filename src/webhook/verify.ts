@@ -225,7 +225,10 @@ function checkIntegrity(
     ? 'the body does not match request_body_sha256: the claim is a hex digest, not Base64'
     : cause?.includes('re-serialised')
       ? 'the body does not match request_body_sha256: these are not the bytes that were signed (re-serialised)'
-      : 'the body does not match request_body_sha256: it was changed after signing';
+      : explain
+        ? 'the body does not match request_body_sha256: it was changed after signing'
+        : // Not explained (a forgery, a large body, or on a receiver's answer path): no guessed cause.
+          'the body does not match request_body_sha256';
   verdict.fail('body_mismatch', headline, { ...parts, hints });
   return expectedHash;
 }

@@ -198,6 +198,43 @@ describe('inspector page in Chromium', { skip }, () => {
     }
   });
 
+  it('a re-serialised body opens on Raw with its first differing byte marked; the headline names the cause (issue 19)', async () => {
+    const listen = startCli(['listen', '--port', '0', '--ui-port', '0', '--json', '--secret', SECRET]);
+    try {
+      const started = await listen.waitFor((line) => line?.kind === 'listening');
+      const { page, close } = await openPage(browser, started.inspectorUrl);
+      const signed = JSON.stringify({ userId: 'user_1', type: 'ENTITY_UPDATE', entities: ['expense'] });
+      const pretty = JSON.stringify(JSON.parse(signed), null, 2);
+      const response = await fetch(started.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'service-verification': token(signed, SECRET) },
+        body: pretty,
+      });
+      assert.equal(response.status, 400);
+      await page.waitForFunction(() => document.querySelectorAll('.row-item').length === 1);
+      await page.locator('.row-item').first().click();
+      await page.waitForSelector('mark.differs');
+      // '{' then a newline where the signed bytes had '"': character 1.
+      assert.equal(await page.locator('mark.differs').textContent(), '↵');
+      assert.match(
+        (await page.locator('.differs-note').textContent()) ?? '',
+        /at character 1 .*signed there was "\\"userId/,
+      );
+      assert.match(
+        (await page.locator('.verdict').textContent()) ?? '',
+        /not the bytes that were signed \(re-serialised\)/,
+      );
+      const digest = createHash('sha256').update(pretty).digest('base64');
+      assert.match(
+        (await page.locator('.detail').textContent()) ?? '',
+        new RegExp(`SHA-256 ${digest.replace(/[+/]/g, (c) => `\\${c}`)} \\(hex [0-9a-f]{64}\\)`),
+      );
+      await close();
+    } finally {
+      await listen.stop();
+    }
+  });
+
   it('inspect FILE: 5,000 deliveries open with only a window of rows in the DOM; filters and search narrow the list', async () => {
     const dir = tempDir();
     const file = join(dir, 'many.jsonl');

@@ -6,7 +6,7 @@ import { writeLine, type CliContext } from '../context.js';
 import { jsonLine, markJsonLines } from '../json-output.js';
 import type { InspectCommandOptions } from '../definitions/inspect.js';
 import { serveInspector } from '../inspector-cli.js';
-import { resolveWebhookSecrets } from '../resolve-settings.js';
+import { resolveVerificationPrefix, resolveWebhookSecrets } from '../resolve-settings.js';
 
 export async function run(options: InspectCommandOptions, ctx: CliContext): Promise<void> {
   // JSON Lines: one event per line, each with kind and time; a failure ends the stream with an error line.
@@ -24,6 +24,7 @@ export async function run(options: InspectCommandOptions, ctx: CliContext): Prom
     title: options.file,
     secrets,
     toleranceSeconds: options.tolerance,
+    verificationPrefix: await resolveVerificationPrefix(options, ctx),
     forwardTo,
   });
   // Memory is bounded (inspector-source.ts): past the bound only the newest are kept, and we say so.

@@ -36,9 +36,10 @@ function checkFlags(options: ListenCommandOptions, secrets: readonly LabelledSec
 async function loadInspector(
   options: ListenCommandOptions,
   secrets: readonly LabelledSecret[],
+  verificationPrefix: string | undefined,
 ): Promise<Inspector | undefined> {
   return options.ui || options.uiPort !== undefined || options.uiHost !== undefined
-    ? (await import('../listen-inspector.js')).listenInspector(options, secrets)
+    ? (await import('../listen-inspector.js')).listenInspector(options, secrets, verificationPrefix)
     : undefined;
 }
 
@@ -163,7 +164,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   const verificationPrefix = await resolveVerificationPrefix(options, ctx);
   const forwardTo = options.forwardTo !== undefined ? resolveTarget(options.forwardTo) : undefined;
   const out = batchedLineWriter(ctx.stdout);
-  const ui = await loadInspector(options, secrets);
+  const ui = await loadInspector(options, secrets, verificationPrefix);
   const syncing = await openSyncing(options, ctx, out, ui);
   const { queueUrl, queued, sync } = syncing;
   const { listener, inspector } = await startServing(options, ctx, out, {

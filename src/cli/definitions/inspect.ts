@@ -3,7 +3,7 @@ import { DEFAULT_INSPECTOR_PORT, DEFAULT_TOLERANCE_SECONDS } from '../../default
 import type { RunCommand } from '../runner.js';
 import type { SecretFlags } from '../resolve-settings.js';
 import { examples, integer } from '../parsers.js';
-import { addJsonOption, addSecretOptions } from './common-options.js';
+import { addJsonOption, addSecretOptions, addVerificationPrefixOption } from './common-options.js';
 
 export interface InspectCommandOptions extends SecretFlags {
   file: string;
@@ -37,6 +37,7 @@ export function defineInspect(program: Command, run: RunCommand): void {
       DEFAULT_TOLERANCE_SECONDS,
     );
   addSecretOptions(command, { repeatable: true });
+  addVerificationPrefixOption(command);
   addJsonOption(command, 'print one JSON line { kind: "inspecting", inspectorUrl, deliveries } when ready');
   command
     .addHelpText(

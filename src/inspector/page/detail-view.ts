@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { api, type Detail, type Meta, type ReplayMode } from './api.js';
 import { dateWithZone } from './time.js';
-import { h, type Child } from './dom.js';
+import { append, clear, h, type Child } from './dom.js';
 
 const MARKS = { pass: '✔', fail: '✖', warn: '!', skip: '–' } as const;
 
@@ -94,9 +94,29 @@ function headersCard(detail: Detail): HTMLElement {
   );
 }
 
+/** The raw text with the first byte that differs from what was signed marked (a re-serialised body). */
+function markedRaw(text: string, difference: { at: number; signedFromThere: string }): Child[] {
+  const { at } = difference;
+  const char = text.slice(at, at + 1);
+  // Whitespace is what re-serialisers change, and it cannot be seen: the mark shows a sign for it.
+  const shown = char === '\n' ? '↵' : char === ' ' ? '·' : char === '\t' ? '⇥' : char === '' ? '␃' : char;
+  return [
+    text.slice(0, at),
+    h('mark', { class: 'differs', title: `signed here: ${JSON.stringify(difference.signedFromThere)}` }, shown),
+    char === '\n' ? '\n' : '',
+    text.slice(at + 1),
+  ];
+}
+
 function bodyCard(detail: Detail): HTMLElement {
   const body = detail.body;
-  const pre = h('pre', { class: 'body' }, body.pretty ?? body.text);
+  const difference = body.difference;
+  // A re-serialised body opens on Raw, its first differing byte marked: Pretty would hide the difference.
+  const pre = h(
+    'pre',
+    { class: 'body' },
+    ...(difference ? markedRaw(body.text, difference) : [body.pretty ?? body.text]),
+  );
   const tab = (label: string, text: string) =>
     h(
       'button',
@@ -113,12 +133,38 @@ function bodyCard(detail: Detail): HTMLElement {
   const size = body.truncated ? `${body.storedBytes} of ${body.bytes} bytes captured (cut)` : `${body.bytes} bytes`;
   return section(
     'Body',
-    h('p', { class: 'muted' }, `${size} · SHA-256 ${body.sha256Hex}`),
+    // Base64 first, as request_body_sha256 carries it (spec 5.2): compared in one encoding; hex after.
+    h(
+      'p',
+      { class: 'muted' },
+      `${size} · SHA-256 ${body.sha256Base64 || '(of the whole body)'} (hex ${body.sha256Hex})`,
+    ),
+    difference
+      ? h(
+          'p',
+          { class: 'warn differs-note' },
+          `These bytes differ from the signed ones at character ${difference.at} (marked): signed there was ${JSON.stringify(difference.signedFromThere)}.`,
+        )
+      : null,
     h(
       'div',
       { class: 'tabs' },
       body.pretty !== null ? tab('Pretty', body.pretty) : null,
-      tab('Raw', body.text),
+      difference
+        ? h(
+            'button',
+            {
+              class: 'tab',
+              on: {
+                click: () => {
+                  clear(pre);
+                  append(pre, ...markedRaw(body.text, difference));
+                },
+              },
+            },
+            'Raw',
+          )
+        : tab('Raw', body.text),
       // Text cannot show bytes that are not UTF-8; Base64 is the exact bytes.
       body.base64 !== null ? tab('Base64 (not UTF-8)', body.base64) : null,
     ),
