@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { shortMismatchCause } from '../webhook/diagnostics.js';
+import { parseToken } from '../webhook/token-parts.js';
 import type { CaptureRecord } from '../capture/capture-record.js';
 
 /**
@@ -25,6 +27,8 @@ export interface InspectorSummary {
   status: number;
   method: string;
   path: string;
+  /** For a body_mismatch: its cause in a word or two (hex digest, re-serialised, changed). */
+  cause?: string | undefined;
   /** The id of the delivery this one replays (its ledgerhook-replay-of header), when it is a replay. */
   replayOf?: string | undefined;
   bodyBytes: number;
@@ -74,10 +78,26 @@ export function fromCaptureRecord(record: CaptureRecord, index: number): Inspect
     method: typeof record.method === 'string' ? record.method.slice(0, 16) : '?',
     path: typeof record.path === 'string' ? record.path.slice(0, 200) : '?',
     replayOf: replayOf(record),
+    cause: mismatchCause(record),
     bodyBytes: typeof record.bodyBytes === 'number' ? record.bodyBytes : Buffer.byteLength(record.body, 'base64'),
     bodyTruncated: isTruncated(record),
     record,
   };
+}
+
+/**
+ * A body_mismatch is the first failure only once the signature verified (verification stops trusting
+ * nothing before), so explaining it is never work done for a forgery; large or cut bodies are skipped.
+ */
+function mismatchCause(record: CaptureRecord): string | undefined {
+  if (record.verdict.code !== 'body_mismatch' || isTruncated(record)) return undefined;
+  const value = record.headers?.[record.headerName];
+  const token = Array.isArray(value) ? value[0] : value;
+  if (typeof token !== 'string') return undefined;
+  const parsed = parseToken(token.replace(/^\s*[A-Za-z][\w-]{0,30}[ \t]+/, ''));
+  const claim = parsed.ok ? parsed.parts.claims.request_body_sha256 : undefined;
+  if (typeof claim !== 'string') return undefined;
+  return shortMismatchCause(Buffer.from(record.body, 'base64'), claim);
 }
 
 /** The replay marker, when it reads as an id (the header arrives from the network like any other). */

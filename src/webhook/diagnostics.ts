@@ -131,6 +131,16 @@ export async function explainBadSignature(
  * The cause of a body_mismatch in a few words, for a listener's line, or undefined when it is not
  * worth the work: only after the signature verified (the caller's check), and only for a small body.
  */
+/** The cause in one or two words, for a list: hex digest, Base64Url, re-serialised, changed. */
+export function shortMismatchCause(body: WebhookBody, claim: string): string | undefined {
+  const cause = bodyMismatchCause(body, claim);
+  if (cause === undefined) return undefined;
+  if (cause.includes('hex digest')) return 'hex digest';
+  if (cause.includes('Base64Url')) return 'Base64Url';
+  if (cause.includes('matches this body')) return cause.includes('empty') ? 'empty body signed' : 're-serialised';
+  return 'changed';
+}
+
 export function bodyMismatchCause(body: WebhookBody, claim: string): string | undefined {
   if (bodyLength(body) > DIAGNOSE_MAX_BODY_BYTES) return undefined;
   const [first] = explainBodyMismatch(body, claim);

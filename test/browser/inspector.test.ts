@@ -212,6 +212,8 @@ describe('inspector page in Chromium', { skip }, () => {
       });
       assert.equal(response.status, 400);
       await page.waitForFunction(() => document.querySelectorAll('.row-item').length === 1);
+      // The list says the cause in short.
+      assert.equal(await page.locator('.row-item .badge').first().textContent(), 'body_mismatch: re-serialised');
       await page.locator('.row-item').first().click();
       await page.waitForSelector('mark.differs');
       // '{' then a newline where the signed bytes had '"': character 1.

@@ -19,7 +19,15 @@ function what(d: Summary): string {
 }
 
 function renderRow(d: Summary): HTMLElement {
-  const verdict = d.verdict === 'valid' ? 'valid' : d.verdict === 'refused' ? (d.code ?? 'refused') : 'not verified';
+  const code = d.verdict === 'refused' ? (d.code ?? 'refused') : '';
+  const verdict =
+    d.verdict === 'valid'
+      ? 'valid'
+      : d.verdict === 'refused'
+        ? d.cause
+          ? `${code}: ${d.cause}`
+          : code
+        : 'not verified';
   return h(
     'div',
     {
@@ -37,7 +45,7 @@ function renderRow(d: Summary): HTMLElement {
       what(d),
     ),
     h('span', { class: 'user' }, d.userId ?? ''),
-    h('span', { class: `badge ${d.verdict}` }, verdict),
+    h('span', { class: `badge ${d.verdict}`, attrs: { title: verdict } }, verdict),
     h('span', { class: 'status' }, String(d.status)),
   );
 }
