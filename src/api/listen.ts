@@ -22,7 +22,7 @@ export type {
   DeliveryVerdict,
   ForwardResult,
   HeaderRecord,
-} from '../listen/received-delivery.js';
+} from '../delivery/received-delivery.js';
 export { readCaptures, selectCaptures, type CaptureFile, type CaptureSelector } from '../capture/read-captures.js';
 export { captureBody, type CaptureRecord, type CaptureVerdict } from '../capture/capture-record.js';
 export {

@@ -4,8 +4,8 @@
  * (`startSyncWorker` with `storeSync`), the per-token limiter shared through Redis, and
  * `queueStatus`. The only entry that loads pg, bullmq, ioredis and rate-limiter-flexible.
  */
-export { PostgresStore, type PostgresStoreOptions } from '../store/postgres-store.js';
-export type { MigrationResult } from '../store/postgres-schema.js';
+export { PostgresStore, type PostgresStoreOptions } from '../store/postgres/postgres-store.js';
+export type { MigrationResult } from '../store/postgres/postgres-schema.js';
 export { SyncQueue, type SyncQueueOptions, type EnqueueOutcome } from '../queue/sync-queue.js';
 export { createQueueRecorder, type QueueableDelivery, type QueueRecorderEvent } from '../queue/queue-recorder.js';
 export {

@@ -1,4 +1,4 @@
-import type { ReceivedDelivery } from '../listen/received-delivery.js';
+import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
 import { bodySha256Base64 } from '../webhook/body-hash.js';
 import type { CaptureRecord } from './capture-record.js';

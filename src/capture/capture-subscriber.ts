@@ -1,4 +1,4 @@
-import type { DeliverySubscriber } from '../listen/delivery-events.js';
+import type { DeliverySubscriber } from '../delivery/delivery-events.js';
 import { captureRecordFrom, type CaptureRecordOptions } from './capture-from-delivery.js';
 import { CaptureWriter, type CaptureWriterOptions } from './capture-writer.js';
 

@@ -1,5 +1,5 @@
 import type { CaptureRecord } from '../capture/capture-record.js';
-import type { ReceivedDelivery } from '../listen/received-delivery.js';
+import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import type { CliContext } from './context.js';
 import { bodyMismatchCause } from '../webhook/diagnostics.js';
 import { printable } from './render-delivery.js';

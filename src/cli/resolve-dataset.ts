@@ -3,7 +3,7 @@ import { resolveEntityName } from '../catalogue/resolve.js';
 import { dirname, join, resolve } from 'node:path';
 import { errnoSentence, makeDirectory } from '../util/fs-errors.js';
 import { usageError } from '../errors.js';
-import type { FileStore } from '../store/file-store.js';
+import type { FileStore } from '../store/file/file-store.js';
 import type { CliContext } from './context.js';
 import type { DatasetFlags } from './definitions/sync.js';
 import { announceLocal, LOCAL_BASE_URL, LOCAL_TOKEN, mockAnswers } from './local-environment.js';
@@ -129,6 +129,6 @@ export async function fileStore(
 ): Promise<FileStore> {
   // A wrong --out costs nothing: found before any request.
   if (options.create) prepareOutDir(outDir);
-  const { FileStore } = await import('../store/file-store.js');
+  const { FileStore } = await import('../store/file/file-store.js');
   return new FileStore({ outDir, stateFile: await stateFilePath(ctx) });
 }

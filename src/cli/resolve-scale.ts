@@ -21,7 +21,7 @@ export function resolveStoreUrl(flags: { store?: string | undefined }, ctx: CliC
 
 /** The Postgres store of `--store` (pg is loaded only here). */
 export async function postgresStore(url: string, maxConnections: number) {
-  const { PostgresStore } = await import('../store/postgres-store.js');
+  const { PostgresStore } = await import('../store/postgres/postgres-store.js');
   return new PostgresStore({ url, maxConnections });
 }
 

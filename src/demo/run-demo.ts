@@ -6,7 +6,7 @@ import type { CaptureRecord } from '../capture/capture-record.js';
 import { startListener } from '../listen/listener.js';
 import { startMockServer } from '../mock/mock-server.js';
 import type { MutationResult, MutationSpec } from '../mock/mock-types.js';
-import { FileStore } from '../store/file-store.js';
+import { FileStore } from '../store/file/file-store.js';
 import { datasetRef, type SyncSummary, syncDataset } from '../sync/sync-dataset.js';
 import { createWebhookSync, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';
 

@@ -8,7 +8,7 @@ import {
   parseRetryAfter,
   type RetryPolicy,
   type SharedBackoff,
-} from '../sync/retry-policy.js';
+} from './retry-policy.js';
 import { delay } from '../util/delay.js';
 import { networkError } from './network-error.js';
 

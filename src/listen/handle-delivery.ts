@@ -9,7 +9,7 @@ import type {
   HeaderRecord,
   ReceivedDelivery,
   RefusedRequest,
-} from './received-delivery.js';
+} from '../delivery/received-delivery.js';
 
 export interface DeliveryRequest {
   method: string;

@@ -1,4 +1,4 @@
-import type { ListenerEvent } from './delivery-events.js';
+import type { ListenerEvent } from '../delivery/delivery-events.js';
 
 export interface ListenerStats {
   deliveries: number;

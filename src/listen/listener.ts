@@ -11,11 +11,11 @@ import {
 import { serve } from '../http/serve.js';
 import { assertUsableSecrets, normaliseSecrets, type SecretInput } from '../webhook/secrets.js';
 import { BodyBudget } from './body-budget.js';
-import { DeliveryEvents, type DeliverySubscriber, type ListenerEvent } from './delivery-events.js';
+import { DeliveryEvents, type DeliverySubscriber, type ListenerEvent } from '../delivery/delivery-events.js';
 import { postForwardEdge } from './forward-edge.js';
 import { handleDelivery, preflight, type HandleDeliveryOptions } from './handle-delivery.js';
 import { nodeDeliveryHandler } from './node-adapter.js';
-import type { ReceivedDelivery } from './received-delivery.js';
+import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { countInto, emptyStats, type ListenerStats } from './listener-stats.js';
 
 export { DEFAULT_LISTEN_PORT, DEFAULT_MAX_BODY_BYTES };

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodyBudget } from './body-budget.js';
-import type { DeliveryEvents } from './delivery-events.js';
+import type { DeliveryEvents } from '../delivery/delivery-events.js';
 import type { DeliveryRequest, HandledDelivery } from './handle-delivery.js';
-import type { HeaderRecord, ReceivedDelivery } from './received-delivery.js';
+import type { HeaderRecord, ReceivedDelivery } from '../delivery/received-delivery.js';
 import { readRequestBody } from './read-body.js';
 
 export interface NodeAdapterOptions {

@@ -2,7 +2,7 @@ import type { EntityPaths } from '../catalogue/entity-paths.js';
 import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
-import { SharedBackoff } from '../sync/retry-policy.js';
+import { SharedBackoff } from '../http/retry-policy.js';
 import { isTransientFailure } from '../sync/transient.js';
 import { transientWait } from '../util/backoff.js';
 import type { SyncSummary } from '../sync/sync-dataset.js';

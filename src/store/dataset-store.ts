@@ -7,7 +7,7 @@
  * Identity (issue #10): `owner` is the single collision-free encoding of whose data this is,
  * from which the state key, a file store's directory and a queue's job id are all derived.
  */
-import type { ItemId } from '../sync/item-id.js';
+import type { ItemId } from '../dataset/item-id.js';
 
 export type StoredItem = Record<string, unknown> & { id: ItemId };
 

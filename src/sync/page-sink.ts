@@ -6,8 +6,8 @@ import type {
   FullLoad,
   StoredItem,
 } from '../store/dataset-store.js';
-import type { ListPage } from './envelope.js';
-import { idKey } from './item-id.js';
+import type { ListPage } from '../dataset/envelope.js';
+import { idKey } from '../dataset/item-id.js';
 
 /**
  * Where the pages of one run go until the store commits them: streamed into a full load, or

@@ -1,8 +1,8 @@
 import { DEFAULT_PAGE_LIMIT } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
 import { type FetchJsonOptions, fetchJson } from '../http/fetch-json.js';
-import { classifyBody, type EnvelopeQuirk, type ListPage } from './envelope.js';
-import { idKey } from './item-id.js';
+import { classifyBody, type EnvelopeQuirk, type ListPage } from '../dataset/envelope.js';
+import { idKey } from '../dataset/item-id.js';
 
 import { DEFAULT_MAX_PAGES } from '../defaults.js';
 

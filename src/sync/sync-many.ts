@@ -1,6 +1,6 @@
 import { LedgerhookError } from '../errors.js';
 import { runPool } from '../util/worker-pool.js';
-import { SharedBackoff } from './retry-policy.js';
+import { SharedBackoff } from '../http/retry-policy.js';
 import { type SyncDatasetOptions, type SyncSummary, syncDataset } from './sync-dataset.js';
 
 export type SyncOutcome =

@@ -3,7 +3,7 @@ import { findEntity } from '../catalogue/entities.js';
 import { checkEntityPaths, entityPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import { findEvent } from '../catalogue/events.js';
 import { LedgerhookError } from '../errors.js';
-import type { ReceivedDelivery } from '../listen/received-delivery.js';
+import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import {
   type EntityUpdateBody,
   type LifecycleEventBody,
@@ -12,7 +12,7 @@ import {
 } from '../webhook/bodies.js';
 import type { DatasetStore } from '../store/dataset-store.js';
 import { datasetKey, stateKey, tokenFingerprint, userDirName } from '../store/identity.js';
-import { SharedBackoff } from '../sync/retry-policy.js';
+import { SharedBackoff } from '../http/retry-policy.js';
 import { type SyncSummary, syncDataset } from '../sync/sync-dataset.js';
 import { isTransientFailure } from '../sync/transient.js';
 import { transientWait } from '../util/backoff.js';

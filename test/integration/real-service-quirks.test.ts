@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { FileStore } from '../../src/store/file-store.js';
+import { FileStore } from '../../src/store/file/file-store.js';
 import { syncDataset, type SyncDatasetOptions } from '../../src/sync/sync-dataset.js';
 import { readdirSync } from 'node:fs';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';

@@ -7,7 +7,7 @@ import { retryFailedJobs } from '../../src/queue/queue-retry.js';
 import { storeSync } from '../../src/queue/store-sync.js';
 import { SyncQueue } from '../../src/queue/sync-queue.js';
 import { startSyncWorker, type SyncWorkerEvent } from '../../src/queue/sync-worker.js';
-import { PostgresStore } from '../../src/store/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import {
   createTestSchema,
   DATABASE_URL,

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { CopyStream, copyRows } from '../../src/store/postgres-copy.js';
-import { beginMerge, finishMerge, STAGE_COPY } from '../../src/store/postgres-merge.js';
-import { PostgresStore } from '../../src/store/postgres-store.js';
+import { CopyStream, copyRows } from '../../src/store/postgres/postgres-copy.js';
+import { beginMerge, finishMerge, STAGE_COPY } from '../../src/store/postgres/postgres-merge.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { servicesSkip, type TestSchema } from './helpers/services.js';
 import { items, ref, state, useTestStore } from './helpers/store-fixtures.js';
 import { waitUntil } from './helpers/wait.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PostgresStore } from '../../src/store/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { servicesSkip, type TestSchema } from './helpers/services.js';
 import { items, ref, state, useTestStore } from './helpers/store-fixtures.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { readItems } from '../../src/sync/read-items.js';
+import { readItems } from '../../src/store/file/read-items.js';
 import { tempDir } from '../helpers/cli.js';
 
 async function read(text: string): Promise<unknown[]> {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { resolveFilter } from '../../src/cli/resolve-dataset.js';
-import { classifyBody } from '../../src/sync/envelope.js';
-import { compareIds, idKey } from '../../src/sync/item-id.js';
-import { parseRetryAfter } from '../../src/sync/retry-policy.js';
+import { classifyBody } from '../../src/dataset/envelope.js';
+import { compareIds, idKey } from '../../src/dataset/item-id.js';
+import { parseRetryAfter } from '../../src/http/retry-policy.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00.000Z');
 

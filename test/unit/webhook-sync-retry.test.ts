@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { FileStore } from '../../src/store/file-store.js';
+import { FileStore } from '../../src/store/file/file-store.js';
 import { createWebhookSync, type WebhookSyncEvent } from '../../src/webhook-sync/webhook-sync.js';
 import { tempDir } from '../helpers/cli.js';
 import { join } from 'node:path';

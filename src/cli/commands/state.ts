@@ -1,6 +1,6 @@
 import { resolveEntityPaths } from '../resolve-settings.js';
 import { usageError } from '../../errors.js';
-import type { FileStoreRecord } from '../../store/file-store-state.js';
+import type { FileStoreRecord } from '../../store/file/file-store-state.js';
 import { datasetKey, normaliseBaseUrl } from '../../store/identity.js';
 import { type CliContext, writeJson, writeLine } from '../context.js';
 import type { StateCommandOptions } from '../definitions/sync.js';

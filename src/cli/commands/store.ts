@@ -11,7 +11,7 @@ import { table } from '../table.js';
 export async function run(options: StoreMigrateOptions, ctx: CliContext): Promise<void> {
   const url = resolveStoreUrl(options, ctx);
   if (!url) throw usageError('no store: pass --store postgres://... or set LEDGERHOOK_STORE');
-  const { PostgresStore } = await import('../../store/postgres-store.js');
+  const { PostgresStore } = await import('../../store/postgres/postgres-store.js');
   const store = new PostgresStore({ url, maxConnections: 1 });
   try {
     const result = await store.migrate();
@@ -30,7 +30,7 @@ export async function run(options: StoreMigrateOptions, ctx: CliContext): Promis
 
 /** `state list|show|reset` on the Postgres store (the file store's are in state.ts). */
 export async function runPostgresState(options: StateCommandOptions, ctx: CliContext, url: string): Promise<void> {
-  const { PostgresStore } = await import('../../store/postgres-store.js');
+  const { PostgresStore } = await import('../../store/postgres/postgres-store.js');
   const store = new PostgresStore({ url, maxConnections: 1 });
   try {
     const entries = await store.list();

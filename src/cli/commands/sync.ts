@@ -4,8 +4,8 @@ import { ENTITIES } from '../../catalogue/entities.js';
 import { entityPath } from '../../catalogue/entity-paths.js';
 import { resolveEntityPaths } from '../resolve-settings.js';
 import { LedgerhookError, usageError } from '../../errors.js';
-import type { FileStore } from '../../store/file-store.js';
-import type { PostgresStore } from '../../store/postgres-store.js';
+import type { FileStore } from '../../store/file/file-store.js';
+import type { PostgresStore } from '../../store/postgres/postgres-store.js';
 import {
   datasetRef,
   type SyncDatasetOptions,

@@ -86,7 +86,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   }
   const [{ startSyncWorker }, { PostgresStore }, { storeSync }] = await Promise.all([
     import('../../queue/sync-worker.js'),
-    import('../../store/postgres-store.js'),
+    import('../../store/postgres/postgres-store.js'),
     import('../../queue/store-sync.js'),
   ]);
   const store = new PostgresStore({ url: storeUrl, maxConnections: options.concurrency + 1 });

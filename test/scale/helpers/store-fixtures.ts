@@ -1,6 +1,6 @@
 import { after, before } from 'node:test';
 import type { DatasetRef, DatasetState } from '../../../src/store/dataset-store.js';
-import { PostgresStore } from '../../../src/store/postgres-store.js';
+import { PostgresStore } from '../../../src/store/postgres/postgres-store.js';
 import { createTestSchema, type TestSchema } from './services.js';
 
 /** A dataset ref, a state and items for the Postgres store tests. */

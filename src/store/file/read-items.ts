@@ -1,8 +1,8 @@
-import { LedgerhookError } from '../errors.js';
-import { isObject } from '../util/is-object.js';
-import { readLines } from '../util/read-lines.js';
+import { LedgerhookError } from '../../errors.js';
+import { isObject } from '../../util/is-object.js';
+import { readLines } from '../../util/read-lines.js';
 import type { Item } from './data-file.js';
-import { isItemId } from './item-id.js';
+import { isItemId } from '../../dataset/item-id.js';
 
 export function dataFileDamaged(path: string, what: string): LedgerhookError {
   return new LedgerhookError('ERR_IO', `${path} is damaged: ${what}`, {

@@ -1,9 +1,9 @@
 import { createHash, type Hash } from 'node:crypto';
-import { errnoSentence } from '../util/fs-errors.js';
+import { errnoSentence } from '../../util/fs-errors.js';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { LedgerhookError } from '../errors.js';
-import type { ItemId } from './item-id.js';
+import { LedgerhookError } from '../../errors.js';
+import type { ItemId } from '../../dataset/item-id.js';
 import { tempFileName } from './temp-name.js';
 
 /**

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { LedgerhookError } from '../errors.js';
-import { checkServiceUrl, redactUrl } from '../util/service-url.js';
+import { LedgerhookError } from '../../errors.js';
+import { checkServiceUrl, redactUrl } from '../../util/service-url.js';
 
 /**
  * A bounded pg pool from a postgres:// URL. The URL may carry `?options=-c search_path=NAME` to

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { LedgerhookError } from '../errors.js';
-import type { DatasetRef, DatasetState, StoredItem } from './dataset-store.js';
+import { LedgerhookError } from '../../errors.js';
+import type { DatasetRef, DatasetState, StoredItem } from '../dataset-store.js';
 
 /**
  * Row-level SQL shared by the incremental and full paths. Items go to Postgres as ONE JSON array

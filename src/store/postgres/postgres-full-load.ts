@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { CommitResult, DatasetRef, DatasetState, FullLoad, StoredItem } from './dataset-store.js';
-import { compareIds, idKey, type ItemId } from '../sync/item-id.js';
+import type { CommitResult, DatasetRef, DatasetState, FullLoad, StoredItem } from '../dataset-store.js';
+import { compareIds, idKey, type ItemId } from '../../dataset/item-id.js';
 import { CopyStream, copyField, copyRows } from './postgres-copy.js';
 import { allowRepeats, beginMerge, finishMerge, STAGE_COPY, upsertStaged } from './postgres-merge.js';
 import { datasetLockKey, dedupeById, upsertItems, writeState } from './postgres-rows.js';

@@ -1,12 +1,12 @@
 import { open, readFile, rename, rm } from 'node:fs/promises';
-import { errnoSentence, makeDirectory } from '../util/fs-errors.js';
+import { errnoSentence, makeDirectory } from '../../util/fs-errors.js';
 import { basename, dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { LedgerhookError } from '../errors.js';
-import { tempFileName } from '../sync/temp-name.js';
-import { isObject } from '../util/is-object.js';
-import { percentEncode } from './identity.js';
-import type { DatasetState } from './dataset-store.js';
+import { LedgerhookError } from '../../errors.js';
+import { tempFileName } from './temp-name.js';
+import { isObject } from '../../util/is-object.js';
+import { percentEncode } from '../identity.js';
+import type { DatasetState } from '../dataset-store.js';
 
 /** What the file store remembers of one dataset: whose it is, where its file is, and its state. */
 export interface FileStoreRecord extends DatasetState {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { LedgerhookError } from '../errors.js';
-import type { ChangeSet, CommitResult, DatasetRef, DatasetState, DatasetStore, FullLoad } from './dataset-store.js';
+import { LedgerhookError } from '../../errors.js';
+import type { ChangeSet, CommitResult, DatasetRef, DatasetState, DatasetStore, FullLoad } from '../dataset-store.js';
 import { createPostgresPool, redactUrl, storeError } from './postgres-connect.js';
 import { PostgresFullLoad } from './postgres-full-load.js';
 import {

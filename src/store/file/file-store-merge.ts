@@ -1,8 +1,8 @@
-import type { AtomicItemWriter, FileDigest, Item } from '../sync/data-file.js';
-import { ItemDigest } from '../sync/data-file.js';
-import { dataFileDamaged, readItemLines } from '../sync/read-items.js';
-import { compareIds, idKey, type ItemId } from '../sync/item-id.js';
-import type { ChangeSet, CommitResult } from './dataset-store.js';
+import type { AtomicItemWriter, FileDigest, Item } from './data-file.js';
+import { ItemDigest } from './data-file.js';
+import { dataFileDamaged, readItemLines } from './read-items.js';
+import { compareIds, idKey, type ItemId } from '../../dataset/item-id.js';
+import type { ChangeSet, CommitResult } from '../dataset-store.js';
 
 function sameDigest(a: FileDigest, b: FileDigest): boolean {
   return a.items === b.items && a.checksum === b.checksum;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { DatasetRef, StoredItem } from './dataset-store.js';
+import type { DatasetRef, StoredItem } from '../dataset-store.js';
 import { rowKey, rowsWithKeys } from './postgres-rows.js';
 
 /**

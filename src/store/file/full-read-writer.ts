@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
-import { readLines } from '../util/read-lines.js';
+import { readLines } from '../../util/read-lines.js';
 import { AtomicItemWriter, type FileDigest, type Item } from './data-file.js';
-import { compareIds, type ItemId } from './item-id.js';
+import { compareIds, type ItemId } from '../../dataset/item-id.js';
 
 /**
  * Writes the items of a full read straight into the new file as pages arrive. Servers send ids

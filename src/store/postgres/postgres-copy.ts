@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
-import type { StoredItem } from './dataset-store.js';
+import type { StoredItem } from '../dataset-store.js';
 import { rowKey } from './postgres-rows.js';
 
 /** The part of pg's connection a COPY needs (pg runs COPY only through a submittable). */

@@ -1,10 +1,10 @@
 import { realpath, stat } from 'node:fs/promises';
-import { makeDirectory } from '../util/fs-errors.js';
+import { makeDirectory } from '../../util/fs-errors.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { LedgerhookError } from '../errors.js';
-import { AtomicItemWriter, type FileDigest, writeDocumentAtomically, writeFailed } from '../sync/data-file.js';
-import { FullReadWriter } from '../sync/full-read-writer.js';
-import { removeStaleTempFiles } from '../sync/stale-temp-files.js';
+import { LedgerhookError } from '../../errors.js';
+import { AtomicItemWriter, type FileDigest, writeDocumentAtomically, writeFailed } from './data-file.js';
+import { FullReadWriter } from './full-read-writer.js';
+import { removeStaleTempFiles } from './stale-temp-files.js';
 import type {
   ChangeSet,
   CommitResult,
@@ -13,10 +13,10 @@ import type {
   DatasetStore,
   FullLoad,
   FullReadReason,
-} from './dataset-store.js';
+} from '../dataset-store.js';
 import { mergeIntoFile } from './file-store-merge.js';
 import { type FileStoreRecord, recordKey, StateFile, type StateRecords } from './file-store-state.js';
-import { datasetFileName, normaliseBaseUrl, stateKey, userDirName } from './identity.js';
+import { datasetFileName, normaliseBaseUrl, stateKey, userDirName } from '../identity.js';
 
 export interface FileStoreOptions {
   /** Directory of the data files; a user's files go in `<outDir>/<userDirName(userId)>/`. */

@@ -1,0 +1,107 @@
+/**
+ * The map is the territory: docs/architecture.md's layer table, read as data, against every import in
+ * src/. A library folder imports only from its own row and the rows above it; every folder is on the
+ * map; commander, chalk and ora are imported only by src/cli/, and the library never imports the CLI.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SRC = join(ROOT, 'src');
+const CLI_ONLY = new Set(['commander', 'chalk', 'ora']);
+
+/** The table's rows, bottom-up: each a set of folder names (`util/` → util, `errors.ts` → errors). */
+function layerRows(): string[][] {
+  const text = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const start = text.indexOf('Library folders, bottom-up');
+  const table = text.slice(start, text.indexOf('\n## ', start));
+  return table
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const first = line.split('|')[1] ?? '';
+      return [...first.matchAll(/`([\w-]+)(?:\/|\.ts)`/g)].map((match) => match[1] ?? '');
+    });
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The top folder of a src path (`store/file/data-file.ts` → store; `errors.ts` → errors). */
+const folderOf = (path: string) => {
+  const [first = '', ...rest] = relative(SRC, path).split('/');
+  return rest.length === 0 ? first.replace(/\.[jt]s$/, '') : first;
+};
+
+interface Import {
+  file: string;
+  specifier: string;
+}
+
+function importsOf(file: string): Import[] {
+  const text = readFileSync(file, 'utf8');
+  const found: Import[] = [];
+  const pattern = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+  for (const match of text.matchAll(pattern)) found.push({ file, specifier: match[1] ?? match[2] ?? '' });
+  return found;
+}
+
+describe('the layer table is true (docs/architecture.md)', () => {
+  const rows = layerRows();
+  const rank = new Map<string, number>();
+  rows.forEach((row, index) => {
+    for (const folder of row) rank.set(folder, index);
+  });
+  const files = sourceFiles(SRC);
+  const library = files.filter((file) => !['cli', 'api', 'index'].includes(folderOf(file)));
+
+  it('names every library folder of src/', () => {
+    assert.ok(rows.length >= 10, `the table was not found: ${JSON.stringify(rows)}`);
+    const missing = [...new Set(library.map(folderOf))].filter((folder) => !rank.has(folder)).sort();
+    assert.deepEqual(missing, [], 'folders missing from the layer table');
+  });
+
+  it('no library import runs up the table', () => {
+    const upward: string[] = [];
+    for (const { file, specifier } of library.flatMap(importsOf)) {
+      if (!specifier.startsWith('.')) continue;
+      const target = resolve(dirname(file), specifier);
+      const from = folderOf(file);
+      const to = folderOf(target);
+      if (from === to) continue;
+      if (to === 'cli' || to === 'api' || to === 'index') {
+        upward.push(
+          `${relative(SRC, file)} → ${relative(SRC, target)} (the library never imports the CLI or the entry points)`,
+        );
+        continue;
+      }
+      if ((rank.get(to) ?? Number.POSITIVE_INFINITY) > (rank.get(from) ?? -1))
+        upward.push(`${relative(SRC, file)} → ${relative(SRC, target)} (${from} is above ${to} in the table)`);
+    }
+    assert.deepEqual(upward, []);
+  });
+
+  it('commander, chalk and ora are imported only by src/cli/', () => {
+    const leaks = library
+      .flatMap(importsOf)
+      .filter(({ specifier }) => CLI_ONLY.has(specifier.split('/')[0] ?? ''))
+      .map(({ file, specifier }) => `${relative(SRC, file)} imports ${specifier}`);
+    assert.deepEqual(leaks, []);
+  });
+
+  it('catches an upward edge (the check itself is not vacuous)', () => {
+    // sync is above store: store importing sync would run up the table.
+    assert.ok((rank.get('store') ?? 99) < (rank.get('sync') ?? -1));
+    assert.ok((rank.get('defaults') ?? 99) < (rank.get('webhook') ?? -1));
+    const edges = library.flatMap(importsOf).filter(({ specifier }) => specifier.startsWith('.'));
+    assert.ok(edges.length > 300, `only ${edges.length} relative imports were read`);
+  });
+});
