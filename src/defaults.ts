@@ -14,6 +14,8 @@ export const DEFAULT_LISTEN_PORT = 4000;
 export const DEFAULT_MOCK_PORT = 4010;
 export const DEFAULT_INSPECTOR_PORT = 4020;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** The inspector: bodies held in memory at most (the page keeps the newest deliveries within it). */
+export const DEFAULT_INSPECTOR_HELD_BODY_BYTES = 128 * 1024 * 1024;
 /** listen: a connection that sends nothing for this long is closed (issue #10). */
 export const DEFAULT_IDLE_TIMEOUT_SECONDS = 30;
 /** listen: connections held at once; more are closed on arrival (issue #10). */

@@ -9,6 +9,7 @@ export { LedgerhookError, isLedgerhookError, type LedgerhookErrorCode, type Ledg
 export {
   Webhooks,
   createNodeMiddleware,
+  createWebMiddleware,
   createWebHandler,
   memoryDedupe,
   signWebhook,

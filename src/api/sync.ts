@@ -14,7 +14,6 @@ export { syncDatasets, type SyncOutcome } from '../sync/sync-many.js';
 export { entityPath, checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';
 export { paginate, listUrl, type PaginateOptions, type PaginatedItem } from '../sync/paginate.js';
 export type { ListPage } from '../dataset/envelope.js';
-export { readItems } from '../store/file/read-items.js';
 export type { Item } from '../store/file/data-file.js';
 export type { ItemId } from '../dataset/item-id.js';
 export type { RetryPolicy } from '../http/retry-policy.js';
@@ -28,5 +27,5 @@ export type {
   StoredItem,
 } from '../store/dataset-store.js';
 export { FileStore, type FileStoreOptions } from '../store/file/file-store.js';
-export { datasetKey, datasetFileName, stateKey, tokenFingerprint, userDirName } from '../store/identity.js';
+export { datasetKey, tokenFingerprint } from '../store/identity.js';
 export { createWebhookSync, type WebhookSyncOptions, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';

@@ -34,7 +34,6 @@ export interface DeliveryResponse {
   location?: string | undefined;
 }
 
-export { DEFAULT_DELIVERY_TIMEOUT_MS };
 const EXCERPT_BYTES = 2048;
 
 /**

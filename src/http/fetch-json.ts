@@ -14,8 +14,6 @@ import { networkError } from './network-error.js';
 
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 
-export { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS };
-
 export interface FetchJsonOptions {
   url: URL;
   headers: Record<string, string>;

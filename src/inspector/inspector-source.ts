@@ -1,4 +1,5 @@
 import type { CaptureRecord } from '../capture/capture-record.js';
+import { DEFAULT_INSPECTOR_HELD_BODY_BYTES } from '../defaults.js';
 import type { SyncResult } from './delivery-detail.js';
 import { fromCaptureRecord, type InspectorDelivery } from './inspector-delivery.js';
 
@@ -16,7 +17,6 @@ export interface InspectorSource {
  * past this many stored body bytes (Base64), whichever comes first. The newest is always kept.
  */
 export const DEFAULT_MAX_DELIVERIES = 20_000;
-export const DEFAULT_MAX_BODY_BYTES = 128 * 1024 * 1024;
 const MAX_SYNCS_PER_DELIVERY = 100;
 
 export interface MemorySource extends InspectorSource {
@@ -27,7 +27,7 @@ export interface MemorySource extends InspectorSource {
 
 export function memorySource(
   records: readonly CaptureRecord[] = [],
-  { maxDeliveries = DEFAULT_MAX_DELIVERIES, maxBodyBytes = DEFAULT_MAX_BODY_BYTES } = {},
+  { maxDeliveries = DEFAULT_MAX_DELIVERIES, maxBodyBytes = DEFAULT_INSPECTOR_HELD_BODY_BYTES } = {},
 ): MemorySource {
   const deliveries: InspectorDelivery[] = [];
   const byId = new Map<string, InspectorDelivery>();

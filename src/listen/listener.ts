@@ -18,12 +18,10 @@ import { nodeDeliveryHandler } from './node-adapter.js';
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { countInto, emptyStats, type ListenerStats } from './listener-stats.js';
 
-export { DEFAULT_LISTEN_PORT, DEFAULT_MAX_BODY_BYTES };
 export type { ListenerEvent, ListenerStats };
 
 /** Idle connections (no byte sent, or nothing more after an answer) are closed after this. */
 export const DEFAULT_IDLE_TIMEOUT_MS = DEFAULT_IDLE_TIMEOUT_SECONDS * 1000;
-export { DEFAULT_MAX_CONNECTIONS };
 /**
  * Bodies in memory at once beyond each request's first 64 KiB (a real delivery is a few hundred
  * bytes, so only large bodies ever draw on it); more gets 503 with Retry-After. Kept small on

@@ -9,7 +9,6 @@ import { MockService } from './mock-service.js';
 import { MOCK_BASE_PATH, type MockServiceOptions, type MutationResult } from './mock-types.js';
 
 /** Kept for importers of the mock; the value lives in src/defaults.ts. */
-export { DEFAULT_MOCK_PORT };
 
 export interface MockServerOptions extends Omit<MockServiceOptions, 'onMutation' | 'onChurn'> {
   port?: number | undefined;

@@ -5,13 +5,12 @@
 export { Webhooks, type WebhooksOptions, type WebhookHandler, type ReceiverLog } from './webhooks.js';
 export {
   createNodeMiddleware,
-  BODY_PARSED_FIX,
   type NodeMiddleware,
   type NodeMiddlewareOptions,
 } from './node-middleware.js';
 export {
+  createWebMiddleware,
   createWebHandler,
-  BODY_USED_FIX,
   type WebHandlerOptions,
   type WebHandlerInput,
 } from './web-handler.js';

@@ -62,12 +62,12 @@ async function readLimited(request: Request, maxBytes: number): Promise<Uint8Arr
  *
  * @example
  * // app/webhooks/route.ts (Next.js)
- * export const POST = createWebHandler(webhooks);
+ * export const POST = createWebMiddleware(webhooks);
  * // Hono: the raw Request, or the handler itself (it takes the context too)
  * app.post('/webhooks', (c) => handler(c.req.raw));
  * app.post('/webhooks', handler);
  */
-export function createWebHandler(
+export function createWebMiddleware(
   webhooks: Webhooks,
   options: WebHandlerOptions = {},
 ): (input: WebHandlerInput) => Promise<Response> {
@@ -92,3 +92,9 @@ export function createWebHandler(
     }
   };
 }
+
+/**
+ * The earlier name of createWebMiddleware (as octokit/webhooks names its counterpart).
+ * @deprecated Use createWebMiddleware; this alias is kept for one release.
+ */
+export const createWebHandler = createWebMiddleware;

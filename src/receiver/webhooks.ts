@@ -83,7 +83,7 @@ function rawBody(body: unknown): WebhookBody {
 
 /**
  * Verifies deliveries exactly as `verifyWebhookRequest` does (on the raw bytes) and dispatches the
- * authentic ones to typed handlers. Mount it with `createNodeMiddleware` or `createWebHandler`.
+ * authentic ones to typed handlers. Mount it with `createNodeMiddleware` or `createWebMiddleware`.
  *
  * @example
  * const webhooks = new Webhooks({ secret: process.env.WEBHOOK_SECRET });

@@ -6,7 +6,6 @@ import { idKey } from '../dataset/item-id.js';
 
 import { DEFAULT_MAX_PAGES } from '../defaults.js';
 
-export { DEFAULT_MAX_PAGES };
 const MAX_CURSOR = 4096;
 const CURSOR = new RegExp(`^[\\x20-\\x7e]{1,${MAX_CURSOR}}$`);
 

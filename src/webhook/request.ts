@@ -2,9 +2,6 @@ import { DEFAULT_HEADER_NAME } from '../defaults.js';
 import type { WebhookBody } from './body-hash.js';
 import { verifyWebhook, type VerifyResult, type VerifyWebhookOptions } from './verify.js';
 
-/** Spec 4.1: "Service-" stands for the service's own name (kept here so that older imports compile). */
-export { DEFAULT_HEADER_NAME };
-
 /** Node's IncomingMessage.headers, a fetch Headers, or any plain object of header values. */
 export type HeadersLike = { get(name: string): string | null } | Record<string, string | readonly string[] | undefined>;
 

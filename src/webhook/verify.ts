@@ -19,8 +19,6 @@ export type {
   VerifyResult,
   VerifySuccess,
 } from './verify-result.js';
-/** Spec 5.2 step 3 and section 8 (kept here so that older imports still compile). */
-export { DEFAULT_TOLERANCE_SECONDS };
 
 export interface VerifyWebhookOptions {
   body: WebhookBody;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { userDirName } from '../../src/api/sync.js';
+import { userDirName } from '../../src/store/identity.js';
 import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { buildSampleBody } from '../../src/samples/sample-body.js';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { datasetRef, FileStore, syncDataset, userDirName } from '../../src/api/sync.js';
+import { datasetRef, FileStore, syncDataset } from '../../src/api/sync.js';
+import { userDirName } from '../../src/store/identity.js';
 import { tempDir } from '../helpers/cli.js';
 import { startClockedListServer } from '../helpers/clocked-list-server.js';
 

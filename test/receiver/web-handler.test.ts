@@ -4,15 +4,15 @@ import { describe, it } from 'node:test';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { Request as UndiciRequest } from 'undici';
-import { createWebHandler, type ReceiverLog, Webhooks } from '../../src/receiver/index.js';
+import { createWebHandler, createWebMiddleware, type ReceiverLog, Webhooks } from '../../src/receiver/index.js';
 import { ENTITY_UPDATE, independentDelivery, SECRET } from './helpers.js';
 
 const request = (body: string, headers: Record<string, string>, init: RequestInit = {}) =>
   new Request('http://receiver.test/webhooks', { method: 'POST', body, headers, ...init });
 
-describe('createWebHandler', () => {
+describe('createWebMiddleware', () => {
   it('answers a fetch Request: 200, 400 {error}, 405, 413 (declared and streamed)', async () => {
-    const handler = createWebHandler(new Webhooks({ secret: SECRET }), { maxBodyBytes: 1024 });
+    const handler = createWebMiddleware(new Webhooks({ secret: SECRET }), { maxBodyBytes: 1024 });
     const valid = independentDelivery(ENTITY_UPDATE);
     assert.equal((await handler(request(valid.body, valid.headers))).status, 200);
     const forged = independentDelivery(ENTITY_UPDATE, { secret: 'wrong' });
@@ -34,7 +34,7 @@ describe('createWebHandler', () => {
   });
 
   it('takes a Request built by another copy of undici (not `instanceof` the global Request)', async () => {
-    const handler = createWebHandler(new Webhooks({ secret: SECRET }));
+    const handler = createWebMiddleware(new Webhooks({ secret: SECRET }));
     const valid = independentDelivery(ENTITY_UPDATE);
     const foreign = new UndiciRequest('http://receiver.test/webhooks', {
       method: 'POST',
@@ -50,7 +50,7 @@ describe('createWebHandler', () => {
     const seen: string[] = [];
     const webhooks = new Webhooks({ secret: SECRET }).on('ENTITY_UPDATE', ({ userId }) => void seen.push(userId));
     const app = new Hono();
-    app.post('/webhooks', createWebHandler(webhooks));
+    app.post('/webhooks', createWebMiddleware(webhooks));
     const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     try {
@@ -77,7 +77,7 @@ describe('createWebHandler', () => {
       await c.req.json();
       await next();
     });
-    app.post('/webhooks', createWebHandler(webhooks));
+    app.post('/webhooks', createWebMiddleware(webhooks));
     const delivery = independentDelivery(ENTITY_UPDATE);
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const response = await app.request('/webhooks', {
@@ -90,5 +90,9 @@ describe('createWebHandler', () => {
     assert.equal(handled, 0);
     assert.equal(lines.length, 1, lines.join('\n'));
     assert.match(lines[0] ?? '', /before ledgerhook could verify it.*first to read the body/);
+  });
+
+  it('keeps createWebHandler one release as a deprecated alias', () => {
+    assert.equal(createWebHandler, createWebMiddleware);
   });
 });

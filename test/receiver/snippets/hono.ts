@@ -1,6 +1,6 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { createWebHandler, Webhooks } from 'ledgerhook';
+import { createWebMiddleware, Webhooks } from 'ledgerhook';
 
 const webhooks = new Webhooks({ secret: process.env.WEBHOOK_SECRET });
 
@@ -9,7 +9,7 @@ webhooks.on('INVOICE_VIEWED', async ({ userId }) => {
 });
 webhooks.onAny((delivery) => console.log(`${delivery.body.type} for user ${delivery.body.userId}`));
 
-const handleWebhook = createWebHandler(webhooks);
+const handleWebhook = createWebMiddleware(webhooks);
 const app = new Hono();
 app.post('/webhooks', (c) => handleWebhook(c.req.raw));
 

@@ -1,5 +1,5 @@
 // app/webhooks/route.ts
-import { createWebHandler, Webhooks } from 'ledgerhook';
+import { createWebMiddleware, Webhooks } from 'ledgerhook';
 
 const webhooks = new Webhooks({ secret: process.env.WEBHOOK_SECRET });
 
@@ -7,4 +7,4 @@ webhooks.on(['EXPENSE_ADDED', 'REVENUE_ADDED'], async ({ userId, event }) => {
   console.log(`user ${userId}: ${event}, new transactions to tag`);
 });
 
-export const POST = createWebHandler(webhooks);
+export const POST = createWebMiddleware(webhooks);
