@@ -1,3 +1,6 @@
+import type { ErrorReason } from './error-reasons.js';
+
+export type { ErrorReason } from './error-reasons.js';
 /**
  * One error base class for everything ledgerhook throws on purpose.
  * `code` is stable and meant for programs; `message` is one line meant for people.
@@ -25,9 +28,20 @@ export type LedgerhookErrorCode =
  * what happened and never name a CLI flag: the CLI appends the flag advice for a reason.
  */
 export interface LedgerhookErrorDetails {
-  reason?: string;
+  reason?: ErrorReason;
   [fact: string]: unknown;
 }
+
+/** The reason of an error that names none more precise. */
+const GENERIC_REASON: Record<LedgerhookErrorCode, ErrorReason> = {
+  ERR_USAGE: 'invalid_input',
+  ERR_IO: 'io_failed',
+  ERR_NETWORK: 'network_failed',
+  ERR_HTTP_STATUS: 'http_status',
+  ERR_BAD_RESPONSE: 'bad_response',
+  ERR_CHECK_FAILED: 'check_failed',
+  ERR_ABORTED: 'aborted',
+};
 
 export class LedgerhookError extends Error {
   readonly code: LedgerhookErrorCode;
@@ -41,7 +55,8 @@ export class LedgerhookError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'LedgerhookError';
     this.code = code;
-    this.details = options?.details ?? {};
+    // Every error says which: a reason given, or the generic one of its code.
+    this.details = { ...options?.details, reason: options?.details?.reason ?? GENERIC_REASON[code] };
   }
 }
 
@@ -68,6 +83,7 @@ export function isLedgerhookError(value: unknown): value is LedgerhookError {
   return value instanceof LedgerhookError;
 }
 
-export function usageError(message: string): LedgerhookError {
-  return new LedgerhookError('ERR_USAGE', message);
+/** A usage error always says which: its reason is what `--json` reports and what the advice keys on. */
+export function usageError(message: string, reason: ErrorReason, facts: Record<string, unknown> = {}): LedgerhookError {
+  return new LedgerhookError('ERR_USAGE', message, { details: { ...facts, reason } });
 }

@@ -1,4 +1,5 @@
 import { type CaptureLine, captureLines, MAX_CAPTURE_LINE_BYTES } from './capture-lines.js';
+import { errnoSentence } from '../util/fs-errors.js';
 import { LedgerhookError, usageError } from '../errors.js';
 import { isCaptureRecord, type CaptureRecord } from './capture-record.js';
 
@@ -13,8 +14,8 @@ function unreadable(path: string, error: unknown): LedgerhookError {
   const code = (error as NodeJS.ErrnoException).code;
   return new LedgerhookError(
     'ERR_USAGE',
-    `cannot read capture file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? (error as Error).message)}`,
-    { cause: error },
+    `cannot read capture file ${path}: ${code === 'ENOENT' ? 'no such file' : errnoSentence(error)}`,
+    { cause: error, details: { reason: 'input_unreadable', path } },
   );
 }
 
@@ -106,12 +107,13 @@ export function selectCaptures(records: readonly CaptureRecord[], selector: Capt
   let chosen = records.map((record, index) => ({ record, index }));
   if (selector.id !== undefined) {
     chosen = chosen.filter(({ record }) => record.id === selector.id);
-    if (chosen.length === 0) throw usageError(`no captured delivery has id ${selector.id}`);
+    if (chosen.length === 0) throw usageError(`no captured delivery has id ${selector.id}`, 'capture_selection');
   }
   if (selector.index !== undefined) {
     if (selector.index < 0 || selector.index >= records.length)
       throw usageError(
         `index ${selector.index} is out of range: the capture holds ${records.length} deliveries (0 to ${records.length - 1})`,
+        'capture_selection',
       );
     chosen = chosen.filter(({ index }) => index === selector.index);
   }

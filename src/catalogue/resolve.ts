@@ -13,6 +13,7 @@ export function resolveEventName(input: string): EventDefinition {
         input,
         EVENTS.map((e) => e.name),
       )}; \`ledgerhook events\` lists them`,
+      'unknown_event',
     );
   return event;
 }
@@ -35,6 +36,7 @@ export function resolveEntityName(input: string): EntityDefinition {
       trimmed,
       ENTITIES.map((e) => e.name),
     )}; \`ledgerhook entities\` lists them`,
+    'unknown_entity',
   );
 }
 
@@ -47,5 +49,6 @@ export function resolveSampleType(input: string): { type: WebhookType; event?: E
   const candidates = [...WEBHOOK_TYPES, ...EVENTS.map((e) => e.name)];
   throw usageError(
     `unknown webhook type or event "${input}"${didYouMean(input, candidates)}; use ENTITY_UPDATE, LIFECYCLE_EVENT or an event name from \`ledgerhook events\``,
+    'unknown_webhook_type',
   );
 }

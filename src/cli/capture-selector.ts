@@ -28,6 +28,7 @@ export function captureSelector(
     if (!(WEBHOOK_TYPES as readonly string[]).includes(type))
       throw usageError(
         `unknown webhook type "${flags.type}"${didYouMean(flags.type, WEBHOOK_TYPES)}: use ${WEBHOOK_TYPES.join(' or ')}`,
+        'unknown_webhook_type',
       );
     selector.type = type;
   }
@@ -38,6 +39,7 @@ export function captureSelector(
     if (records !== undefined && !known.some((name) => name.toUpperCase() === event))
       throw usageError(
         `unknown event "${flags.event}"${didYouMean(flags.event, known)}; \`ledgerhook events\` lists them`,
+        'unknown_event',
       );
     selector.event = event;
   }

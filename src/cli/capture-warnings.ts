@@ -19,6 +19,7 @@ export async function readCaptureFile(
   if (total === 0 && warnings.length > 0)
     throw usageError(
       `${file} holds no captured delivery (${plural(warnings.length, 'line')} skipped): is it a file written by listen --capture?`,
+      'capture_selection',
     );
   for (const warning of warnings.slice(0, SHOWN))
     writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${file}: ${warning}`);

@@ -1,11 +1,11 @@
-import type { LedgerhookError, LedgerhookErrorDetails } from '../errors.js';
+import type { ErrorReason, LedgerhookError, LedgerhookErrorDetails } from '../errors.js';
 
 /**
  * What the user can do about an error, in CLI words (flags, commands). The library throws neutral
  * facts (`details.reason` and the values involved); this table is the only place that turns a
  * reason into flag advice. Keep one entry per reason, grouped by area.
  */
-const ADVICE: Record<string, (details: LedgerhookErrorDetails) => string> = {
+const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => string>> = {
   // webhook signing and verification
   missing_webhook_secret: () =>
     'pass --secret-file FILE or --secret, set LEDGERHOOK_WEBHOOK_SECRET, or run `ledgerhook config set webhookSecret`',

@@ -13,7 +13,10 @@ async function readTokenMap(path: string): Promise<Map<string, string>> {
     value = JSON.parse((await readInputFile(path, 'token map')).toString('utf8'));
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_USAGE') throw error;
-    throw usageError(`${path} is not JSON; it must map userId to access token: { "user_1": "token..." }`);
+    throw usageError(
+      `${path} is not JSON; it must map userId to access token: { "user_1": "token..." }`,
+      'invalid_token_file',
+    );
   }
   if (
     value === null ||
@@ -21,7 +24,10 @@ async function readTokenMap(path: string): Promise<Map<string, string>> {
     Array.isArray(value) ||
     !Object.values(value).every((token) => typeof token === 'string' && token !== '')
   ) {
-    throw usageError(`${path} must be a JSON object mapping userId to access token: { "user_1": "token..." }`);
+    throw usageError(
+      `${path} must be a JSON object mapping userId to access token: { "user_1": "token..." }`,
+      'invalid_token_file',
+    );
   }
   return new Map(Object.entries(value as Record<string, string>));
 }
@@ -29,7 +35,7 @@ async function readTokenMap(path: string): Promise<Map<string, string>> {
 /** An access token kept in a file (out of shell history and process lists); surrounding whitespace dropped. */
 async function readTokenFile(path: string): Promise<string> {
   const token = (await readInputFile(path, 'token file')).toString('utf8').trim();
-  if (token === '') throw usageError(`the token file ${path} is empty`);
+  if (token === '') throw usageError(`the token file ${path} is empty`, 'invalid_token_file');
   return token;
 }
 
@@ -41,11 +47,12 @@ export async function createListenSync(
 ) {
   const baseUrl = await resolveBaseUrl(options, ctx);
   // Required: resolveBaseUrl throws a usage error rather than return nothing.
-  if (baseUrl === undefined) throw usageError('no base URL for --sync');
+  if (baseUrl === undefined) throw usageError('no base URL for --sync', 'missing_base_url');
   let tokenFor: (userId: string) => string | undefined;
   if ([options.tokens, options.token, options.tokenFile].filter((flag) => flag !== undefined).length > 1)
     throw usageError(
       'give one of --token or --token-file (one token for every user) or --tokens FILE (per user), not several',
+      'conflicting_flags',
     );
   // --tokens, then --token or LEDGERHOOK_TOKEN, then the stored tokensFile, then the stored token.
   const tokensFile =

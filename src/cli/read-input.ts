@@ -19,7 +19,10 @@ export async function readInputFile(path: string, what: string): Promise<Buffer>
     return readFileSync(path);
   } catch (error) {
     const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : errnoSentence(error);
-    throw new LedgerhookError('ERR_USAGE', `cannot read ${what} ${path}: ${why}`, { cause: error });
+    throw new LedgerhookError('ERR_USAGE', `cannot read ${what} ${path}: ${why}`, {
+      cause: error,
+      details: { reason: 'input_unreadable', path },
+    });
   }
 }
 

@@ -18,7 +18,7 @@ export function resolveDatasetPath(target: string, paths?: EntityPaths): string 
   const trimmed = target.trim();
   if (trimmed.startsWith('/')) {
     if (!/^\/[A-Za-z0-9_\-/.]*$/.test(trimmed) || trimmed.includes('..'))
-      throw usageError(`"${target}" is not a usable path`);
+      throw usageError(`"${target}" is not a usable path`, 'invalid_dataset_path');
     return trimmed.replace(/\/+$/, '') || '/';
   }
   return entityPath(resolveEntityName(trimmed), paths);
@@ -29,13 +29,13 @@ export function resolveFilter(flags: DatasetFlags): Record<string, string> {
   const filter: Record<string, string> = {};
   for (const entry of flags.filter ?? []) {
     const equals = entry.indexOf('=');
-    if (equals <= 0) throw usageError(`--filter takes key=value, got "${entry}"`);
+    if (equals <= 0) throw usageError(`--filter takes key=value, got "${entry}"`, 'invalid_flag_value');
     filter[entry.slice(0, equals)] = entry.slice(equals + 1);
   }
   if (flags.type !== undefined) {
-    if (flags.type.trim() === '') throw usageError('--type is empty');
+    if (flags.type.trim() === '') throw usageError('--type is empty', 'invalid_flag_value');
     if (filter.type !== undefined && filter.type !== flags.type)
-      throw usageError('--type and --filter type=... disagree');
+      throw usageError('--type and --filter type=... disagree', 'invalid_flag_value');
     filter.type = flags.type;
   }
   return filter;
@@ -46,10 +46,10 @@ function validateBaseUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw usageError(`base URL "${value}" is not a URL, e.g. https://sandbox.example.com/rest/v5`);
+    throw usageError(`base URL "${value}" is not a URL, e.g. https://sandbox.example.com/rest/v5`, 'invalid_base_url');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw usageError(`base URL must be http or https, got ${url.protocol}`);
+    throw usageError(`base URL must be http or https, got ${url.protocol}`, 'invalid_base_url');
   return value.replace(/\/+$/, '');
 }
 
@@ -77,6 +77,7 @@ export async function resolveBaseUrl(
         ? `; ledgerhook mock is answering at ${LOCAL_BASE_URL}: add --env local to use it`
         : '; to try it locally, run `ledgerhook mock` and add --env local'
     }`,
+    'missing_base_url',
   );
 }
 
@@ -86,11 +87,14 @@ export async function resolveToken(
   ctx: CliContext,
 ): Promise<string> {
   if (flags.token !== undefined && flags.tokenFile !== undefined)
-    throw usageError('give --token or --token-file, not both');
+    throw usageError('give --token or --token-file, not both', 'conflicting_flags');
   if (flags.tokenFile !== undefined) {
     const text = (await readInputFile(flags.tokenFile, 'token file')).toString('utf8').trim();
     if (text === '' || /\s/.test(text))
-      throw usageError(`${flags.tokenFile} must hold the access token alone (one line, no spaces)`);
+      throw usageError(
+        `${flags.tokenFile} must hold the access token alone (one line, no spaces)`,
+        'invalid_token_file',
+      );
     return text;
   }
   const explicit = flags.token ?? ctx.env.LEDGERHOOK_TOKEN;
@@ -101,6 +105,7 @@ export async function resolveToken(
   if (env === 'local') return LOCAL_TOKEN;
   throw usageError(
     'no access token: pass --token or --token-file, set LEDGERHOOK_TOKEN or `ledgerhook config set token -` (the mock accepts ledgerhook-mock-token)',
+    'missing_access_token',
   );
 }
 
@@ -118,6 +123,7 @@ export function prepareOutDir(outDir: string): void {
     const at = (error as { path?: string }).path;
     throw usageError(
       `cannot use --out ${outDir}: ${at && at !== resolve(outDir) ? `${at}: ` : ''}${errnoSentence(error)}; choose a writable directory with --out`,
+      'out_dir_unusable',
     );
   }
 }

@@ -6,7 +6,7 @@ import type { QueueFlags } from './definitions/queue.js';
 /** --queue, else LEDGERHOOK_QUEUE; --queue-name, else LEDGERHOOK_QUEUE_NAME, else ledgerhook-sync. */
 export function resolveQueue(flags: QueueFlags, ctx: CliContext): { url: string; queueName: string } {
   const url = flags.queue ?? ctx.env.LEDGERHOOK_QUEUE;
-  if (!url) throw usageError('no queue: pass --queue redis://HOST:PORT or set LEDGERHOOK_QUEUE');
+  if (!url) throw usageError('no queue: pass --queue redis://HOST:PORT or set LEDGERHOOK_QUEUE', 'missing_queue');
   return queueTarget(url, flags.queueName ?? ctx.env.LEDGERHOOK_QUEUE_NAME);
 }
 
@@ -15,7 +15,10 @@ export function resolveStoreUrl(flags: { store?: string | undefined }, ctx: CliC
   const url = flags.store ?? ctx.env.LEDGERHOOK_STORE;
   if (url === undefined || url === '') return undefined;
   if (!/^postgres(ql)?:\/\//i.test(url))
-    throw usageError('the store must be a postgres:// URL (leave --store and LEDGERHOOK_STORE out for local files)');
+    throw usageError(
+      'the store must be a postgres:// URL (leave --store and LEDGERHOOK_STORE out for local files)',
+      'invalid_store_url',
+    );
   return url;
 }
 
@@ -31,6 +34,6 @@ export function parseRateLimit(text: string): { requests: number; windowSeconds:
   const requests = Number(match?.[1]);
   const windowSeconds = Number(match?.[2]);
   if (!match || requests < 1 || windowSeconds < 1)
-    throw usageError(`--rate-limit takes REQUESTS/SECONDS, e.g. 1000/300, got "${text}"`);
+    throw usageError(`--rate-limit takes REQUESTS/SECONDS, e.g. 1000/300, got "${text}"`, 'invalid_flag_value');
   return { requests, windowSeconds };
 }

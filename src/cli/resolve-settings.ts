@@ -48,7 +48,8 @@ export async function resolveEntityPaths(flags: { env?: string | undefined }, ct
 export async function resolveEnvironment(flag: string | undefined, ctx: CliContext): Promise<EnvironmentName> {
   const value = flag ?? ctx.env.LEDGERHOOK_ENV;
   if (value === undefined) return defaultEnvironment(await settingsStore(ctx));
-  if (!isEnvironmentName(value)) throw usageError(`unknown environment "${value}": use ${ENVIRONMENTS.join(', ')}`);
+  if (!isEnvironmentName(value))
+    throw usageError(`unknown environment "${value}": use ${ENVIRONMENTS.join(', ')}`, 'unknown_environment');
   return value;
 }
 
@@ -58,6 +59,7 @@ async function readSecretFile(path: string): Promise<string> {
   if (secret.trim() === '')
     throw usageError(
       `the secret file ${path} is ${secret === '' ? 'empty' : 'only whitespace'}: write the webhook_secret the API team sent into it`,
+      'empty_secret',
     );
   return secret;
 }
@@ -68,7 +70,10 @@ async function readSecretFile(path: string): Promise<string> {
  */
 function usableSecret(secret: string, from: string): string {
   if (secret.trim() === '')
-    throw usageError(`the webhook secret from ${from} is ${secret === '' ? 'empty' : 'only whitespace'}`);
+    throw usageError(
+      `the webhook secret from ${from} is ${secret === '' ? 'empty' : 'only whitespace'}`,
+      'empty_secret',
+    );
   return secret;
 }
 
@@ -123,7 +128,7 @@ export async function requireSigningSecret(
   options: { createLocal?: boolean } = {},
 ): Promise<string> {
   const [first] = await requireWebhookSecrets(flags, ctx, options);
-  if (first === undefined) throw usageError('no webhook secret');
+  if (first === undefined) throw usageError('no webhook secret', 'missing_webhook_secret');
   return first.secret;
 }
 
@@ -170,6 +175,9 @@ export async function resolveVerificationPrefix(flags: SecretFlags, ctx: CliCont
 /** RFC 9110 token: what an HTTP header name may be. */
 export function validateHeaderName(name: string): string {
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
-    throw usageError(`"${name.slice(0, 60)}" is not a valid HTTP header name (letters, digits and !#$%&'*+.^_\`|~-)`);
+    throw usageError(
+      `"${name.slice(0, 60)}" is not a valid HTTP header name (letters, digits and !#$%&'*+.^_\`|~-)`,
+      'invalid_header_name',
+    );
   return name;
 }

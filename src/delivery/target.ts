@@ -19,6 +19,7 @@ function refuseIpv4Shorthand(input: string, candidate: string): void {
   if (!canonical)
     throw usageError(
       `"${input.slice(0, 100)}" names the host "${host.slice(0, 60)}", which would be read as a numeric IPv4 address: write the address in full (e.g. 127.0.0.1), or ${ACCEPTED}`,
+      'invalid_target',
     );
 }
 
@@ -28,7 +29,8 @@ function refuseIpv4Shorthand(input: string, candidate: string): void {
  */
 export function resolveTarget(input: string): URL {
   const value = input.trim();
-  if (value === '') throw usageError('the target is empty: give a URL, host:port, :port or a port number');
+  if (value === '')
+    throw usageError('the target is empty: give a URL, host:port, :port or a port number', 'invalid_target');
   let candidate: string;
   // PORT, PORT/path, :PORT, :PORT/path all mean this machine (WHATWG would read `4000/webhooks` as
   // the IPv4 address 0.0.15.160 and send a validly signed webhook there).
@@ -36,6 +38,7 @@ export function resolveTarget(input: string): URL {
   if (leading !== undefined && Number(leading) > 65535)
     throw usageError(
       `"${input.slice(0, 100)}" is too large for a port and would otherwise be read as a numeric IPv4 address: write the address in full (e.g. 127.0.0.1), or ${ACCEPTED}`,
+      'invalid_target',
     );
   if (/^\d+(\/.*)?$/.test(value)) candidate = `http://localhost:${value.replace(/^(\d+)$/, '$1/')}`;
   else if (/^:\d+(\/.*)?$/.test(value)) candidate = `http://localhost${value}`;
@@ -46,12 +49,15 @@ export function resolveTarget(input: string): URL {
   try {
     url = new URL(candidate);
   } catch {
-    throw usageError(`"${input}" is not a usable target: give a URL, host:port, :port or a port number`);
+    throw usageError(
+      `"${input}" is not a usable target: give a URL, host:port, :port or a port number`,
+      'invalid_target',
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw usageError(`only http and https targets are supported, got ${url.protocol.slice(0, -1)}`);
+    throw usageError(`only http and https targets are supported, got ${url.protocol.slice(0, -1)}`, 'invalid_target');
   if (url.port !== '' && (Number(url.port) < 1 || Number(url.port) > 65535))
-    throw usageError(`port ${url.port} is out of range`);
-  if (url.username || url.password) throw usageError('put no credentials in the target URL');
+    throw usageError(`port ${url.port} is out of range`, 'invalid_target');
+  if (url.username || url.password) throw usageError('put no credentials in the target URL', 'invalid_target');
   return url;
 }

@@ -207,7 +207,7 @@ export async function fetchJson(options: FetchJsonOptions): Promise<unknown> {
     if (shared > 0) await sleep(shared, options.signal);
     const result = await attempt(options);
     if (result.ok) return result.body;
-    const status = (result.error as { status?: number }).status;
+    const status = result.error instanceof HttpStatusError ? result.error.status : undefined;
     // A rate limit or a server error is ridden out within the wait budget, not a count of attempts.
     const slow = result.retryable && status !== undefined && (status === 429 || status >= 500);
     if (slow) {

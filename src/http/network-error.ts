@@ -1,4 +1,4 @@
-import { LedgerhookError } from '../errors.js';
+import { type ErrorReason, LedgerhookError } from '../errors.js';
 
 function codeOf(error: unknown): string | undefined {
   let current: unknown = error;
@@ -31,36 +31,44 @@ export function networkError(
   const code = codeOf(error);
   const name = (error as { name?: string })?.name;
   let message: string;
+  let reason: ErrorReason = 'network_failed';
   switch (code) {
     case 'ECONNREFUSED':
       message = `nothing is listening on ${where(url)} (connection refused)`;
+      reason = 'connection_refused';
       break;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       message = `cannot resolve the host ${url.hostname}`;
+      reason = 'host_not_found';
       break;
     case 'UND_ERR_CONNECT_TIMEOUT':
       message = `could not connect to ${where(url)} in time`;
+      reason = 'connect_timeout';
       break;
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
       message = `${method} ${url.href} did not answer${timeoutMs ? ` within ${timeoutMs} ms` : ' in time'}`;
+      reason = 'no_answer';
       break;
     case 'ECONNRESET':
     case 'UND_ERR_SOCKET':
     case 'EPIPE':
       message = `${method} ${url.href}: the connection was closed by ${where(url)} before an answer`;
+      reason = 'connection_closed';
       break;
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
       message = `${where(url)} is unreachable from this machine`;
+      reason = 'unreachable';
       break;
     default:
-      if (name === 'TimeoutError')
+      if (name === 'TimeoutError') {
         message = `${method} ${url.href} did not answer${timeoutMs ? ` within ${timeoutMs} ms` : ' in time'}`;
-      else if (name === 'AbortError')
+        reason = 'no_answer';
+      } else if (name === 'AbortError')
         return new LedgerhookError('ERR_ABORTED', `${method} ${url.href} was aborted`, { cause: error });
       else message = `${method} ${url.href} failed: ${(error as Error)?.message ?? String(error)}`;
   }
-  return new LedgerhookError('ERR_NETWORK', message, { cause: error });
+  return new LedgerhookError('ERR_NETWORK', message, { cause: error, details: { reason } });
 }

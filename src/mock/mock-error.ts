@@ -1,10 +1,11 @@
+import type { ErrorReason } from '../error-reasons.js';
 import { LedgerhookError, type LedgerhookErrorDetails } from '../errors.js';
 import { isObject } from '../util/is-object.js';
 import { json, type MockResponse } from './mock-types.js';
 
 /** What a refused mock request carries: the HTTP status and headers to answer with. */
 export interface MockErrorDetails extends LedgerhookErrorDetails {
-  reason: string;
+  reason: ErrorReason;
   status: number;
   headers?: Record<string, string>;
 }
@@ -16,7 +17,7 @@ export interface MockErrorDetails extends LedgerhookErrorDetails {
  */
 export function mockError(
   status: number,
-  reason: string,
+  reason: ErrorReason,
   message: string,
   headers?: Record<string, string>,
 ): LedgerhookError {

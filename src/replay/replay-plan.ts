@@ -1,3 +1,4 @@
+import type { ErrorReason } from '../error-reasons.js';
 import type { CaptureRecord } from '../capture/capture-record.js';
 import { LedgerhookError } from '../errors.js';
 import { fullCapturedBody, originalVerdict, type OriginalVerdict } from './captured-delivery.js';
@@ -37,7 +38,7 @@ export interface ReplayPlan {
   skipped: SkippedReplay[];
 }
 
-function policyError(message: string, reason: string, details: Record<string, unknown> = {}): LedgerhookError {
+function policyError(message: string, reason: ErrorReason, details: Record<string, unknown> = {}): LedgerhookError {
   return new LedgerhookError('ERR_USAGE', message, { details: { reason, ...details } });
 }
 

@@ -1,3 +1,4 @@
+import type { ErrorReason } from '../error-reasons.js';
 import { resolveEntityName, resolveEventName } from '../catalogue/resolve.js';
 import type { WebhookType } from '../catalogue/events.js';
 import { LedgerhookError } from '../errors.js';
@@ -22,7 +23,7 @@ export interface SampleBodyOptions {
   set?: readonly string[] | undefined;
 }
 
-function sampleError(message: string, reason: string): LedgerhookError {
+function sampleError(message: string, reason: ErrorReason): LedgerhookError {
   return new LedgerhookError('ERR_USAGE', message, { details: { reason } });
 }
 

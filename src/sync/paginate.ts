@@ -1,3 +1,4 @@
+import type { ErrorReason } from '../error-reasons.js';
 import { DEFAULT_PAGE_LIMIT } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
 import { type FetchJsonOptions, fetchJson } from '../http/fetch-json.js';
@@ -47,7 +48,7 @@ export function listUrl(baseUrl: string, path: string, filter: Readonly<Record<s
   return url;
 }
 
-function badResponse(message: string, reason: string, url: URL, facts: Record<string, unknown> = {}) {
+function badResponse(message: string, reason: ErrorReason, url: URL, facts: Record<string, unknown> = {}) {
   return new LedgerhookError('ERR_BAD_RESPONSE', message, { details: { reason, url: url.href, ...facts } });
 }
 

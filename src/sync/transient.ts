@@ -1,4 +1,4 @@
-import { LedgerhookError } from '../errors.js';
+import { HttpStatusError, LedgerhookError } from '../errors.js';
 
 /**
  * Whether a failed sync may succeed later by itself: the store or the service unreachable, 5xx, 429,
@@ -7,7 +7,7 @@ import { LedgerhookError } from '../errors.js';
  */
 export function isTransientFailure(error: unknown): boolean {
   if (!(error instanceof LedgerhookError)) return true;
-  const status = (error as { status?: number }).status;
+  const status = error instanceof HttpStatusError ? error.status : undefined;
   if (status === 401 || status === 403 || status === 404) return false;
   if (error.details.reason === 'data_file_damaged') return false;
   return !['ERR_USAGE', 'ERR_BAD_RESPONSE', 'ERR_ABORTED'].includes(error.code);

@@ -1,3 +1,4 @@
+import type { ErrorReason } from '../error-reasons.js';
 import { LedgerhookError } from '../errors.js';
 
 /** The URL without its password: what may appear in messages and logs (Redis and Postgres URLs alike). */
@@ -17,7 +18,7 @@ export function redactUrl(url: string): string {
  * Checks that `url` is a URL of one of `protocols` (e.g. `redis:`), naming it as `what` ("queue",
  * "store") in the error, whose details.reason is `reason`; the password never appears in a message.
  */
-export function checkServiceUrl(url: string, protocols: readonly string[], what: string, reason: string): URL {
+export function checkServiceUrl(url: string, protocols: readonly string[], what: string, reason: ErrorReason): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);

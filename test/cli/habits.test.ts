@@ -43,15 +43,16 @@ describe('everyday habits', () => {
   it('--json failures print one JSON error document on stdout and one line on stderr', async () => {
     const { file } = await writeMixedCapture();
     const cases: Array<{ args: string[]; exit: number; code: string; reason: string }> = [
-      { args: ['send-sample', 'NOPE', '--to', '3000'], exit: 2, code: 'ERR_USAGE', reason: 'usage' },
+      // Every usage error names its reason (issue 20), not a generic "usage".
+      { args: ['send-sample', 'NOPE', '--to', '3000'], exit: 2, code: 'ERR_USAGE', reason: 'unknown_webhook_type' },
       {
         args: ['check-receiver', '--to', '127.0.0.1:1', '--secret', 's'],
         exit: 3,
         code: 'ERR_NETWORK',
-        reason: 'network',
+        reason: 'connection_refused',
       },
       { args: ['sync', 'expenses', '--limit', 'x'], exit: 2, code: 'ERR_USAGE', reason: 'invalid_argument' },
-      { args: ['captures', 'list', `${file}.missing`], exit: 2, code: 'ERR_USAGE', reason: 'usage' },
+      { args: ['captures', 'list', `${file}.missing`], exit: 2, code: 'ERR_USAGE', reason: 'input_unreadable' },
     ];
     for (const { args, exit, code, reason } of cases) {
       const result = await runCli([...args, '--json']);

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ERROR_REASONS } from '../../src/error-reasons.js';
 import { startListener } from '../../src/listen/listener.js';
 import { startMockServer, type RunningMockServer } from '../../src/mock/mock-server.js';
 import { signWebhook } from '../../src/webhook/sign.js';
@@ -18,6 +19,15 @@ import { startSpecReceiver } from '../helpers/spec-receiver.js';
 import { createTestSchema, dropQueueKeys, REDIS_URL, servicesSkip, testQueueName } from '../scale/helpers/services.js';
 
 const SECRET = 'whsec_json_contract';
+const COMMANDER_REASONS = new Set([
+  'unknown_option',
+  'invalid_argument',
+  'missing_argument',
+  'missing_mandatory_option_value',
+  'option_missing_argument',
+  'excess_arguments',
+  'unknown_command',
+]);
 const BODY = JSON.stringify({ userId: 'user_1', type: 'ENTITY_UPDATE', entities: ['expense'] });
 
 /** Every command path that takes --json, from the same definitions main.ts builds. */
@@ -137,6 +147,12 @@ function assertDocument(result: CliResult, expectOk: boolean, label: string) {
     assert.equal(document.error.exitCode, result.code, `${label}: error.exitCode is the exit code`);
     assert.match(document.error.code, /^ERR_[A-Z_]+$/, label);
     assert.match(document.error.reason, /^[a-z][a-z0-9_]*$/, label);
+    // Every library error says which (ERROR_REASONS); a flag refused while parsing has commander's reason.
+    if (document.error.code !== 'ERR_USAGE' || !COMMANDER_REASONS.has(document.error.reason))
+      assert.ok(
+        (ERROR_REASONS as readonly string[]).includes(document.error.reason),
+        `${label}: ${document.error.reason}`,
+      );
     assert.ok(result.stderr.trim().split('\n').at(-1), `${label}: the error line is on stderr too`);
   }
   return document;

@@ -73,7 +73,8 @@ async function list(options: CapturesListOptions, ctx: CliContext): Promise<void
 export function parseDeliverySpec(spec: string): { file: string; id?: string | undefined; index?: number | undefined } {
   const match = /^(.*?)(?:#([\w-]+)|:(\d+))?$/.exec(spec);
   const file = match?.[1] ?? spec;
-  if (file === '') throw usageError(`"${spec}" names no capture file: give FILE, FILE#id or FILE:index`);
+  if (file === '')
+    throw usageError(`"${spec}" names no capture file: give FILE, FILE#id or FILE:index`, 'capture_selection');
   const id = match?.[2];
   const index = match?.[3];
   if (id !== undefined) return { file, id };
@@ -85,11 +86,14 @@ async function show(options: CapturesShowOptions, ctx: CliContext): Promise<void
   const { file, id, index } = parseDeliverySpec(options.spec);
   const selector = id !== undefined ? { id } : index !== undefined ? { index } : { last: 1 };
   const { records, indexes, total } = await readCaptureFile(file, ctx, selector);
-  if (total === 0) throw usageError(`${file} holds no captured delivery`);
+  if (total === 0) throw usageError(`${file} holds no captured delivery`, 'capture_selection');
   if (index !== undefined && index >= total)
-    throw usageError(`index ${index} is out of range: the capture holds ${total} deliveries (0 to ${total - 1})`);
+    throw usageError(
+      `index ${index} is out of range: the capture holds ${total} deliveries (0 to ${total - 1})`,
+      'capture_selection',
+    );
   const [record] = records;
-  if (record === undefined) throw usageError(`no captured delivery matches ${options.spec}`);
+  if (record === undefined) throw usageError(`no captured delivery matches ${options.spec}`, 'capture_selection');
   const delivery = fromCaptureRecord(record, indexes[0] ?? 0);
   if (options.raw) {
     if (delivery.bodyTruncated)

@@ -28,9 +28,11 @@ function settingKey(key: string | undefined): SettingKey {
     if (key?.startsWith(PATH_SETTING_PREFIX))
       throw usageError(
         `unknown entity in "${key}"${didYouMean(key.slice(PATH_SETTING_PREFIX.length), ENTITY_NAMES)}: \`ledgerhook entities\` lists them`,
+        'invalid_setting',
       );
     throw usageError(
       `unknown setting "${key ?? ''}"${didYouMean(key ?? '', Object.keys(SETTING_KEYS))}: use one of ${Object.keys(SETTING_KEYS).join(', ')}, or paths.ENTITY`,
+      'invalid_setting',
     );
   }
   return key;
@@ -59,17 +61,22 @@ async function valueFrom(key: SettingKey, raw: string | undefined, env: string, 
         `${ctx.color.yellow('warning:')} the ${key} given on the command line is now in your shell history; next time use \`ledgerhook config set ${key} -\` (stdin) or give no value on a terminal`,
       );
   } else if (!secret) {
-    throw usageError(`config set ${key} needs a value, e.g. ${key === 'headerName' ? 'Acme-Verification' : '...'}`);
+    throw usageError(
+      `config set ${key} needs a value, e.g. ${key === 'headerName' ? 'Acme-Verification' : '...'}`,
+      'invalid_setting',
+    );
   } else if (ctx.stdin.isTTY && ctx.stderr.isTTY) {
     value = await promptHidden(`${key} for ${env} (input hidden): `, ctx.stdin, ctx.stderr);
   } else {
     throw usageError(
       `config set ${key} needs a value and there is no terminal to ask on: pipe it on stdin with \`ledgerhook config set ${key} - < FILE\`, or run it on a terminal to be prompted`,
+      'invalid_setting',
     );
   }
   if (value.trim() === '')
     throw usageError(
       `refusing to store an ${value === '' ? 'empty' : 'all-whitespace'} value; use \`ledgerhook config unset\` to remove a setting`,
+      'invalid_setting',
     );
   return value;
 }
@@ -81,10 +88,10 @@ function validate(key: SettingKey, value: string): string {
     try {
       url = new URL(value);
     } catch {
-      throw usageError(`baseUrl "${value}" is not a URL; e.g. https://sandbox.example.com/rest/v5`);
+      throw usageError(`baseUrl "${value}" is not a URL; e.g. https://sandbox.example.com/rest/v5`, 'invalid_base_url');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw usageError(`baseUrl must be http or https, got ${url.protocol}`);
+      throw usageError(`baseUrl must be http or https, got ${url.protocol}`, 'invalid_base_url');
   }
   if (key === 'headerName') return validateHeaderName(value.trim());
   if (key === 'verificationPrefix') return validateVerificationPrefix(value);
@@ -96,9 +103,12 @@ function validate(key: SettingKey, value: string): string {
     try {
       isFile = statSync(path).isFile();
     } catch {
-      throw usageError(`tokensFile ${path} does not exist; create the JSON file mapping userId to token first`);
+      throw usageError(
+        `tokensFile ${path} does not exist; create the JSON file mapping userId to token first`,
+        'invalid_token_file',
+      );
     }
-    if (!isFile) throw usageError(`tokensFile ${path} is not a file`);
+    if (!isFile) throw usageError(`tokensFile ${path} is not a file`, 'invalid_token_file');
     return path;
   }
   return value;
@@ -107,7 +117,8 @@ function validate(key: SettingKey, value: string): string {
 /** config reads and writes sandbox unless told otherwise (the local default is for using, not configuring). */
 function configEnvironment(flag: string | undefined, ctx: CliContext): EnvironmentName {
   const value = flag ?? ctx.env.LEDGERHOOK_ENV ?? 'sandbox';
-  if (!isEnvironmentName(value)) throw usageError(`unknown environment "${value}": use ${ENVIRONMENTS.join(', ')}`);
+  if (!isEnvironmentName(value))
+    throw usageError(`unknown environment "${value}": use ${ENVIRONMENTS.join(', ')}`, 'unknown_environment');
   return value;
 }
 
@@ -146,7 +157,7 @@ export async function run(options: ConfigCommandOptions, ctx: CliContext): Promi
       const key = settingKey(options.key);
       const env = configEnvironment(options.env, ctx);
       const value = (await settingsStore(ctx)).get(env, key);
-      if (value === undefined) throw usageError(`${key} is not set for ${env}`);
+      if (value === undefined) throw usageError(`${key} is not set for ${env}`, 'setting_not_set');
       writeLine(ctx.stdout, display(key, value));
       return;
     }

@@ -19,9 +19,9 @@ type LineWriter = ReturnType<typeof batchedLineWriter>;
 /** Flags that only make sense together are refused before anything is opened or bound. */
 function checkPairs(options: ListenCommandOptions): void {
   if (!options.sync && (options.token || options.tokenFile || options.tokens || options.baseUrl || options.queue))
-    throw usageError('--token, --token-file, --tokens, --base-url and --queue go with --sync');
+    throw usageError('--token, --token-file, --tokens, --base-url and --queue go with --sync', 'conflicting_flags');
   if (!options.capture && (options.captureSync || options.captureRefusedBodies))
-    throw usageError('--capture-sync and --capture-refused-bodies go with --capture FILE');
+    throw usageError('--capture-sync and --capture-refused-bodies go with --capture FILE', 'conflicting_flags');
 }
 
 function checkFlags(options: ListenCommandOptions, secrets: readonly LabelledSecret[]): void {
@@ -29,6 +29,7 @@ function checkFlags(options: ListenCommandOptions, secrets: readonly LabelledSec
   if (options.sync && secrets.length === 0 && !options.insecureNoVerify)
     throw usageError(
       'listen --sync needs a webhook secret to verify deliveries before syncing: pass --secret-file FILE (or set LEDGERHOOK_WEBHOOK_SECRET), or --insecure-no-verify to sync unverified deliveries',
+      'sync_needs_secret',
     );
 }
 

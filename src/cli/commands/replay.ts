@@ -20,12 +20,18 @@ const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'de
 function validateFilters(options: ReplayCommandOptions, records: readonly CaptureRecord[]): void {
   const type = options.type;
   if (type !== undefined && !WEBHOOK_TYPES.some((known) => known === type.toUpperCase()))
-    throw usageError(`unknown type "${type}"${didYouMean(type, WEBHOOK_TYPES)}; use ${WEBHOOK_TYPES.join(' or ')}`);
+    throw usageError(
+      `unknown type "${type}"${didYouMean(type, WEBHOOK_TYPES)}; use ${WEBHOOK_TYPES.join(' or ')}`,
+      'unknown_webhook_type',
+    );
   const event = options.event;
   if (event === undefined) return;
   const known = new Set([...EVENTS.map((e) => e.name), ...records.flatMap((r) => (r.event ? [r.event] : []))]);
   if (![...known].some((name) => name.toUpperCase() === event.toUpperCase()))
-    throw usageError(`unknown event "${event}"${didYouMean(event, [...known])}; \`ledgerhook events\` lists them`);
+    throw usageError(
+      `unknown event "${event}"${didYouMean(event, [...known])}; \`ledgerhook events\` lists them`,
+      'unknown_event',
+    );
 }
 
 interface ReplayLine {

@@ -21,9 +21,9 @@ function parseEventData(raw: string | undefined): Record<string, unknown> | unde
   try {
     value = JSON.parse(raw);
   } catch (error) {
-    throw usageError(`--event-data is not valid JSON (${(error as Error).message})`);
+    throw usageError(`--event-data is not valid JSON (${(error as Error).message})`, 'invalid_flag_value');
   }
-  if (!isObject(value)) throw usageError('--event-data must be a JSON object');
+  if (!isObject(value)) throw usageError('--event-data must be a JSON object', 'invalid_flag_value');
   return value;
 }
 
@@ -35,11 +35,15 @@ async function bodyFor(options: SendSampleCommandOptions): Promise<Buffer> {
     if (conflicting.length > 0)
       throw usageError(
         `--body sends a file exactly as it is; it cannot be combined with ${conflicting.map((k) => (k === 'type' ? 'TYPE' : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)).join(', ')}`,
+        'conflicting_flags',
       );
     return readInputFile(options.body, 'body file');
   }
   if (options.type === undefined)
-    throw usageError('say what to send: ENTITY_UPDATE, LIFECYCLE_EVENT --event NAME, an event name, or --body FILE');
+    throw usageError(
+      'say what to send: ENTITY_UPDATE, LIFECYCLE_EVENT --event NAME, an event name, or --body FILE',
+      'missing_target',
+    );
   const { type, event } = resolveSampleType(options.type);
   const eventData = parseEventData(options.eventData);
   const entities = options.entities
@@ -87,7 +91,10 @@ interface Send {
 async function prepareSend(options: SendSampleCommandOptions, ctx: CliContext): Promise<Send> {
   const url = resolveTarget(options.to);
   if (options.unsigned && (options.iat !== undefined || options.secret || options.secretFile))
-    throw usageError('--unsigned sends no token: it cannot be combined with --iat, --secret or --secret-file');
+    throw usageError(
+      '--unsigned sends no token: it cannot be combined with --iat, --secret or --secret-file',
+      'conflicting_flags',
+    );
   const body = await bodyFor(options);
   const secret = options.unsigned ? undefined : await requireSigningSecret(options, ctx, { createLocal: true });
   const headerName = await resolveHeaderName(options, ctx);

@@ -9,13 +9,14 @@ import { shellQuote } from '../../util/shell-quote.js';
 
 async function readBody(options: SignCommandOptions, ctx: CliContext): Promise<Buffer> {
   if (options.file !== undefined && options.data !== undefined)
-    throw usageError('give the body either as FILE or with --data, not both');
+    throw usageError('give the body either as FILE or with --data, not both', 'conflicting_flags');
   if (options.data !== undefined) {
     try {
       JSON.parse(options.data);
     } catch (error) {
       throw usageError(
         `--data is not valid JSON (${(error as Error).message}); to sign arbitrary bytes, put them in a file`,
+        'invalid_flag_value',
       );
     }
     return Buffer.from(options.data, 'utf8');
@@ -23,7 +24,7 @@ async function readBody(options: SignCommandOptions, ctx: CliContext): Promise<B
   if (options.file === undefined) {
     const piped = await pipedBody(ctx.stdin);
     if (piped) return piped;
-    throw usageError('no body to sign: give a FILE, - to read stdin (or pipe it in), or --data JSON');
+    throw usageError('no body to sign: give a FILE, - to read stdin (or pipe it in), or --data JSON', 'missing_body');
   }
   return readBodyArgument(options.file, ctx.stdin);
 }

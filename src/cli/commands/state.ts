@@ -50,7 +50,7 @@ export async function run(options: StateCommandOptions, ctx: CliContext): Promis
     return;
   }
   if (options.action === 'reset' && options.all) {
-    if (options.target !== undefined) throw usageError('give a TARGET or --all, not both');
+    if (options.target !== undefined) throw usageError('give a TARGET or --all, not both', 'conflicting_flags');
     const gone = await store.forget(entries.map(([key]) => key));
     if (options.json) writeJson(ctx, { reset: gone });
     else
@@ -61,7 +61,7 @@ export async function run(options: StateCommandOptions, ctx: CliContext): Promis
     return;
   }
   if (options.target === undefined)
-    throw usageError('say which dataset: an entity name or a path (or --all to reset everything)');
+    throw usageError('say which dataset: an entity name or a path (or --all to reset everything)', 'missing_target');
   const wanted = datasetKey(
     resolveDatasetPath(options.target, await resolveEntityPaths(options, ctx)),
     resolveFilter(options),
@@ -76,6 +76,7 @@ export async function run(options: StateCommandOptions, ctx: CliContext): Promis
     if (matching.length === 0)
       throw usageError(
         `${wanted} has not been synced${baseUrl ? ` from ${baseUrl}` : ''}; \`ledgerhook state list\` shows what has`,
+        'dataset_not_synced',
       );
     if (options.json) writeJson(ctx, { datasets: asJson(matching) });
     else render(matching, ctx);

@@ -10,7 +10,7 @@ import { table } from '../table.js';
 
 export async function run(options: StoreMigrateOptions, ctx: CliContext): Promise<void> {
   const url = resolveStoreUrl(options, ctx);
-  if (!url) throw usageError('no store: pass --store postgres://... or set LEDGERHOOK_STORE');
+  if (!url) throw usageError('no store: pass --store postgres://... or set LEDGERHOOK_STORE', 'missing_store');
   const { PostgresStore } = await import('../../store/postgres/postgres-store.js');
   const store = new PostgresStore({ url, maxConnections: 1 });
   try {
@@ -39,7 +39,10 @@ export async function runPostgresState(options: StateCommandOptions, ctx: CliCon
     let chosen = entries;
     if (options.action !== 'list' && !(options.action === 'reset' && options.all)) {
       if (options.target === undefined)
-        throw usageError('say which dataset: an entity name or a path (or --all to reset everything)');
+        throw usageError(
+          'say which dataset: an entity name or a path (or --all to reset everything)',
+          'missing_target',
+        );
       const dataset = datasetKey(
         resolveDatasetPath(options.target, await resolveEntityPaths(options, ctx)),
         resolveFilter(options),
@@ -48,8 +51,10 @@ export async function runPostgresState(options: StateCommandOptions, ctx: CliCon
       if (options.action === 'show' && chosen.length === 0)
         throw usageError(
           `${dataset} has not been synced into ${store.url}; \`ledgerhook state list --store URL\` shows what has`,
+          'dataset_not_synced',
         );
-    } else if (options.target !== undefined && options.all) throw usageError('give a TARGET or --all, not both');
+    } else if (options.target !== undefined && options.all)
+      throw usageError('give a TARGET or --all, not both', 'conflicting_flags');
     if (options.action === 'reset') {
       for (const entry of chosen) await store.reset(entry.ref);
       if (options.json) writeJson(ctx, { reset: chosen.map((entry) => entry.ref) });

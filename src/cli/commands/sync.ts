@@ -116,10 +116,12 @@ function progressHandler(
 export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
   // --watch runs until stopped: JSON Lines (a failure at start-up is its error line).
   if (options.watch && options.json) markJsonLines(ctx);
-  if (options.all && options.target !== undefined) throw usageError('give a TARGET or --all, not both');
+  if (options.all && options.target !== undefined)
+    throw usageError('give a TARGET or --all, not both', 'conflicting_flags');
   if (!options.all && options.target === undefined)
     throw usageError(
       'say what to sync: an entity name (e.g. expenses), a path (/expenses/expenses) or --all; `ledgerhook entities` lists them',
+      'missing_target',
     );
   const filter = resolveFilter(options);
   const entityPaths = await resolveEntityPaths(options, ctx);
@@ -128,7 +130,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
       ? ENTITIES.map((entity) => entityPath(entity, entityPaths))
       : [resolveDatasetPath(options.target, entityPaths)];
   const baseUrl = await resolveBaseUrl(options, ctx);
-  if (baseUrl === undefined) throw usageError('no base URL');
+  if (baseUrl === undefined) throw usageError('no base URL', 'missing_base_url');
   const token = await resolveToken(options, ctx);
   const storeUrl = resolveStoreUrl(options, ctx);
   const store = storeUrl

@@ -36,9 +36,9 @@ interface Subject {
 
 async function fromFlags(options: VerifyCommandOptions, ctx: CliContext): Promise<Subject> {
   if (options.token !== undefined && options.header !== undefined)
-    throw usageError('give the token either with --token or with --header, not both');
+    throw usageError('give the token either with --token or with --header, not both', 'conflicting_flags');
   if (options.file !== undefined && options.data !== undefined)
-    throw usageError('give the body either as FILE or with --data, not both');
+    throw usageError('give the body either as FILE or with --data, not both', 'conflicting_flags');
   let headers: Record<string, string>;
   let givenName: string | undefined;
   // The name matters only for a whole header line: --token is the value itself, and a cold
@@ -46,13 +46,17 @@ async function fromFlags(options: VerifyCommandOptions, ctx: CliContext): Promis
   const headerName = options.header !== undefined ? await resolveHeaderName(options, ctx) : DEFAULT_HEADER_NAME;
   if (options.header !== undefined) {
     const colon = options.header.indexOf(':');
-    if (colon <= 0) throw usageError(`--header takes 'Name: value', got "${options.header.slice(0, 40)}"`);
+    if (colon <= 0)
+      throw usageError(`--header takes 'Name: value', got "${options.header.slice(0, 40)}"`, 'invalid_flag_value');
     givenName = validateHeaderName(options.header.slice(0, colon).trim());
     headers = { [givenName]: options.header.slice(colon + 1).trim() };
   } else if (options.token !== undefined) {
     headers = { [headerName]: options.token };
   } else {
-    throw usageError(`no token to verify: pass --token JWT or --header "${headerName}: JWT"`);
+    throw usageError(
+      `no token to verify: pass --token JWT or --header "${headerName}: JWT"`,
+      'missing_verification_token',
+    );
   }
   let body: Buffer;
   if (options.data !== undefined) body = Buffer.from(options.data, 'utf8');
@@ -60,7 +64,10 @@ async function fromFlags(options: VerifyCommandOptions, ctx: CliContext): Promis
   else {
     const piped = await pipedBody(ctx.stdin);
     if (!piped)
-      throw usageError('no body to verify: give the raw body as FILE, - for stdin (or pipe it in), or --data');
+      throw usageError(
+        'no body to verify: give the raw body as FILE, - for stdin (or pipe it in), or --data',
+        'missing_body',
+      );
     body = piped;
   }
   return { body, headers, headerName, givenName, asRecorded: [], nowSeconds: options.now };
@@ -69,7 +76,10 @@ async function fromFlags(options: VerifyCommandOptions, ctx: CliContext): Promis
 /** FILE, FILE:index (0-based) or FILE#id; default the last delivery. */
 async function fromCapture(options: VerifyCommandOptions, spec: string, ctx: CliContext): Promise<Subject> {
   if ([options.file, options.data, options.token, options.header].some((value) => value !== undefined))
-    throw usageError('--delivery takes body and token from the capture: give no FILE, --data, --token or --header');
+    throw usageError(
+      '--delivery takes body and token from the capture: give no FILE, --data, --token or --header',
+      'capture_selection',
+    );
   const { readCaptures } = await import('../../capture/read-captures.js');
   const match = /^(.*?)(?:#([\w-]+)|:(\d+))?$/.exec(spec);
   const file = match?.[1] ?? spec;
@@ -79,12 +89,13 @@ async function fromCapture(options: VerifyCommandOptions, spec: string, ctx: Cli
   const selector = id !== undefined ? { id } : index !== undefined ? { index: Number(index) } : { last: 1 };
   const { records, total } = await readCaptures(file, selector);
   const [record] = records;
-  if (total === 0) throw usageError(`${file} holds no captured delivery`);
+  if (total === 0) throw usageError(`${file} holds no captured delivery`, 'capture_selection');
   if (!record)
     throw usageError(
       id !== undefined
         ? `no captured delivery has id ${id}`
         : `index ${index} is out of range: the capture holds ${total} deliveries (0 to ${total - 1})`,
+      'capture_selection',
     );
   // The capture's own header name unless one is chosen: it is what the listener looked for.
   const headerName = await resolveHeaderName(options, ctx, record.headerName);
@@ -177,9 +188,9 @@ function jsonReport(result: VerifyResult, subject: Subject): Record<string, unkn
 
 export async function run(options: VerifyCommandOptions, ctx: CliContext): Promise<void> {
   if (options.now !== undefined && options.ignoreExpiry)
-    throw usageError('--now and --ignore-expiry contradict each other: choose one');
+    throw usageError('--now and --ignore-expiry contradict each other: choose one', 'conflicting_flags');
   if (options.atReceipt && (options.delivery === undefined || options.now !== undefined || options.ignoreExpiry))
-    throw usageError('--at-receipt goes with --delivery, and not with --now or --ignore-expiry');
+    throw usageError('--at-receipt goes with --delivery, and not with --now or --ignore-expiry', 'conflicting_flags');
   const subject =
     options.delivery !== undefined ? await fromCapture(options, options.delivery, ctx) : await fromFlags(options, ctx);
   if (subject.record && !options.json)

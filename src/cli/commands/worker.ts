@@ -17,7 +17,10 @@ async function readTokenMap(path: string): Promise<Map<string, string>> {
   try {
     value = JSON.parse(text);
   } catch {
-    throw usageError(`${path} is not JSON; it must map userId to access token: { "user_1": "token..." }`);
+    throw usageError(
+      `${path} is not JSON; it must map userId to access token: { "user_1": "token..." }`,
+      'invalid_token_file',
+    );
   }
   if (
     typeof value !== 'object' ||
@@ -25,7 +28,10 @@ async function readTokenMap(path: string): Promise<Map<string, string>> {
     Array.isArray(value) ||
     !Object.values(value).every((token) => typeof token === 'string' && token !== '')
   )
-    throw usageError(`${path} must be a JSON object mapping userId to access token: { "user_1": "token..." }`);
+    throw usageError(
+      `${path} must be a JSON object mapping userId to access token: { "user_1": "token..." }`,
+      'invalid_token_file',
+    );
   return new Map(Object.entries(value as Record<string, string>));
 }
 
@@ -68,11 +74,15 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   if (stopped.aborted) return;
   const target = resolveQueue(options, ctx);
   const storeUrl = resolveStoreUrl(options, ctx);
-  if (!storeUrl) throw usageError('no store: pass --store postgres://... or set LEDGERHOOK_STORE');
+  if (!storeUrl) throw usageError('no store: pass --store postgres://... or set LEDGERHOOK_STORE', 'missing_store');
   if (options.tokens && (options.token || options.tokenFile))
-    throw usageError('give --token-file or --token (every user) or --tokens FILE (per user), not several');
+    throw usageError(
+      'give --token-file or --token (every user) or --tokens FILE (per user), not several',
+      'conflicting_flags',
+    );
   const baseUrl = await resolveBaseUrl(options, ctx);
-  if (baseUrl === undefined) throw usageError('no base URL: pass --base-url or set LEDGERHOOK_BASE_URL');
+  if (baseUrl === undefined)
+    throw usageError('no base URL: pass --base-url or set LEDGERHOOK_BASE_URL', 'missing_base_url');
   // Off unless set: the spec shows no rate limit; a limit is the user's own knowledge of the service.
   const rateLimit = options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit);
   const paths = await resolveEntityPaths(options, ctx);
