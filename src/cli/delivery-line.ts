@@ -65,7 +65,10 @@ export function deliveryJson(delivery: ReceivedDelivery): Record<string, unknown
   if (cause) (line.verdict as Record<string, unknown>).cause = cause;
   // An authentic body that is not the spec's shape says why, with a stable code (invalid_user, invalid_body).
   if (!parsed.ok && !parsed.reason.startsWith('not parsed'))
-    line.invalidBody = { code: parsed.code ?? 'invalid_body', reason: parsed.reason };
+    line.invalidBody = {
+      code: parsed.code === 'invalid_user' ? 'invalid_user' : 'invalid_body',
+      reason: parsed.reason,
+    };
   if (parsed.ok) {
     line.type = parsed.body.type;
     line.userId = parsed.body.userId;

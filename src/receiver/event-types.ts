@@ -1,3 +1,4 @@
+import type { RawLifecycleEventBody, WebhookBodyObject } from '../webhook/bodies.js';
 /**
  * The typed shapes a receiver's handlers see. Names come from the catalogue tables (one source of
  * truth); eventData is typed only where spec 2.2 shows it, everything else stays
@@ -41,13 +42,8 @@ export interface LifecycleEventBody<E extends LifecycleEventName = LifecycleEven
   eventData: EventData<E>;
 }
 
-/** A lifecycle event the catalogue does not know (spec 6.2: "others can be arranged"). */
-export interface UnknownLifecycleEventBody {
-  userId: string;
-  type: 'LIFECYCLE_EVENT';
-  event: string;
-  eventData: Record<string, unknown>;
-}
+/** A lifecycle event the catalogue does not know (spec 6.2: "others can be arranged"): spec 2.2 as sent. */
+export type UnknownLifecycleEventBody = RawLifecycleEventBody;
 
 /** What a `LIFECYCLE_EVENT` handler sees: any known event, narrowed by `event`, or an unknown one. */
 export type AnyLifecycleEventBody = { [E in LifecycleEventName]: LifecycleEventBody<E> }[LifecycleEventName];
@@ -63,8 +59,7 @@ export type WebhookEventMap = {
 
 /** The body as the service sent it, parsed but not narrowed (unknown names included). */
 export type RawWebhookBody =
-  | { userId: string; type: 'ENTITY_UPDATE'; entities: string[] }
-  | UnknownLifecycleEventBody
+  | WebhookBodyObject
   /** A type the spec does not list yet: only `onAny` handlers see it. */
   | { userId: string; type: string; [field: string]: unknown };
 

@@ -1,6 +1,6 @@
 import { isEntityName } from '../catalogue/entities.js';
 import { isLifecycleEventName } from '../catalogue/events.js';
-import { isObject } from '../util/is-object.js';
+import { parseWebhookBody } from '../webhook/bodies.js';
 import type { EntityUpdateBody, RawWebhookBody, UnknownLifecycleEventBody, WebhookEventName } from './event-types.js';
 
 /** Which handlers an authentic body goes to, and with what payload. `onAny` always gets it too. */
@@ -42,32 +42,18 @@ function routeLifecycleEvent(body: UnknownLifecycleEventBody): Route {
 }
 
 /**
- * Parses an authentic body (spec 2.1/2.2) and decides where it goes. Names outside the catalogue
- * are never dropped: unknown entities ride along in `unknownEntities`, unknown events go to
- * LIFECYCLE_EVENT handlers, an unknown type to `onAny` only.
+ * Decides where an authentic body goes, after the one validator of spec 2.1/2.2 (webhook/bodies.ts).
+ * Names outside the catalogue are never dropped: unknown entities ride along in `unknownEntities`,
+ * unknown events go to LIFECYCLE_EVENT handlers, an unknown type to `onAny` only.
  */
 export function routeDelivery(raw: Uint8Array | string): ParsedRoute {
-  let value: unknown;
-  try {
-    value = JSON.parse(typeof raw === 'string' ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.length).toString());
-  } catch {
-    return { ok: false, reason: 'the body is not JSON' };
+  const parsed = parseWebhookBody(raw);
+  if (!parsed.ok) {
+    if (parsed.code === 'unknown_type' && parsed.value)
+      return { ok: true, route: { body: parsed.value as RawWebhookBody, targets: [], hasUnknownNames: true } };
+    return { ok: false, reason: parsed.reason };
   }
-  if (!isObject(value)) return { ok: false, reason: 'the body is not a JSON object' };
-  const { userId, type } = value;
-  if (typeof userId !== 'string') return { ok: false, reason: 'userId is missing or not a string' };
-  if (typeof type !== 'string') return { ok: false, reason: 'type is missing or not a string' };
-  if (type === 'ENTITY_UPDATE') {
-    const entities = value.entities;
-    if (!Array.isArray(entities) || !entities.every((name) => typeof name === 'string'))
-      return { ok: false, reason: 'entities is missing or not an array of strings' };
-    return { ok: true, route: routeEntityUpdate(userId, entities as string[]) };
-  }
-  if (type === 'LIFECYCLE_EVENT') {
-    const { event, eventData } = value;
-    if (typeof event !== 'string') return { ok: false, reason: 'event is missing or not a string' };
-    if (!isObject(eventData)) return { ok: false, reason: 'eventData is missing or not an object' };
-    return { ok: true, route: routeLifecycleEvent({ userId, type, event, eventData }) };
-  }
-  return { ok: true, route: { body: { ...value, userId, type }, targets: [], hasUnknownNames: true } };
+  const { body } = parsed;
+  if (body.type === 'ENTITY_UPDATE') return { ok: true, route: routeEntityUpdate(body.userId, body.entities) };
+  return { ok: true, route: routeLifecycleEvent(body) };
 }

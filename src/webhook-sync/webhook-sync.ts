@@ -5,8 +5,8 @@ import { findEvent } from '../catalogue/events.js';
 import { LedgerhookError } from '../errors.js';
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import {
-  type EntityUpdateBody,
-  type LifecycleEventBody,
+  type RawEntityUpdateBody,
+  type RawLifecycleEventBody,
   parseWebhookBody,
   type ParsedWebhookBody,
 } from '../webhook/bodies.js';
@@ -79,7 +79,7 @@ interface SyncRunner {
 }
 
 /** A lifecycle event syncs nothing: it is reported with the catalogue's suggested use. */
-function lifecycleEvent(body: LifecycleEventBody): WebhookSyncEvent {
+function lifecycleEvent(body: RawLifecycleEventBody): WebhookSyncEvent {
   const event = findEvent(body.event);
   return {
     type: 'lifecycle',
@@ -150,7 +150,7 @@ async function runSync(
 }
 
 /** Each entity named once gets a sync; unknown ones are reported, bursts coalesce per dataset. */
-function scheduleEntities(runner: SyncRunner, body: EntityUpdateBody, token: string): void {
+function scheduleEntities(runner: SyncRunner, body: RawEntityUpdateBody, token: string): void {
   for (const name of new Set(body.entities)) {
     const entity = findEntity(name);
     if (!entity) {
@@ -178,7 +178,11 @@ function scheduleEntities(runner: SyncRunner, body: EntityUpdateBody, token: str
 
 function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody): void {
   if (!parsed.ok) {
-    runner.emit({ type: 'invalid-body', code: parsed.code ?? 'invalid_body', reason: parsed.reason });
+    runner.emit({
+      type: 'invalid-body',
+      code: parsed.code === 'invalid_user' ? 'invalid_user' : 'invalid_body',
+      reason: parsed.reason,
+    });
     return;
   }
   const body = parsed.body;

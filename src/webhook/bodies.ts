@@ -2,38 +2,47 @@ import { findEntity } from '../catalogue/entities.js';
 import { findEvent } from '../catalogue/events.js';
 import { isObject } from '../util/is-object.js';
 
-/** Spec 2.1. */
-export interface EntityUpdateBody {
+/**
+ * Spec 2.1 as sent: every entity name kept (the receiver SDK's `EntityUpdateBody` is the narrowed
+ * view a handler gets, with catalogue names typed and the rest in `unknownEntities`).
+ */
+export interface RawEntityUpdateBody {
   userId: string;
   type: 'ENTITY_UPDATE';
   entities: string[];
 }
 
-/** Spec 2.2. */
-export interface LifecycleEventBody {
+/** Spec 2.2 as sent, any event name. */
+export interface RawLifecycleEventBody {
   userId: string;
   type: 'LIFECYCLE_EVENT';
   event: string;
   eventData: Record<string, unknown>;
 }
 
-export type WebhookBodyObject = EntityUpdateBody | LifecycleEventBody;
+export type WebhookBodyObject = RawEntityUpdateBody | RawLifecycleEventBody;
 
 export type ParsedWebhookBody =
   | { ok: true; body: WebhookBodyObject; unknownEntities: string[]; unknownEvent: boolean }
   | {
       ok: false;
       reason: string;
-      /** Stable name of the problem: 'invalid_user' for a userId that is not a usable string, else 'invalid_body'. */
-      code?: 'invalid_user' | 'invalid_body' | undefined;
+      /**
+       * Stable name of the problem: 'invalid_user' for a userId that is not a usable string,
+       * 'unknown_type' for a type (a string) the spec does not show, else 'invalid_body'.
+       */
+      code?: 'invalid_user' | 'invalid_body' | 'unknown_type' | undefined;
+      /** With 'unknown_type': the object as parsed (its userId checked), for a receiver's catch-all. */
+      value?: Record<string, unknown> & { userId: string; type: string };
     };
 
 /** With the u flag, a paired surrogate is one code point: only a lone half matches. */
 export const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
- * Checks a delivery body against spec 2.1/2.2. Names outside the catalogue are reported, not
- * refused: the spec says the entity list grows and custom events can be arranged.
+ * Checks a delivery body against spec 2.1/2.2: the one validator of the body, used by the listener,
+ * the webhook-driven sync, the queue and the receiver SDK. Names outside the catalogue are reported,
+ * not refused: the spec says the entity list grows and custom events can be arranged.
  */
 export function parseWebhookBody(raw: Uint8Array | string): ParsedWebhookBody {
   let value: unknown;
@@ -80,5 +89,8 @@ export function parseWebhookBody(raw: Uint8Array | string): ParsedWebhookBody {
       unknownEvent: !findEvent(value.event),
     };
   }
-  return { ok: false, reason: `type is ${JSON.stringify(value.type)}; expected ENTITY_UPDATE or LIFECYCLE_EVENT` };
+  const reason = `type is ${JSON.stringify(value.type)}; expected ENTITY_UPDATE or LIFECYCLE_EVENT`;
+  if (typeof value.type === 'string')
+    return { ok: false, reason, code: 'unknown_type', value: { ...value, userId: value.userId, type: value.type } };
+  return { ok: false, reason };
 }

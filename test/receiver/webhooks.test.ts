@@ -175,6 +175,20 @@ describe('Webhooks: answers', () => {
     assert.deepEqual(seen, []);
   });
 
+  it('checks bodies with the one validator: a lone-surrogate userId is refused (it would share a user), an unknown type reaches onAny', async () => {
+    const { webhooks, errors, seen } = recorder();
+    const lone = await webhooks.verifyAndReceive(
+      await delivery(undefined, { raw: '{"userId":"\\ud800","type":"ENTITY_UPDATE","entities":["expense"]}' }),
+    );
+    assert.deepEqual([lone.status, lone.body], [400, { error: 'invalid_body' }]);
+    assert.match(errors[0]?.message ?? '', /lone surrogate/);
+    const unknown = await webhooks.verifyAndReceive(
+      await delivery(undefined, { raw: '{"userId":"user_1","type":"ACCOUNT_CLOSED","reason":"x"}' }),
+    );
+    assert.equal(unknown.status, 200);
+    assert.deepEqual(seen, [['*', 'ACCOUNT_CLOSED']], 'only onAny sees a type the spec does not list');
+  });
+
   it('refuses to verify a parsed object instead of raw bytes', async () => {
     const { webhooks } = recorder();
     const signed = await delivery(entityUpdate);
