@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson as writeJson } from '../http/send-json.js';
 
 /**
  * Everything the inspector serves carries these: no framing, no foreign origin for anything, no
@@ -58,5 +59,5 @@ export function send(
 }
 
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+  writeJson(res, status, value, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8' });
 }

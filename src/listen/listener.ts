@@ -10,7 +10,7 @@ import {
 } from '../defaults.js';
 import { serve } from '../http/serve.js';
 import { assertUsableSecrets, normaliseSecrets, type SecretInput } from '../webhook/secrets.js';
-import { BodyBudget } from './body-budget.js';
+import { BodyBudget } from '../http/body-budget.js';
 import { DeliveryEvents, type DeliverySubscriber, type ListenerEvent } from '../delivery/delivery-events.js';
 import { postForwardEdge } from './forward-edge.js';
 import { handleDelivery, preflight, type HandleDeliveryOptions } from './handle-delivery.js';

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BodyBudget } from './body-budget.js';
+import { sendJson } from '../http/send-json.js';
+import type { BodyBudget } from '../http/body-budget.js';
 import type { DeliveryEvents } from '../delivery/delivery-events.js';
 import type { DeliveryRequest, HandledDelivery } from './handle-delivery.js';
 import type { HeaderRecord, ReceivedDelivery } from '../delivery/received-delivery.js';
-import { readRequestBody } from './read-body.js';
+import { readRequestBody } from '../http/read-body.js';
 
 export interface NodeAdapterOptions {
   /** Checks that need no body (path, method). */
@@ -32,17 +33,13 @@ function headerRecord(req: IncomingMessage): HeaderRecord {
 }
 
 function answer(res: ServerResponse, result: Pick<HandledDelivery, 'status' | 'body' | 'headers'>): void {
-  if (res.headersSent || res.destroyed) return;
   // A relayed answer (listen --forward-to as a proxy) goes out as the app's bytes; the rest is JSON.
-  const relayed = Buffer.isBuffer(result.body);
-  const bytes = relayed ? (result.body as Buffer) : Buffer.from(JSON.stringify(result.body), 'utf8');
-  res
-    .writeHead(result.status, {
-      ...(relayed ? {} : { 'content-type': 'application/json' }),
-      'content-length': bytes.length,
-      ...result.headers,
-    })
-    .end(bytes);
+  if (!Buffer.isBuffer(result.body)) {
+    sendJson(res, result.status, result.body, result.headers);
+    return;
+  }
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(result.status, { 'content-length': result.body.length, ...result.headers }).end(result.body);
 }
 
 /** Answers before the body is read: the connection closes and the rest of the upload is discarded. */

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readRequestBody } from '../http/read-body.js';
+import { sendJson } from '../http/send-json.js';
 import { DEFAULT_MOCK_PORT } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
 import { serve } from '../http/serve.js';
@@ -39,17 +41,11 @@ export interface RunningMockServer {
 
 const MAX_CONTROL_BODY = 64 * 1024;
 
-function readSmallBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      body += chunk;
-      if (body.length > MAX_CONTROL_BODY) reject(new Error('body too large'));
-    });
-    req.on('end', () => resolve(body));
-    req.on('error', reject);
-  });
+/** A control request's body (POST /__mock/mutate), within the same reader every edge uses. */
+async function readSmallBody(req: IncomingMessage): Promise<string> {
+  const read = await readRequestBody(req, MAX_CONTROL_BODY);
+  if (!read.ok) throw new Error(read.reason === 'too_large' ? 'body too large' : 'the upload was cut off');
+  return read.body.toString('utf8');
 }
 
 /** The node:http adapter: bytes in, bytes out; every decision is MockService.handle's. */
@@ -66,14 +62,7 @@ function httpAdapter(service: MockService) {
       req.socket.resetAndDestroy();
       return;
     }
-    const text = JSON.stringify(response.body);
-    res
-      .writeHead(response.status, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(text),
-        ...response.headers,
-      })
-      .end(text);
+    sendJson(res, response.status, response.body, response.headers);
   };
 }
 
@@ -115,12 +104,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const handle = httpAdapter(service);
   const served = await serve(
     (req, res) => {
-      handle(req, res).catch((error: Error) => {
-        if (!res.headersSent)
-          res
-            .writeHead(500, { 'content-type': 'application/json' })
-            .end(JSON.stringify({ error: 'internal_error', message: error.message }));
-      });
+      handle(req, res).catch((error: Error) => sendJson(res, 500, { error: 'internal_error', message: error.message }));
     },
     {
       port: options.port ?? DEFAULT_MOCK_PORT,

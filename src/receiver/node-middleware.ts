@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_MAX_BODY_BYTES } from '../defaults.js';
 import type { WebhookBody } from '../webhook/body-hash.js';
 import { bodyTooLarge, methodNotAllowed, refused, type ReceiverAnswer } from './answer.js';
-import { readNodeBody, verificationHeaders } from './read-node-body.js';
+import { readRequestBody } from '../http/read-body.js';
+import { sendJson } from '../http/send-json.js';
+import { verificationHeaders } from './read-node-body.js';
 import type { Webhooks } from './webhooks.js';
 
 export interface NodeMiddlewareOptions {
@@ -19,9 +21,7 @@ export const BODY_PARSED_FIX =
   'ledgerhook: a body parser (express.json() or similar) consumed the webhook body before ledgerhook could verify it, so every delivery is answered 500. Mount the webhook route before express.json(), or use express.raw({ type: "*/*" }) for it (Next.js pages/api: export const config = { api: { bodyParser: false } }).';
 
 function send(res: ServerResponse, answer: ReceiverAnswer): void {
-  if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(answer.body);
-  res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(text) }).end(text);
+  sendJson(res, answer.status, answer.body, answer.headers);
 }
 
 type BodySource = { kind: 'bytes'; body: WebhookBody } | { kind: 'stream' } | { kind: 'parsed' };
@@ -64,10 +64,11 @@ export function createNodeMiddleware(webhooks: Webhooks, options: NodeMiddleware
     let body: WebhookBody;
     if (source.kind === 'bytes') body = source.body;
     else {
-      const read = await readNodeBody(req, maxBodyBytes);
+      // The listener's reader, without a shared budget: the app's server bounds its own connections.
+      const read = await readRequestBody(req, maxBodyBytes);
       if (!read.ok) {
         // An aborted upload has nobody left to answer.
-        if (read.reason === 'too_large') {
+        if (read.reason === 'too_large' || read.reason === 'no_room') {
           send(res, bodyTooLarge());
           req.resume();
         }

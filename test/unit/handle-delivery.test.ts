@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { captureRecordFrom } from '../../src/capture/capture-from-delivery.js';
 import { LedgerhookError } from '../../src/errors.js';
 import { serve } from '../../src/http/serve.js';
-import { BodyBudget } from '../../src/listen/body-budget.js';
+import { BodyBudget } from '../../src/http/body-budget.js';
 import {
   handleDelivery,
   type ForwardEdge,
