@@ -1,4 +1,5 @@
 import { usageError } from '../errors.js';
+import { readTokenMap } from './token-map.js';
 import { createWebhookSync, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';
 import { printable, quoted } from './render-delivery.js';
 import type { CliContext } from './context.js';
@@ -6,31 +7,6 @@ import type { ListenCommandOptions } from './definitions/listen.js';
 import { readInputFile } from './read-input.js';
 import { fileStore, resolveBaseUrl, resolveToken } from './resolve-dataset.js';
 import { resolveEntityPaths, resolveEnvironment, settingsStore } from './resolve-settings.js';
-
-async function readTokenMap(path: string): Promise<Map<string, string>> {
-  let value: unknown;
-  try {
-    value = JSON.parse((await readInputFile(path, 'token map')).toString('utf8'));
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_USAGE') throw error;
-    throw usageError(
-      `${path} is not JSON; it must map userId to access token: { "user_1": "token..." }`,
-      'invalid_token_file',
-    );
-  }
-  if (
-    value === null ||
-    typeof value !== 'object' ||
-    Array.isArray(value) ||
-    !Object.values(value).every((token) => typeof token === 'string' && token !== '')
-  ) {
-    throw usageError(
-      `${path} must be a JSON object mapping userId to access token: { "user_1": "token..." }`,
-      'invalid_token_file',
-    );
-  }
-  return new Map(Object.entries(value as Record<string, string>));
-}
 
 /** An access token kept in a file (out of shell history and process lists); surrounding whitespace dropped. */
 async function readTokenFile(path: string): Promise<string> {

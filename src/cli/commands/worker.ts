@@ -1,39 +1,14 @@
 import { usageError } from '../../errors.js';
+import { readTokenMap } from '../token-map.js';
 import type { SyncWorkerEvent } from '../../queue/sync-worker.js';
 import type { CliContext } from '../context.js';
 import { jsonLine, markJsonLines } from '../json-output.js';
 import { printable, quoted } from '../render-delivery.js';
 import type { WorkerCommandOptions } from '../definitions/worker.js';
-import { readInputFile } from '../read-input.js';
 import { resolveBaseUrl, resolveToken } from '../resolve-dataset.js';
 import { resolveEntityPaths } from '../resolve-settings.js';
 import { parseRateLimit, resolveQueue, resolveStoreUrl } from '../resolve-scale.js';
 import { batchedLineWriter } from '../batched-lines.js';
-
-/** userId → access token, from a JSON file (tokens stay on the worker's machine, never in Redis). */
-async function readTokenMap(path: string): Promise<Map<string, string>> {
-  const text = (await readInputFile(path, 'token map')).toString('utf8');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw usageError(
-      `${path} is not JSON; it must map userId to access token: { "user_1": "token..." }`,
-      'invalid_token_file',
-    );
-  }
-  if (
-    typeof value !== 'object' ||
-    value === null ||
-    Array.isArray(value) ||
-    !Object.values(value).every((token) => typeof token === 'string' && token !== '')
-  )
-    throw usageError(
-      `${path} must be a JSON object mapping userId to access token: { "user_1": "token..." }`,
-      'invalid_token_file',
-    );
-  return new Map(Object.entries(value as Record<string, string>));
-}
 
 /** One human line per worker event, in the words `listen --sync` uses. */
 function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined {
