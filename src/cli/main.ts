@@ -8,24 +8,7 @@ import { EXIT } from './exit-codes.js';
 import { missingPeerError } from '../util/optional-peer.js';
 import { secretFlagWarnings } from './secret-flag-warnings.js';
 import type { RunCommand } from './runner.js';
-import { defineCaptures } from './definitions/captures.js';
-import { defineCatalogue } from './definitions/catalogue.js';
-import { defineInspect } from './definitions/inspect.js';
-import { defineCompletion } from './definitions/completion.js';
-import { defineCheckReceiver } from './definitions/check-receiver.js';
-import { defineConfig } from './definitions/config.js';
-import { defineDemo } from './definitions/demo.js';
-import { defineListen } from './definitions/listen.js';
-import { defineMock } from './definitions/mock.js';
-import { defineQueue } from './definitions/queue.js';
-import { defineReplay } from './definitions/replay.js';
-import { defineSendSample } from './definitions/send-sample.js';
-import { defineSync } from './definitions/sync.js';
-import { defineState } from './definitions/state.js';
-import { defineSign } from './definitions/sign.js';
-import { defineStore } from './definitions/store.js';
-import { defineVerify } from './definitions/verify.js';
-import { defineWorker } from './definitions/worker.js';
+import { defineCommands } from './command-list.js';
 
 /**
  * The CLI entry: builds the commander program from the command definitions (cheap, no heavy
@@ -167,24 +150,7 @@ With --json, stdout holds one document: {"ok":true,...} or {"ok":false,"error":{
 (listen, worker, mock, inspect and sync --watch: JSON Lines, each with "kind" and "time"; see docs/json.md).
 Run "ledgerhook <command> --help" (or "ledgerhook help <command> [<subcommand>]") for options and examples.`,
     );
-  defineDemo(program, run);
-  defineSign(program, run);
-  defineVerify(program, run);
-  defineSendSample(program, run);
-  defineCheckReceiver(program, run);
-  defineListen(program, run);
-  defineReplay(program, run);
-  defineCaptures(program, run);
-  defineInspect(program, run);
-  defineMock(program, run);
-  defineSync(program, run);
-  defineState(program, run);
-  defineWorker(program, run);
-  defineQueue(program, run);
-  defineStore(program, run);
-  defineCatalogue(program, run);
-  defineConfig(program, run);
-  defineCompletion(program, run);
+  defineCommands(program, run);
   return program;
 }
 

@@ -1,24 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { Command, CommanderError } from 'commander';
 import { loadColor, type CliContext } from '../../src/cli/context.js';
-import { defineCaptures } from '../../src/cli/definitions/captures.js';
-import { defineCatalogue } from '../../src/cli/definitions/catalogue.js';
-import { defineCheckReceiver } from '../../src/cli/definitions/check-receiver.js';
-import { defineCompletion } from '../../src/cli/definitions/completion.js';
-import { defineConfig } from '../../src/cli/definitions/config.js';
-import { defineDemo } from '../../src/cli/definitions/demo.js';
-import { defineInspect } from '../../src/cli/definitions/inspect.js';
-import { defineListen } from '../../src/cli/definitions/listen.js';
-import { defineMock } from '../../src/cli/definitions/mock.js';
-import { defineQueue } from '../../src/cli/definitions/queue.js';
-import { defineReplay } from '../../src/cli/definitions/replay.js';
-import { defineSendSample } from '../../src/cli/definitions/send-sample.js';
-import { defineSign } from '../../src/cli/definitions/sign.js';
-import { defineState } from '../../src/cli/definitions/state.js';
-import { defineStore } from '../../src/cli/definitions/store.js';
-import { defineSync } from '../../src/cli/definitions/sync.js';
-import { defineVerify } from '../../src/cli/definitions/verify.js';
-import { defineWorker } from '../../src/cli/definitions/worker.js';
+import { defineCommands } from '../../src/cli/command-list.js';
 import { withAdvice } from '../../src/cli/error-advice.js';
 import { jsonError, jsonOutcome } from '../../src/cli/json-output.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
@@ -44,27 +27,7 @@ export function programFromDefinitions(
       writeErr: write.err,
       outputError: (text, emit) => emit(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`),
     });
-  for (const define of [
-    defineDemo,
-    defineSign,
-    defineVerify,
-    defineSendSample,
-    defineCheckReceiver,
-    defineListen,
-    defineReplay,
-    defineCaptures,
-    defineInspect,
-    defineMock,
-    defineSync,
-    defineState,
-    defineWorker,
-    defineQueue,
-    defineStore,
-    defineCatalogue,
-    defineConfig,
-    defineCompletion,
-  ])
-    define(program, run);
+  defineCommands(program, run);
   return program;
 }
 
