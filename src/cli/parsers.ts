@@ -1,4 +1,7 @@
 import { InvalidArgumentError } from 'commander';
+import { formatDuration } from './durations.js';
+
+export { formatDuration };
 
 /** commander option parsers: a bad value becomes a one-line usage error (exit 2). */
 export function integer(name: string, { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = {}) {
@@ -61,14 +64,6 @@ export function duration(name: string, { minMs = 0, maxMs = 24 * 3_600_000 } = {
       );
     return Math.round(ms);
   };
-}
-
-/** Milliseconds as a person writes them back: 500ms, 60s, 5m, 1h, 90s. */
-export function formatDuration(ms: number): string {
-  if (ms % 3_600_000 === 0 && ms > 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0 && ms > 0) return `${ms / 60_000}m`;
-  if (ms % 1000 === 0) return `${ms / 1000}s`;
-  return ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`;
 }
 
 /** The "Examples:" block every command's --help ends with. */

@@ -18,7 +18,7 @@ import { type CliContext, writeJson, writeLine } from '../context.js';
 import type { SyncCommandOptions } from '../definitions/sync.js';
 import { withAdvice } from '../error-advice.js';
 import { jsonError, jsonLine, markJsonLines } from '../json-output.js';
-import { formatDuration } from '../parsers.js';
+import { formatDuration } from '../durations.js';
 import { createProgressView } from '../progress.js';
 import { fileStore, resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveToken } from '../resolve-dataset.js';
 import { table } from '../table.js';
