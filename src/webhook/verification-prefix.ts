@@ -37,6 +37,8 @@ export type PrefixOutcome =
  * and said as such.
  */
 export function removeVerificationPrefix(raw: string, prefix: string | undefined): PrefixOutcome {
+  // The spec's case, on every delivery: a bare JWT has no blank in it, so nothing to look for.
+  if (!prefix && !/[ \t]/.test(raw)) return { ok: true, token: raw };
   const value = raw.trim();
   if (prefix) {
     const wanted = prefix.trimStart();
