@@ -128,6 +128,7 @@ async function judge(
     headers: request.headers,
     headerName: options.headerName,
     verificationPrefix: options.verificationPrefix,
+    toleranceSeconds: options.toleranceSeconds,
     body: request.body,
     secrets: options.secrets,
     allowFutureIat: options.allowFutureIat,
@@ -135,8 +136,6 @@ async function judge(
     // Never on the answer path: explained later, on demand (listen's line, captures show, the inspector).
     diagnose: false,
   };
-  // The verify options type predates exactOptionalPropertyTypes: an absent tolerance must stay absent.
-  if (options.toleranceSeconds !== undefined) verifyOptions.toleranceSeconds = options.toleranceSeconds;
   const result = await verifyWebhookRequest(verifyOptions);
   const { bodySha256 } = result;
   if (result.ok) return { valid: true, warnings: result.warnings, bodySha256, signatureVerified: true };

@@ -179,7 +179,7 @@ export class FileStore implements DatasetStore {
   async beginFull(ref: DatasetRef): Promise<FullLoad> {
     const file = await this.#prepare(ref);
     this.#assertOwner(await this.stateFile.read(), ref, file);
-    const writer = await FullReadWriter.create(file, false);
+    const writer = await FullReadWriter.create(file);
     return {
       add: (items) => writer.add(items),
       commit: async (state) => {

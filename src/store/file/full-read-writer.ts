@@ -11,35 +11,31 @@ import { compareIds, type ItemId } from '../../dataset/item-id.js';
  */
 export class FullReadWriter {
   readonly #target: string;
-  readonly #writer: AtomicItemWriter | undefined;
+  readonly #writer: AtomicItemWriter;
   #lastId: ItemId | undefined;
   #ascending = true;
-  #count = 0;
 
-  private constructor(target: string, writer: AtomicItemWriter | undefined) {
+  private constructor(target: string, writer: AtomicItemWriter) {
     this.#target = target;
     this.#writer = writer;
   }
 
-  /** With dryRun, only counts. */
-  static async create(target: string, dryRun: boolean): Promise<FullReadWriter> {
-    return new FullReadWriter(target, dryRun ? undefined : await AtomicItemWriter.create(target));
+  static async create(target: string): Promise<FullReadWriter> {
+    return new FullReadWriter(target, await AtomicItemWriter.create(target));
   }
 
   async add(items: readonly Item[]): Promise<void> {
     for (const item of items) {
       if (this.#lastId !== undefined && compareIds(this.#lastId, item.id) >= 0) this.#ascending = false;
       this.#lastId = item.id;
-      this.#count += 1;
       // write() returns a promise only when its buffer is flushed: no await (and no tick) per item.
-      const flushing = this.#writer?.write(item);
+      const flushing = this.#writer.write(item);
       if (flushing) await flushing;
     }
   }
 
-  /** Puts the file in place (sorted) and returns what it holds; with dryRun, only the count. */
+  /** Puts the file in place (sorted) and returns what it holds. */
   async commit(beforeRename?: (digest: FileDigest) => Promise<void>): Promise<FileDigest> {
-    if (!this.#writer) return { items: this.#count, checksum: '' };
     if (this.#ascending) return this.#writer.commit(beforeRename);
     await this.#writer.seal();
     const sorted = await AtomicItemWriter.create(this.#target);
@@ -55,7 +51,7 @@ export class FullReadWriter {
   }
 
   async discard(): Promise<void> {
-    await this.#writer?.discard();
+    await this.#writer.discard();
   }
 }
 
