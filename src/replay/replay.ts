@@ -18,6 +18,8 @@ export interface ReplayOptions {
   secret?: string | undefined;
   /** Header name for the token; default: the one each capture was received with. */
   headerName?: string | undefined;
+  /** Put before a re-signed token, as the service would (the verificationPrefix setting); default none. */
+  verificationPrefix?: string | undefined;
   concurrency?: number | undefined;
   /** Pause between deliveries, in ms (only with concurrency 1, so that order is kept). */
   delayMs?: number | undefined;
@@ -71,7 +73,13 @@ async function replayDelivery(planned: PlannedReplay, options: ReplayOptions): P
     if (original !== undefined) headers[headerName] = original;
     return { body, headers };
   }
-  const signed = await buildDelivery({ body, secret: options.secret, headerName, now: options.now });
+  const signed = await buildDelivery({
+    body,
+    secret: options.secret,
+    headerName,
+    verificationPrefix: options.verificationPrefix,
+    now: options.now,
+  });
   const contentType = first(headers['content-type']);
   return { body, headers: { ...headers, ...signed.headers, 'content-type': contentType ?? 'application/json' } };
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 
@@ -15,7 +16,8 @@ describe('verificationPrefix across the CLI (issue 18)', () => {
     const signed = await runCli(['sign', '--data', '{"a":1}', '--format', 'header', '--env', 'sandbox'], { env });
     assert.match(signed.stdout, /^Service-Verification: Bearer eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
 
-    const listen = startCli(['listen', '--port', '0', '--json', '--env', 'sandbox'], { env });
+    const capture = join(tempDir(), 'deliveries.jsonl');
+    const listen = startCli(['listen', '--port', '0', '--json', '--env', 'sandbox', '--capture', capture], { env });
     try {
       const { url } = await listen.waitFor((line) => line?.kind === 'listening');
       const sent = await runCli(['send-sample', 'ENTITY_UPDATE', '--to', url, '--env', 'sandbox', '--json'], { env });
@@ -29,6 +31,18 @@ describe('verificationPrefix across the CLI (issue 18)', () => {
       assert.equal(JSON.parse(bare.stdout).status, 400);
       const refused = await listen.waitFor((line) => line?.kind === 'delivery' && line.verdict.valid === false);
       assert.match(refused.verdict.message, /configured verification prefix "Bearer "/);
+      // A re-signed replay carries the prefix too: the listener that captured it accepts it again.
+      const replayed = await runCli(
+        ['replay', capture, '--id', delivery.id, '--to', url, '--env', 'sandbox', '--json'],
+        {
+          env,
+        },
+      );
+      assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
+      const again = await listen.waitFor(
+        (line) => line?.kind === 'delivery' && line.id !== delivery.id && line.verdict.valid,
+      );
+      assert.equal(again.verdict.valid, true);
     } finally {
       await listen.stop();
     }

@@ -12,7 +12,7 @@ import { planReplay, replayDeliveries, type PlannedReplay, type ReplayPlan } fro
 import { writeJson, writeLine, type CliContext } from '../context.js';
 import type { ReplayCommandOptions } from '../definitions/replay.js';
 import { describeRecord } from '../delivery-line.js';
-import { requireSigningSecret, resolveHeaderName } from '../resolve-settings.js';
+import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../resolve-settings.js';
 
 const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
 
@@ -125,6 +125,7 @@ export async function run(options: ReplayCommandOptions, ctx: CliContext): Promi
     signal: ctx.signal,
     secret: needsSecret ? await requireSigningSecret(options, ctx) : undefined,
     headerName: headerName === '' ? undefined : headerName,
+    verificationPrefix: needsSecret ? await resolveVerificationPrefix(options, ctx) : undefined,
     delayMs: options.delay,
     onProgress: ({ planned, outcome }) => {
       const line = lineFor(planned, outcome);

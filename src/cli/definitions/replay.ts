@@ -4,7 +4,7 @@ import type { RunCommand } from '../runner.js';
 import type { SecretFlags } from '../resolve-settings.js';
 import type { CaptureSelector } from '../../capture/read-captures.js';
 import { decimal, examples, integer } from '../parsers.js';
-import { addHeaderNameOption, addJsonOption, addSecretOptions } from './common-options.js';
+import { addHeaderNameOption, addJsonOption, addSecretOptions, addVerificationPrefixOption } from './common-options.js';
 
 export interface ReplayCommandOptions extends SecretFlags, CaptureSelector {
   file: string;
@@ -53,6 +53,7 @@ export function defineReplay(program: Command, run: RunCommand): void {
     );
   addSecretOptions(command);
   addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
   addJsonOption(command);
   command
     .addHelpText(
