@@ -74,6 +74,8 @@ export interface DatasetStore {
   readonly kind: 'files' | 'postgres';
   /** Where the data goes, for people: the output directory, or the database and schema (no password). */
   readonly location?: string | undefined;
+  /** Where the state is kept, for people: the state file, or the database (no password). */
+  readonly stateLocation: string;
   /**
    * getState with the reason there is none (the next run is then full). Stores without it are read
    * with getState, and a missing state counts as a first sync.
@@ -92,7 +94,12 @@ export interface DatasetStore {
   applyChanges(ref: DatasetRef, changes: ChangeSet, state: DatasetState): Promise<CommitResult>;
   /** A non-paginated endpoint known to be a document (spec 4.3 rule 1: /userTaxSetup). */
   saveDocument(ref: DatasetRef, body: unknown, state: DatasetState): Promise<void>;
-  list(): Promise<Array<{ ref: Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>; state: DatasetState }>>;
+  /** Where a dataset's data lives, for people: its file, or its table; nothing is created. */
+  placeOf(ref: Pick<DatasetRef, 'userId' | 'dataset'>): string;
+  /** Every dataset with a state in this store, with where its data lives. */
+  list(): Promise<
+    Array<{ ref: Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>; state: DatasetState; place: string }>
+  >;
   reset(ref: Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>): Promise<boolean>;
   close(): Promise<void>;
 }

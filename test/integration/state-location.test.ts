@@ -33,7 +33,7 @@ describe('state belongs to the data it describes (issue 19)', () => {
         assert.match(again.stdout, /incremental/, `${out}: ${again.stdout}`);
       }
       const list = JSON.parse((await runCli(['state', 'list', '--json'], { env })).stdout);
-      const files = Object.values(list.datasets as Record<string, { file: string }>).map((record) => record.file);
+      const files = (list.datasets as Array<{ data: string }>).map((record) => record.data);
       assert.deepEqual(files.sort(), [join(a, 'invoices.json'), join(b, 'invoices.json')].sort());
     });
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { parseRateLimit, resolveStoreUrl } from '../../src/cli/resolve-scale.js';
+import { startMockServer } from '../../src/mock/mock-server.js';
 import { queueTarget } from '../../src/queue/queue-target.js';
 import { assertOneLineError, BIN, type CliResult, runCli, tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
@@ -169,6 +170,33 @@ describe('scale commands', () => {
     } finally {
       await schema.drop();
       await dropQueueKeys(queueName);
+    }
+  });
+
+  it('state list|show|reset over a Postgres store: one implementation for both stores (issue 20)', {
+    skip,
+  }, async () => {
+    const schema = await createTestSchema();
+    const mock = await startMockServer({ port: 0, items: 12 });
+    const env = { LEDGERHOOK_STORE: schema.url, LEDGERHOOK_CONFIG_DIR: tempDir() };
+    try {
+      const sync = ['sync', 'expenses', '--base-url', mock.url, '--token', mock.token, '--json'];
+      assert.equal(JSON.parse((await runInProcess(sync, { env })).stdout).mode, 'full');
+      const list = JSON.parse((await runInProcess(['state', 'list', '--json'], { env })).stdout);
+      assert.equal(list.ok, true);
+      assert.doesNotMatch(list.state, /:[^:@/]*@/, 'no password in the location');
+      assert.equal(list.datasets.length, 1);
+      assert.equal(list.datasets[0].dataset, '/expenses');
+      assert.equal(list.datasets[0].items, 12);
+      assert.match(list.datasets[0].data, /^ledgerhook_items in postgres:/);
+      const show = JSON.parse((await runInProcess(['state', 'show', 'expenses', '--json'], { env })).stdout);
+      assert.deepEqual(show.datasets, list.datasets);
+      const reset = JSON.parse((await runInProcess(['state', 'reset', 'expenses', '--json'], { env })).stdout);
+      assert.equal(reset.reset.length, 1);
+      assert.equal(JSON.parse((await runInProcess(sync, { env })).stdout).mode, 'full');
+    } finally {
+      await mock.close();
+      await schema.drop();
     }
   });
 });

@@ -1,14 +1,21 @@
 import { resolveEntityPaths } from '../resolve-settings.js';
 import { usageError } from '../../errors.js';
-import type { FileStoreRecord } from '../../store/file/file-store-state.js';
+import type { DatasetState, DatasetStore } from '../../store/dataset-store.js';
 import { datasetKey, normaliseBaseUrl } from '../../store/identity.js';
 import { type CliContext, writeJson, writeLine } from '../context.js';
 import type { StateCommandOptions } from '../definitions/sync.js';
 import { fileStore, resolveDatasetPath, resolveFilter } from '../resolve-dataset.js';
+import { postgresStore, resolveStoreUrl } from '../resolve-scale.js';
 import { table } from '../table.js';
-import { resolveStoreUrl } from '../resolve-scale.js';
 
-type Entry = [string, FileStoreRecord];
+type Entry = Awaited<ReturnType<DatasetStore['list']>>[number];
+
+/** The state never holds a token, only its fingerprint, and no checksum is worth a reader's time. */
+const asJson = (entries: readonly Entry[]) =>
+  entries.map(({ ref, state: { checksum: _checksum, ...state }, place }) => ({ ...ref, ...state, data: place }));
+
+const owner = (ref: Entry['ref'], state: DatasetState) =>
+  ref.userId === '' ? `token ${state.tokenFingerprint}` : JSON.stringify(ref.userId);
 
 function render(entries: readonly Entry[], ctx: CliContext): void {
   if (entries.length === 0) {
@@ -18,47 +25,28 @@ function render(entries: readonly Entry[], ctx: CliContext): void {
   writeLine(
     ctx.stdout,
     table(
-      ['dataset', 'user', 'server', 'lastUpdatedDate', 'synced at', 'items', 'file'],
-      entries.map(([, r]) => [
-        r.dataset,
-        r.userId === '' ? `token ${r.tokenFingerprint}` : r.userId,
-        r.baseUrl,
-        r.lastUpdatedDate,
-        r.syncedAt,
-        String(r.items),
-        r.file,
+      ['dataset', 'user', 'server', 'lastUpdatedDate', 'synced at', 'items', 'mode', 'data'],
+      entries.map(({ ref, state, place }) => [
+        ref.dataset,
+        owner(ref, state),
+        ref.baseUrl,
+        state.lastUpdatedDate,
+        state.syncedAt,
+        String(state.items),
+        state.mode,
+        place,
       ]),
       ctx.color.bold,
     ),
   );
 }
 
-/** The state never holds a token, only its fingerprint: safe to print whole. */
-function asJson(entries: readonly Entry[]) {
-  return Object.fromEntries(entries.map(([key, { pending: _pending, ...record }]) => [key, record]));
-}
-
-export async function run(options: StateCommandOptions, ctx: CliContext): Promise<void> {
-  const storeUrl = resolveStoreUrl(options, ctx);
-  if (storeUrl) return (await import('./store.js')).runPostgresState(options, ctx, storeUrl);
-  // State only: the out directory is never touched by these commands.
-  const store = await fileStore(ctx, '.');
-  const entries = await store.records();
-  if (options.action === 'list') {
-    if (options.json) writeJson(ctx, { path: store.stateFile.path, datasets: asJson(entries) });
-    else render(entries, ctx);
-    return;
-  }
+/** The datasets a command names: all for list and reset --all, else one dataset (from one server, if given). */
+async function choose(options: StateCommandOptions, ctx: CliContext, entries: readonly Entry[]): Promise<Entry[]> {
+  if (options.action === 'list') return [...entries];
   if (options.action === 'reset' && options.all) {
     if (options.target !== undefined) throw usageError('give a TARGET or --all, not both', 'conflicting_flags');
-    const gone = await store.forget(entries.map(([key]) => key));
-    if (options.json) writeJson(ctx, { reset: gone });
-    else
-      writeLine(
-        ctx.stdout,
-        `forgot ${gone.length} dataset${gone.length === 1 ? '' : 's'}; the next sync of each is a full one`,
-      );
-    return;
+    return [...entries];
   }
   if (options.target === undefined)
     throw usageError('say which dataset: an entity name or a path (or --all to reset everything)', 'missing_target');
@@ -69,24 +57,44 @@ export async function run(options: StateCommandOptions, ctx: CliContext): Promis
   const baseUrl = options.baseUrl ?? ctx.env.LEDGERHOOK_BASE_URL;
   // Without a base URL: the dataset from every server and for every owner it was synced for.
   const matching = entries.filter(
-    ([, record]) =>
-      record.dataset === wanted && (baseUrl === undefined || record.baseUrl === normaliseBaseUrl(baseUrl)),
+    ({ ref }) => ref.dataset === wanted && (baseUrl === undefined || ref.baseUrl === normaliseBaseUrl(baseUrl)),
   );
-  if (options.action === 'show') {
-    if (matching.length === 0)
-      throw usageError(
-        `${wanted} has not been synced${baseUrl ? ` from ${baseUrl}` : ''}; \`ledgerhook state list\` shows what has`,
-        'dataset_not_synced',
-      );
-    if (options.json) writeJson(ctx, { datasets: asJson(matching) });
-    else render(matching, ctx);
-    return;
-  }
-  const gone = await store.forget(matching.map(([key]) => key));
-  if (options.json) writeJson(ctx, { reset: gone });
-  else
-    writeLine(
-      ctx.stdout,
-      gone.length ? `forgot ${gone.join(', ')}; the next sync is a full one` : `${wanted} had no state`,
+  if (options.action === 'show' && matching.length === 0)
+    throw usageError(
+      `${wanted} has not been synced${baseUrl ? ` from ${baseUrl}` : ''}; \`ledgerhook state list\` shows what has`,
+      'dataset_not_synced',
     );
+  return matching;
+}
+
+/**
+ * `state list|show|reset`, written once over DatasetStore.list/reset: the file store's state (the
+ * config directory's state.json, every output folder) or a Postgres store's (--store).
+ */
+export async function run(options: StateCommandOptions, ctx: CliContext): Promise<void> {
+  const storeUrl = resolveStoreUrl(options, ctx);
+  // State only: no output directory is touched by these commands.
+  const store: DatasetStore = storeUrl ? await postgresStore(storeUrl, 1) : await fileStore(ctx, '.');
+  try {
+    const chosen = await choose(options, ctx, await store.list());
+    if (options.action === 'reset') {
+      const gone: Entry['ref'][] = [];
+      for (const { ref } of chosen) if (await store.reset(ref)) gone.push(ref);
+      if (options.json) writeJson(ctx, { reset: gone });
+      else
+        writeLine(
+          ctx.stdout,
+          gone.length
+            ? `forgot ${gone.map((ref) => `${ref.baseUrl}${ref.dataset}`).join(', ')}; the next sync of each is a full one`
+            : options.all
+              ? 'nothing to forget'
+              : `${options.target} had no state`,
+        );
+      return;
+    }
+    if (options.json) writeJson(ctx, { state: store.stateLocation, datasets: asJson(chosen) });
+    else render(chosen, ctx);
+  } finally {
+    await store.close();
+  }
 }

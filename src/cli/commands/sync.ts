@@ -4,8 +4,7 @@ import { ENTITIES } from '../../catalogue/entities.js';
 import { entityPath } from '../../catalogue/entity-paths.js';
 import { resolveEntityPaths } from '../resolve-settings.js';
 import { LedgerhookError, usageError } from '../../errors.js';
-import type { FileStore } from '../../store/file/file-store.js';
-import type { PostgresStore } from '../../store/postgres/postgres-store.js';
+import type { DatasetStore } from '../../store/dataset-store.js';
 import {
   datasetRef,
   type SyncDatasetOptions,
@@ -36,14 +35,17 @@ export function fullReasonText(reason: FullReadReason | undefined, file: string)
     case 'token-changed':
       return 'another access token reads it now';
     default:
-      return `first sync of this dataset into ${file.endsWith('(Postgres)') ? 'this Postgres store' : relativeToCwd(dirname(file)) || '.'}`;
+      return `first sync of this dataset into ${isTable(file) ? 'this Postgres store' : relativeToCwd(dirname(file)) || '.'}`;
   }
 }
+
+/** Where Postgres keeps a dataset (store.placeOf): a table, not a path to shorten. */
+const isTable = (place: string) => place.startsWith('ledgerhook_items in ');
 
 const relativeToCwd = (path: string) => (isAbsolute(path) ? relative(process.cwd(), path) : path);
 
 function describe(summary: Rendered): string {
-  const name = summary.file.endsWith('(Postgres)') ? summary.file : relativeToCwd(summary.file);
+  const name = isTable(summary.file) ? summary.file : relativeToCwd(summary.file);
   const dry = summary.dryRun ? ' (dry run: nothing written)' : '';
   if (summary.mode === 'document')
     return `${summary.dataset}: not a paginated list, saved as a document in ${name}${dry}`;
@@ -175,7 +177,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
 async function watch(
   options: SyncCommandOptions,
   ctx: CliContext,
-  store: FileStore | PostgresStore,
+  store: DatasetStore,
   datasets: readonly SyncDatasetOptions[],
   progress: Awaited<ReturnType<typeof createProgressView>>,
 ): Promise<void> {
@@ -217,15 +219,14 @@ function clock(date = new Date()): string {
 function report(
   options: SyncCommandOptions,
   ctx: CliContext,
-  store: FileStore | PostgresStore,
+  store: DatasetStore,
   datasets: readonly SyncDatasetOptions[],
   outcomes: readonly SyncOutcome[],
   round?: number,
 ): void {
   const fileOf = (index: number) => {
     const dataset = datasets[index];
-    if (store.kind === 'postgres') return 'ledgerhook_items (Postgres)';
-    return dataset ? store.fileFor(datasetRef(dataset)) : '';
+    return dataset ? store.placeOf(datasetRef(dataset)) : '';
   };
   // The dataset as the user named it, filter included (/expenses?type=PENDING).
   const nameOf = (index: number, path: string) => {

@@ -59,6 +59,10 @@ export class FileStore implements DatasetStore {
     this.stateFile = new StateFile(options.stateFile);
   }
 
+  get stateLocation(): string {
+    return this.stateFile.path;
+  }
+
   get location(): string {
     return this.outDir;
   }
@@ -225,10 +229,15 @@ export class FileStore implements DatasetStore {
     return Object.entries(await this.stateFile.read());
   }
 
-  async list(): Promise<Array<{ ref: Ref; state: DatasetState }>> {
+  placeOf(ref: Pick<DatasetRef, 'userId' | 'dataset'>): string {
+    return this.fileFor(ref);
+  }
+
+  async list(): Promise<Array<{ ref: Ref; state: DatasetState; place: string }>> {
     return (await this.records()).map(([, record]) => ({
       ref: { userId: record.userId, dataset: record.dataset, baseUrl: record.baseUrl },
       state: stateOf(record),
+      place: record.file,
     }));
   }
 

@@ -126,7 +126,15 @@ export class PostgresStore implements DatasetStore {
     });
   }
 
-  async list(): Promise<Array<{ ref: RefKey; state: DatasetState }>> {
+  get stateLocation(): string {
+    return this.url;
+  }
+
+  placeOf(): string {
+    return `ledgerhook_items in ${this.url}`;
+  }
+
+  async list(): Promise<Array<{ ref: RefKey; state: DatasetState; place: string }>> {
     await this.migrate();
     const result = await this.#withClient((client) =>
       client.query<StateRow>(`SELECT ${STATE_COLUMNS} FROM ledgerhook_state ORDER BY user_id, dataset`),
@@ -134,6 +142,7 @@ export class PostgresStore implements DatasetStore {
     return result.rows.map((row) => ({
       ref: { userId: row.user_id, dataset: row.dataset, baseUrl: row.base_url },
       state: stateFromRow(row),
+      place: this.placeOf(),
     }));
   }
 
