@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
-import { isLedgerhookError } from '../errors.js';
+import { Command } from 'commander';
 import { loadColor, writeLine, type CliContext } from './context.js';
-import { withAdvice } from './error-advice.js';
-import { jsonError, jsonOutcome } from './json-output.js';
+import { jsonOutcome } from './json-output.js';
+import { outcomeOf } from './outcome.js';
 import { EXIT } from './exit-codes.js';
-import { missingPeerError } from '../util/optional-peer.js';
 import { secretFlagWarnings } from './secret-flag-warnings.js';
 import type { RunCommand } from './runner.js';
 import { defineCommands } from './command-list.js';
@@ -75,42 +73,16 @@ const jsonRequested = (() => {
 /** The running command's context: its recorded JSON result is printed with the outcome. */
 let current: CliContext | undefined;
 
-function writeJsonError(code: string, reason: string, message: string, exitCode: number): void {
-  if (!jsonRequested) return;
-  const text = jsonOutcome(current, { code, reason, message, exitCode });
-  if (text) process.stdout.write(text);
-}
-
 function reportError(thrown: unknown): number {
-  // A missing optional peer (pg, bullmq, ioredis) is a set-up step, not a bug: say which package to install.
-  const error = missingPeerError(thrown) ?? thrown;
-  if (error instanceof CommanderError) {
-    if (
-      error.code === 'commander.helpDisplayed' ||
-      error.code === 'commander.version' ||
-      error.code === 'commander.help'
-    )
-      return EXIT.ok;
-    // commander has already printed its one-line message on stderr
-    const reason = error.code.replace(/^commander\./, '').replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-    writeJsonError('ERR_USAGE', reason, error.message.replace(/^error: /, ''), EXIT.usage);
-    return EXIT.usage;
+  const outcome = outcomeOf(thrown, debug);
+  // The human line first (stderr), then the --json document with what the command had (stdout).
+  if (outcome.line) writeLine(process.stderr, `${stderrColor.red(outcome.line.label)} ${outcome.line.text}`);
+  if (debug && outcome.stack && outcome.line) writeLine(process.stderr, outcome.stack);
+  if (jsonRequested && outcome.json) {
+    const text = jsonOutcome(current, outcome.json);
+    if (text) process.stdout.write(text);
   }
-  if (isLedgerhookError(error)) {
-    writeLine(process.stderr, `${stderrColor.red('error:')} ${withAdvice(error)}`);
-    if (debug && error.stack) writeLine(process.stderr, error.stack);
-    const fields = jsonError(error);
-    writeJsonError(fields.code, fields.reason, fields.message, fields.exitCode);
-    return fields.exitCode;
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  writeJsonError('ERR_INTERNAL', 'internal_error', message, EXIT.internal);
-  writeLine(
-    process.stderr,
-    `${stderrColor.red('internal error:')} ${message}. This is a bug in ledgerhook; please report it${debug ? '' : ' (run again with --debug for the stack)'}.`,
-  );
-  if (debug && error instanceof Error && error.stack) writeLine(process.stderr, error.stack);
-  return EXIT.internal;
+  return outcome.exitCode;
 }
 
 const run: RunCommand = async (load, options) => {

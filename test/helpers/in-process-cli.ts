@@ -1,12 +1,11 @@
 import { Readable, Writable } from 'node:stream';
-import { Command, CommanderError } from 'commander';
+import { Command } from 'commander';
 import { loadColor, type CliContext } from '../../src/cli/context.js';
 import { defineCommands } from '../../src/cli/command-list.js';
-import { withAdvice } from '../../src/cli/error-advice.js';
-import { jsonError, jsonOutcome } from '../../src/cli/json-output.js';
-import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
+import { jsonOutcome } from '../../src/cli/json-output.js';
+import { outcomeOf } from '../../src/cli/outcome.js';
+import { EXIT } from '../../src/cli/exit-codes.js';
 import type { RunCommand } from '../../src/cli/runner.js';
-import { isLedgerhookError } from '../../src/errors.js';
 import { type CliResult, tempDir } from './cli.js';
 
 /**
@@ -68,8 +67,10 @@ export async function runInProcess(
   };
   // The --json contract as main.ts prints it (json-output.ts): the result with ok, or the error with what there was.
   const json = args.slice(0, args.includes('--') ? args.indexOf('--') : undefined).includes('--json');
+  let ran = false;
   const run: RunCommand = async (load, commandOptions) => {
     const module = await load();
+    ran = true;
     await module.run(commandOptions, ctx);
     const text = json ? jsonOutcome(ctx) : undefined;
     if (text) stdout.stream.write(text);
@@ -83,18 +84,12 @@ export async function runInProcess(
     await program.parseAsync(args, { from: 'user' });
     code = EXIT.ok;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      code = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-      if (json && code !== EXIT.ok) {
-        const reason = error.code.replace(/^commander\./, '').replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`);
-        const message = error.message.replace(/^error: /, '');
-        stdout.stream.write(jsonOutcome(undefined, { code: 'ERR_USAGE', reason, message, exitCode: code }) ?? '');
-      }
-    } else if (isLedgerhookError(error)) {
-      stderr.stream.write(`error: ${withAdvice(error)}\n`);
-      code = exitCodeFor(error.code);
-      if (json) stdout.stream.write(jsonOutcome(ctx, jsonError(error)) ?? '');
-    } else throw error;
+    // The entry point's own decision (outcome.ts); a bug is thrown here so that the test shows it.
+    const outcome = outcomeOf(error, false);
+    if (outcome.exitCode === EXIT.internal) throw error;
+    code = outcome.exitCode;
+    if (outcome.line) stderr.stream.write(`${outcome.line.label} ${outcome.line.text}\n`);
+    if (json && outcome.json) stdout.stream.write(jsonOutcome(ran ? ctx : undefined, outcome.json) ?? '');
   }
   return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
 }
