@@ -131,63 +131,48 @@ export function startCli(args: string[], options: { env?: Record<string, string 
       return line;
     }
   };
+  /** Resolves once `found` finds it (checked on every output chunk); rejects on exit or after the timeout. */
+  const until = <T>(timeoutMs: number, what: string, found: () => { value: T } | undefined): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const hit = found();
+        if (hit) {
+          cleanup();
+          resolve(hit.value);
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          cleanup();
+          reject(new Error(`process exited before ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out waiting for ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
   return {
     child,
     lines,
     stderr: () => stderr,
     waitFor(predicate, timeoutMs = 15_000) {
-      return new Promise((resolve, reject) => {
-        let index = 0;
-        const check = () => {
-          for (; index < lines.length; index += 1) {
-            const value = parse(lines[index]!);
-            if (predicate(value)) {
-              cleanup();
-              resolve(value);
-              return;
-            }
-          }
-          if (child.exitCode !== null || child.signalCode !== null) {
-            cleanup();
-            reject(
-              new Error(`process exited before the expected line; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`),
-            );
-          }
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`timed out waiting for a line; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
+      let index = 0;
+      return until(timeoutMs, 'a line', () => {
+        for (; index < lines.length; index += 1) {
+          const value = parse(lines[index]!);
+          if (predicate(value)) return { value };
+        }
+        return undefined;
       });
     },
     waitForStderr(pattern, timeoutMs = 15_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const match = pattern.exec(stderr);
-          if (match) {
-            cleanup();
-            resolve(match);
-          } else if (child.exitCode !== null || child.signalCode !== null) {
-            cleanup();
-            reject(new Error(`process exited before stderr matched ${pattern}; stderr:\n${stderr}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`timed out waiting for stderr to match ${pattern}; stderr:\n${stderr}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
+      return until(timeoutMs, `stderr to match ${pattern}`, () => {
+        const match = pattern.exec(stderr);
+        return match ? { value: match } : undefined;
       });
     },
     async stop(signal = 'SIGINT') {
