@@ -21,7 +21,7 @@ export interface InspectorFlags {
 export function serveInspector(source: InspectorSource, flags: InspectorFlags): Promise<RunningInspector> {
   return startInspector({
     source,
-    actions: inspectorActions({ secret: flags.secrets[0]?.secret }),
+    actions: inspectorActions({ secret: flags.secrets[0]?.secret, verificationPrefix: flags.verificationPrefix }),
     title: flags.title,
     port: flags.port,
     host: flags.host,

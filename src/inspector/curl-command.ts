@@ -11,6 +11,8 @@ export interface CurlParts {
   token: string;
   /** The variable `ledgerhook sign` reads the secret from (named in the comment, never valued). */
   secretEnv: string;
+  /** Put before a re-signed token, as the service would (the verificationPrefix setting). */
+  verificationPrefix?: string | undefined;
 }
 
 /**
@@ -25,7 +27,7 @@ export function curlCommand(parts: CurlParts): string {
   const setBody = exact ? `BODY=${shellQuote(text)}` : `BODY_BASE64=${shellQuote(parts.body.toString('base64'))}`;
   const bytes = exact ? 'printf %s "$BODY"' : 'printf %s "$BODY_BASE64" | base64 -d';
   const header = parts.resign
-    ? `${shellQuote(`${parts.headerName}: `)}"$(${bytes} | ledgerhook sign -)"`
+    ? `${shellQuote(`${parts.headerName}: ${parts.verificationPrefix ?? ''}`)}"$(${bytes} | ledgerhook sign -)"`
     : shellQuote(`${parts.headerName}: ${parts.token}`);
   const curl = `curl -sS -X POST ${shellQuote(parts.url)} -H ${shellQuote(`content-type: ${parts.contentType}`)} -H ${header}`;
   return [

@@ -37,6 +37,8 @@ export interface InspectorActions {
 export interface ActionOptions {
   /** The re-signing secret. Stays in this process: the page only ever sees results. */
   secret?: string | undefined;
+  /** Put before a re-signed token (the verificationPrefix setting), in replays and curl commands. */
+  verificationPrefix?: string | undefined;
   timeoutMs?: number | undefined;
 }
 
@@ -83,6 +85,7 @@ async function replayOne(
     planned: plan.send,
     url,
     secret: options.secret,
+    verificationPrefix: options.verificationPrefix,
     timeoutMs: options.timeoutMs ?? 10_000,
     onProgress: ({ outcome }) => {
       answer = outcome.ok
@@ -98,7 +101,8 @@ async function replayOne(
   return answer;
 }
 
-function curlFor(delivery: InspectorDelivery, target: string, secret: string | undefined): string {
+function curlFor(delivery: InspectorDelivery, target: string, options: ActionOptions): string {
+  const { secret } = options;
   const url = resolveTarget(target).href;
   if (delivery.bodyTruncated)
     throw new LedgerhookError('ERR_USAGE', 'only the head of this body was captured: there is nothing exact to send', {
@@ -114,6 +118,7 @@ function curlFor(delivery: InspectorDelivery, target: string, secret: string | u
     resign: replayModes(delivery, secret).includes('resigned'),
     token: Array.isArray(original) ? (original[0] ?? '') : (original ?? ''),
     secretEnv: SECRET_ENV,
+    verificationPrefix: options.verificationPrefix,
   });
 }
 
@@ -136,6 +141,6 @@ export function inspectorActions(options: ActionOptions = {}): InspectorActions 
         );
       return replayOne(delivery, url, mode, options);
     },
-    curl: (delivery, target) => curlFor(delivery, target, options.secret),
+    curl: (delivery, target) => curlFor(delivery, target, options),
   };
 }

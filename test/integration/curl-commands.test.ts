@@ -115,6 +115,24 @@ describe('printed curl commands, run in bash', () => {
     });
   }
 
+  it('a re-signed curl carries the verification prefix the inspector was given', async () => {
+    const body = Buffer.from('{"userId":"u","type":"ENTITY_UPDATE","entities":["expense"]}');
+    const record = await captureRecord('{}', { id: 'dlv_prefixed', valid: true });
+    record.body = body.toString('base64');
+    record.bodyBytes = body.length;
+    record.headerName = 'service-verification';
+    record.headers = {
+      'content-type': 'application/json',
+      'service-verification': `Bearer ${tokenFor(body, CAPTURE_SECRET)}`,
+    };
+    const prefixed = inspectorActions({ secret: CAPTURE_SECRET, verificationPrefix: 'Bearer ' });
+    const run = await runInBash(prefixed.curl(fromCaptureRecord(record, 0), url), dir);
+    assert.equal(run.code, 0, run.stderr);
+    const sent = String(received.at(-1)?.headers['service-verification']);
+    assert.match(sent, /^Bearer eyJ/);
+    assert.ok(verifies(sent.slice('Bearer '.length), body, CAPTURE_SECRET));
+  });
+
   it('sign --format curl: a body from stdin starting with @ is sent as it is, not as a file', async () => {
     const body = '@/etc/hostname';
     const printed = await runCli(['sign', '-', '--secret', CAPTURE_SECRET, '--format', 'curl', '--url', url], {
