@@ -64,9 +64,26 @@ export interface SyncDatasetOptions
   maxWaitMs?: number | undefined;
   /** Stop with an error after this many pages (an endless cursor chain). */
   maxPages?: number | undefined;
+  /**
+   * Look back this far past the stored lastUpdatedDate (default 0): items changed at the boundary are
+   * read again, which upserts by id make harmless. For a server that filters with a strict `>` at whole
+   * seconds, 1000 catches what changed in the same second as the last read. Applied only to an ISO
+   * date in UTC (`…Z`), which is what the spec shows; any other value is sent as stored.
+   */
+  lagMs?: number | undefined;
   /** Clock in ms since the epoch (only for syncedAt; lastUpdatedDate always comes from the server). */
   now?: (() => number) | undefined;
   onProgress?: ((event: SyncProgressEvent) => void) | undefined;
+}
+
+/** The stored lastUpdatedDate moved back by `lagMs`, in the server's own ISO form (with or without ms). */
+export function lookBack(lastUpdatedDate: string, lagMs: number): string {
+  if (lagMs <= 0) return lastUpdatedDate;
+  const match = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.exec(lastUpdatedDate);
+  const at = Date.parse(lastUpdatedDate);
+  if (!match || Number.isNaN(at)) return lastUpdatedDate;
+  const iso = new Date(at - lagMs).toISOString();
+  return match[1] === undefined ? iso.replace(/\.\d{3}Z$/, 'Z') : iso;
 }
 
 export interface SyncSummary {
@@ -187,7 +204,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     path,
     filter: ref.filter,
     allowDocument: isDocument,
-    lastUpdatedDate: state?.lastUpdatedDate,
+    lastUpdatedDate: state ? lookBack(state.lastUpdatedDate, options.lagMs ?? 0) : undefined,
     onRetry: (event) => emit({ type: 'retry', dataset, ...event }),
   });
   const summary: SyncSummary = {

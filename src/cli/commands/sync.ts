@@ -153,6 +153,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     dryRun: options.dryRun,
     maxPages: options.maxPages,
     maxWaitMs: options.maxWait,
+    lagMs: options.lag,
     maxResponseBytes: options.maxResponseBytes,
     timeoutMs: Math.round(options.timeout * 1000),
     signal: ctx.signal,

@@ -41,6 +41,7 @@ export interface SyncCommandOptions extends DatasetFlags {
   interval: number;
   /** Milliseconds of waiting allowed per request for 429 and 5xx answers. */
   maxWait: number;
+  lag: number;
   json?: boolean;
 }
 
@@ -107,6 +108,14 @@ export function defineSync(program: Command, run: RunCommand): void {
       )
         .argParser(duration('--max-wait', { minMs: 0, maxMs: 24 * 3_600_000 }))
         .default(300_000, formatDuration(300_000)),
+    )
+    .addOption(
+      new Option(
+        '--lag <duration>',
+        'look back this far past the stored lastUpdatedDate, so that changes at the boundary are read again (1s for a server that filters with > at whole seconds)',
+      )
+        .argParser(duration('--lag', { minMs: 0, maxMs: 24 * 3_600_000 }))
+        .default(0, '0'),
     )
     .option('--watch', 'keep syncing: a round, a pause of --interval, and again, until Ctrl-C')
     .addOption(
