@@ -20,7 +20,7 @@ import {
   type MutationSpec,
 } from './mock-types.js';
 import { applyMutation, checkMutationSpec, mutationCounts } from './mutations.js';
-import { filterOf, listPage, matches, parseLimit, parseSince, readState } from './paging.js';
+import { boundaryOf, filterOf, listPage, matches, parseLimit, parseSince, readState } from './paging.js';
 import { seededRandom } from './random.js';
 
 /** Generated dates fall in the year before this instant: fixed, so a seed gives the same data on any day. */
@@ -158,12 +158,17 @@ export class MockService {
     const datasetKey = `${path}?${new URLSearchParams(filter).toString()}`;
     const { state, firstPage } = readState(this.#cursors, datasetKey, request.headers, () => ({
       dataset: datasetKey,
-      since: parseSince(request.headers.lastupdateddate),
+      since: boundaryOf(
+        parseSince(request.headers.lastupdateddate),
+        this.#options.since ?? 'exclusive',
+        this.#options.granularity ?? 'ms',
+      ),
       asOf: this.#snapshot(),
       lastId: Number.NEGATIVE_INFINITY,
     }));
     const deletedIdsOn = this.#options.deletedIdsOn ?? 'first';
-    return listPage({ dataset, state, firstPage, filter, limit, cursors: this.#cursors, deletedIdsOn });
+    const granularity = this.#options.granularity ?? 'ms';
+    return listPage({ dataset, state, firstPage, filter, limit, cursors: this.#cursors, deletedIdsOn, granularity });
   }
 
   async #control(request: MockRequest, url: URL): Promise<MockResponse> {

@@ -35,6 +35,13 @@ export interface MockServiceOptions {
   now?: (() => number) | undefined;
   /** Which page of an incremental read carries deletedIds. */
   deletedIdsOn?: DeletedIdsOn | undefined;
+  /**
+   * How the server compares lastUpdatedDate (the spec does not show it): `exclusive` (default) sends
+   * what changed strictly after it, `inclusive` what changed at or after it.
+   */
+  since?: SinceBoundary | undefined;
+  /** The precision of lastUpdatedDate, sent and compared: `ms` (default) or whole seconds `s`. */
+  granularity?: Granularity | undefined;
   faults?: MockFaults | undefined;
   /** Called after every mutation (the webhook sender listens here). */
   onMutation?: ((result: MutationResult) => void) | undefined;
@@ -46,6 +53,8 @@ export interface MockServiceOptions {
 }
 
 export type DeletedIdsOn = 'first' | 'last' | 'every';
+export type SinceBoundary = 'exclusive' | 'inclusive';
+export type Granularity = 'ms' | 's';
 
 export interface MockRequest {
   method: string;

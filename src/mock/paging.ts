@@ -2,7 +2,14 @@ import type { CursorCodec, CursorState } from './cursor.js';
 import type { MockDataset } from './dataset.js';
 import type { MockItem } from './entity-generators.js';
 import { mockError } from './mock-error.js';
-import { DEFAULT_PAGE_SIZE, type DeletedIdsOn, type ListEnvelope, MAX_PAGE_SIZE } from './mock-types.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  type DeletedIdsOn,
+  type Granularity,
+  type ListEnvelope,
+  MAX_PAGE_SIZE,
+  type SinceBoundary,
+} from './mock-types.js';
 
 /** Query parameters of a list request, sorted by name: together with the path they name a dataset (rule 6). */
 export type Filter = Array<[string, string]>;
@@ -104,6 +111,29 @@ export interface PageRequest {
   limit: number;
   cursors: CursorCodec;
   deletedIdsOn: DeletedIdsOn;
+  /** The precision lastUpdatedDate is reported with (default ms). */
+  granularity?: Granularity | undefined;
+}
+
+/**
+ * The lastUpdatedDate a client sent, as the last instant NOT to be sent again: the reads collect
+ * changes after it. A server comparing at whole seconds with `>` skips the rest of that second; with
+ * `>=` it sends the whole second again.
+ */
+export function boundaryOf(since: number | null, boundary: SinceBoundary, granularity: Granularity): number | null {
+  if (since === null) return null;
+  if (granularity === 's') {
+    const second = Math.floor(since / 1000) * 1000;
+    return boundary === 'exclusive' ? second + 999 : second - 1;
+  }
+  return boundary === 'exclusive' ? since : since - 1;
+}
+
+/** A snapshot time as the server reports it: ISO 8601 in UTC, whole seconds when that is its precision. */
+export function reportedDate(asOf: number, granularity: Granularity): string {
+  return granularity === 's'
+    ? new Date(Math.floor(asOf / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+    : new Date(asOf).toISOString();
 }
 
 /** One page of a list endpoint under the exact rules of spec 4.3 (cursor only when more pages remain). */
@@ -115,7 +145,7 @@ export function listPage(request: PageRequest): ListEnvelope {
       ? incrementalRead(dataset, state, since, filter, limit)
       : { ...take(fullRead(dataset, state, filter), limit), deletedIds: [] };
   const { page, more, deletedIds } = collected;
-  const envelope: ListEnvelope = { data: page, lastUpdatedDate: new Date(state.asOf).toISOString() };
+  const envelope: ListEnvelope = { data: page, lastUpdatedDate: reportedDate(state.asOf, request.granularity ?? 'ms') };
   const last = page.at(-1);
   if (more && last) envelope.cursor = request.cursors.encode({ ...state, lastId: last.id });
   const on = request.deletedIdsOn;

@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { startMockServer } from '../../src/mock/mock-server.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { lookBack, syncDataset } from '../../src/sync/sync-dataset.js';
 import { runCli, tempDir } from '../helpers/cli.js';
@@ -97,5 +98,36 @@ describe('sync --lag: no row lost at a whole-second boundary (issue 21)', () => 
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('mock --since and --granularity: the boundary habits of a real server, on the mock (issue 21)', () => {
+  /** A full sync, a change in the same second as that read, then an incremental sync. */
+  async function boundaryRun(mockOptions: Parameters<typeof startMockServer>[0], lagMs: number) {
+    let now = Date.parse('2026-11-24T10:00:05.200Z');
+    const mock = await startMockServer({ port: 0, items: 5, otherItems: 5, now: () => now, ...mockOptions });
+    const dir = tempDir();
+    const store = new FileStore({ outDir: join(dir, 'out'), stateFile: join(dir, 'state.json') });
+    const sync = () =>
+      syncDataset({ baseUrl: mock.url, token: mock.token, path: '/invoices', store, lagMs, now: () => now });
+    try {
+      await sync();
+      now = Date.parse('2026-11-24T10:00:05.600Z');
+      mock.service.mutate({ path: '/invoices', update: 1 });
+      now = Date.parse('2026-11-24T10:00:09.000Z');
+      await sync();
+      const local = JSON.parse(readFileSync(store.fileFor({ userId: '', dataset: '/invoices' }), 'utf8'));
+      const truth = mock.service.dataset('/invoices').data;
+      return { same: JSON.stringify(local) === JSON.stringify(truth) };
+    } finally {
+      await mock.close();
+    }
+  }
+
+  it('exclusive at whole seconds loses a same-second change without a lag; inclusive, or --lag 1s, does not', async () => {
+    assert.equal((await boundaryRun({ granularity: 's', since: 'exclusive' }, 0)).same, false);
+    assert.equal((await boundaryRun({ granularity: 's', since: 'exclusive' }, 1000)).same, true);
+    assert.equal((await boundaryRun({ granularity: 's', since: 'inclusive' }, 0)).same, true);
+    assert.equal((await boundaryRun({}, 0)).same, true, 'the default (ms, exclusive) loses nothing');
   });
 });

@@ -72,6 +72,8 @@ export async function run(options: MockCommandOptions, ctx: CliContext): Promise
     items: options.items,
     otherItems: options.otherItems,
     deletedIdsOn: options.deletedIdsOn,
+    since: options.since,
+    granularity: options.granularity,
     token: options.token,
     userId: options.user,
     churnSeconds: options.churn,

@@ -21,6 +21,8 @@ export interface MockCommandOptions extends SecretFlags {
   dropRate?: number | undefined;
   rateLimit?: { requests: number; windowSeconds: number } | undefined;
   deletedIdsOn: 'first' | 'last' | 'every';
+  since: 'exclusive' | 'inclusive';
+  granularity: 'ms' | 's';
   json?: boolean | undefined;
 }
 
@@ -68,6 +70,22 @@ export function defineMock(program: Command, run: RunCommand): void {
       new Option('--deleted-ids-on <page>', 'which page of an incremental read carries deletedIds')
         .choices(['first', 'last', 'every'])
         .default('first'),
+    )
+    .addOption(
+      new Option(
+        '--since <boundary>',
+        'how lastUpdatedDate is compared (not shown by the spec): exclusive sends changes after it, inclusive at or after it',
+      )
+        .choices(['exclusive', 'inclusive'])
+        .default('exclusive'),
+    )
+    .addOption(
+      new Option(
+        '--granularity <unit>',
+        'precision of lastUpdatedDate, sent and compared: ms, or s (whole seconds; with --since exclusive a change in the same second as a read is lost unless sync --lag 1s)',
+      )
+        .choices(['ms', 's'])
+        .default('ms'),
     );
   addSecretOptions(command);
   addHeaderNameOption(command);
