@@ -1,4 +1,20 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+
+/**
+ * A secret's key, made once: a KeyObject spares every delivery the copy of the secret into a new
+ * HMAC key. A handful of secrets is all a receiver holds (sandbox, production, a rotation); the cache
+ * is cleared past that rather than grown by whatever arrives.
+ */
+const keys = new Map<string, KeyObject>();
+function keyOf(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (key === undefined) {
+    if (keys.size >= 16) keys.clear();
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    keys.set(secret, key);
+  }
+  return key;
+}
 
 const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -17,6 +33,6 @@ export function verifiesWith(token: string, secret: string): boolean {
   const lastDot = token.lastIndexOf('.');
   const signature = token.slice(lastDot + 1);
   if (lastDot <= 0 || !SIGNATURE.test(signature)) return false;
-  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(token.slice(0, lastDot)).digest();
+  const expected = createHmac('sha256', keyOf(secret)).update(token.slice(0, lastDot)).digest();
   return timingSafeEqual(Buffer.from(expected.toString('base64url'), 'ascii'), Buffer.from(signature, 'ascii'));
 }

@@ -22,8 +22,8 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
  * character, so without this check one signature has up to four spellings, and anything keyed on
  * the token (a dedupe key, a capture id) would be malleable. Re-encoding must give the input back.
  */
-function nonCanonical(segment: string, name: string): string | undefined {
-  if (Buffer.from(segment, 'base64url').toString('base64url') === segment) return undefined;
+function nonCanonical(segment: string, name: string, decoded = Buffer.from(segment, 'base64url')): string | undefined {
+  if (decoded.toString('base64url') === segment) return undefined;
   return `the ${name} is not canonical Base64Url (its last character carries non-zero spare bits, or its length is impossible); a token has exactly one spelling`;
 }
 
@@ -35,9 +35,11 @@ function decodeSegment(
     const hint = /[+/=]/.test(segment) ? ' (it contains + / or =, so it is standard Base64, not Base64Url)' : '';
     return { ok: false, reason: `the ${name} is not Base64Url${hint}` };
   }
-  const notCanonical = nonCanonical(segment, name);
+  // Decoded once: the same bytes prove the spelling canonical and become the JSON text.
+  const bytes = Buffer.from(segment, 'base64url');
+  const notCanonical = nonCanonical(segment, name, bytes);
   if (notCanonical) return { ok: false, reason: notCanonical };
-  const text = Buffer.from(segment, 'base64url').toString('utf8');
+  const text = bytes.toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);
