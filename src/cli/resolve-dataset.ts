@@ -5,7 +5,7 @@ import { errnoSentence, makeDirectory } from '../util/fs-errors.js';
 import { usageError } from '../errors.js';
 import type { FileStore } from '../store/file/file-store.js';
 import type { CliContext } from './context.js';
-import type { DatasetFlags } from './definitions/sync.js';
+import type { DatasetFlags } from './commands/sync/definition.js';
 import { announceLocal, LOCAL_BASE_URL, LOCAL_TOKEN, mockAnswers } from './local-environment.js';
 import { readInputFile } from './read-input.js';
 import { resolveEnvironment, settingsStore } from './resolve-settings.js';

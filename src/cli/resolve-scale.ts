@@ -1,7 +1,7 @@
 import { usageError } from '../errors.js';
 import { queueTarget } from '../queue/queue-target.js';
 import type { CliContext } from './context.js';
-import type { QueueFlags } from './definitions/queue.js';
+import type { QueueFlags } from './commands/queue/definition.js';
 
 /** --queue, else LEDGERHOOK_QUEUE; --queue-name, else LEDGERHOOK_QUEUE_NAME, else ledgerhook-sync. */
 export function resolveQueue(flags: QueueFlags, ctx: CliContext): { url: string; queueName: string } {

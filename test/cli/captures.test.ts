@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { readCaptures, selectCaptures } from '../../src/capture/read-captures.js';
-import { captureSelector } from '../../src/cli/capture-selector.js';
+import { captureSelector } from '../../src/cli/commands/captures/capture-selector.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { CAPTURE_SECRET, FORGED_BODY, VALID_BODY, captureRecord, writeMixedCapture } from '../helpers/capture-file.js';

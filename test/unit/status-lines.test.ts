@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadColor, type CliContext } from '../../src/cli/context.js';
-import { syncEventLine } from '../../src/cli/listen-sync.js';
+import { syncEventLine } from '../../src/cli/commands/listen/listen-sync.js';
 
 const HOSTILE = '\u001b]0;pwned\u0007\u001b[2J\u009b31m';
 // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters is the point

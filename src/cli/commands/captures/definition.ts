@@ -1,0 +1,91 @@
+import type { Command } from 'commander';
+import type { CaptureSelector } from '../../../capture/read-captures.js';
+import type { RunCommand } from '../../runner.js';
+import type { SecretFlags } from '../../resolve-settings.js';
+import { examples, integer } from '../../parsers.js';
+import { addJsonOption, addSecretOptions } from '../../common-options.js';
+
+export interface CapturesListOptions extends CaptureSelector {
+  action: 'list';
+  file: string;
+  json?: boolean | undefined;
+}
+
+export interface CapturesShowOptions extends SecretFlags {
+  action: 'show';
+  /** FILE, FILE#id or FILE:index. */
+  spec: string;
+  raw?: boolean | undefined;
+  tolerance: number;
+  json?: boolean | undefined;
+}
+
+export type CapturesCommandOptions = CapturesListOptions | CapturesShowOptions;
+
+/** The selectors replay takes, so that what `captures list` shows is what `replay` sends. */
+function addSelectorOptions(command: Command): Command {
+  return command
+    .option('--id <id>', 'only the delivery with this id')
+    .option('--index <n>', 'only the delivery at this 0-based position', integer('--index', { min: 0 }))
+    .option('--last <n>', 'only the last N (after the other filters)', integer('--last', { min: 1 }))
+    .option('--type <type>', 'only ENTITY_UPDATE or LIFECYCLE_EVENT')
+    .option('--event <name>', 'only this LIFECYCLE_EVENT')
+    .option('--user <id>', 'only deliveries for this userId');
+}
+
+export function defineCaptures(program: Command, run: RunCommand): void {
+  const captures = program
+    .command('captures')
+    .summary('look at a capture file: list its deliveries, show one in full')
+    .description(
+      'Read a capture file written by `ledgerhook listen --capture` without decoding Base64 by hand. A torn last line (the listener was killed mid-write) is skipped with a warning.',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'ledgerhook captures list deliveries.jsonl',
+        'ledgerhook captures show deliveries.jsonl:0',
+        'ledgerhook captures show deliveries.jsonl --raw > body.json',
+      ),
+    );
+  const load = () => import('./captures.js');
+  const list = captures
+    .command('list')
+    .description('one row per delivery: index, id, time, verdict, type/event, user, size')
+    .argument('<file>', 'capture file written by listen --capture');
+  addJsonOption(addSelectorOptions(list), 'print { file, count, deliveries, warnings } as one JSON document');
+  list
+    .addHelpText(
+      'after',
+      examples(
+        'ledgerhook captures list deliveries.jsonl',
+        'ledgerhook captures list deliveries.jsonl --type LIFECYCLE_EVENT --last 5',
+        'ledgerhook captures list deliveries.jsonl --user user_1 --json',
+      ),
+    )
+    .action((file: string, options: Omit<CapturesListOptions, 'action' | 'file'>) =>
+      run(load, { action: 'list', file, ...options }),
+    );
+  const show = captures
+    .command('show')
+    .description(
+      'one delivery in full: request headers, decoded token, verdict with reasons, pretty body (default: the last delivery). With a secret, the verify checklist is re-run as of the moment it arrived.',
+    )
+    .argument('<file[#id|:index]>', 'capture file, optionally with #id or :index (0-based) of one delivery')
+    .option('--raw', 'write only the exact body bytes to stdout')
+    .option('--tolerance <seconds>', 'maximum webhook age for the checklist', integer('--tolerance', { min: 0 }), 300);
+  addSecretOptions(show, { repeatable: true });
+  addJsonOption(show, 'print the delivery (headers, token, checks, body) as one JSON document');
+  show
+    .addHelpText(
+      'after',
+      examples(
+        'ledgerhook captures show deliveries.jsonl',
+        'ledgerhook captures show deliveries.jsonl#dlv_lx2k9a1b2c3d --secret-file sandbox.secret',
+        'ledgerhook captures show deliveries.jsonl:3 --raw | sha256sum',
+      ),
+    )
+    .action((spec: string, options: Omit<CapturesShowOptions, 'action' | 'spec'>) =>
+      run(load, { action: 'show', spec, ...options }),
+    );
+}

@@ -1,0 +1,84 @@
+import type { Command } from 'commander';
+import {
+  DEFAULT_DELIVERY_TIMEOUT_MS,
+  DEFAULT_RECEIVER_SKEW_SECONDS,
+  DEFAULT_TOLERANCE_SECONDS,
+} from '../../../defaults.js';
+import { RECEIVER_CASE_TABLE } from '../../../delivery/receiver-case-table.js';
+import type { RunCommand } from '../../runner.js';
+import type { SecretFlags } from '../../resolve-settings.js';
+import { decimal, examples, integer } from '../../parsers.js';
+import {
+  addHeaderNameOption,
+  addJsonOption,
+  addSecretOptions,
+  addVerificationPrefixOption,
+} from '../../common-options.js';
+
+export interface CheckReceiverCommandOptions extends SecretFlags {
+  to: string;
+  only?: string;
+  skip?: string;
+  tolerance: number;
+  skew: number;
+  strict?: boolean;
+  rejectStatus?: string;
+  rejectBody?: string;
+  verificationPrefix?: string;
+  timeout: number;
+  json?: boolean;
+}
+
+export function defineCheckReceiver(program: Command, run: RunCommand): void {
+  const command = program
+    .command('check-receiver')
+    .summary('check that your receiver accepts valid webhooks and rejects forged, altered and invalid ones')
+    .description(
+      'Send a battery of valid, forged (not signed with the secret), altered and invalid deliveries to your receiver and report, per case, what it answered against what it should (2xx for valid, a rejection, by default 4xx, for the rest). Required cases follow from spec 5.2 and decide the exit code: 0 when all hold, 1 otherwise. Recommended cases are hardening beyond the spec: they print as warnings unless --strict.',
+    )
+    .requiredOption('--to <target>', 'your receiver: a URL, host:port, :port, a port, or PORT/path')
+    .option('--only <ids>', 'comma-separated case ids to run')
+    .option('--skip <ids>', 'comma-separated case ids to leave out')
+    .option('--strict', 'recommended cases fail the check too')
+    .option(
+      '--tolerance <seconds>',
+      'the tolerance your receiver uses',
+      integer('--tolerance', { min: 1 }),
+      DEFAULT_TOLERANCE_SECONDS,
+    )
+    .option(
+      '--skew <seconds>',
+      'clock difference allowed between sender and receiver at the tolerance edges (near expiry, expired, clock ahead)',
+      integer('--skew', { min: 0, max: 3600 }),
+      DEFAULT_RECEIVER_SKEW_SECONDS,
+    )
+    .option(
+      '--reject-status <codes>',
+      'statuses that mean "rejected", comma-separated codes or classes (e.g. 202 for a receiver that answers 202 and drops what it refuses)',
+      '4xx',
+    )
+    .option('--reject-body <text>', 'an answer whose body contains this text counts as rejected, whatever its status')
+    .option(
+      '--timeout <seconds>',
+      'how long to wait for each answer',
+      decimal('--timeout', { min: 0.001, max: 3600 }),
+      DEFAULT_DELIVERY_TIMEOUT_MS / 1000,
+    );
+  addSecretOptions(command);
+  addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
+  addJsonOption(command);
+  const cases = RECEIVER_CASE_TABLE.map(
+    (c) => `  ${c.id.padEnd(22)}${c.expect.padEnd(7)} ${c.level.padEnd(12)} ${c.title}`,
+  ).join('\n');
+  command
+    .addHelpText(
+      'after',
+      `\nCases (id, expected, level):\n${cases}\n${examples(
+        'ledgerhook check-receiver --to http://localhost:3000/webhooks --secret-file sandbox.secret',
+        'ledgerhook check-receiver --to 3000 --strict --json',
+        'ledgerhook check-receiver --to 3000/webhooks --reject-status 202 --skew 10',
+      )}`,
+    )
+    .action((options: CheckReceiverCommandOptions) => run(() => import('./check-receiver.js'), options));
+}

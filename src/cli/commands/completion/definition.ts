@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import type { RunCommand } from '../../runner.js';
+import { examples, oneOf } from '../../parsers.js';
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+
+export interface CompletionCommandOptions {
+  shell: (typeof SHELLS)[number];
+  /** The whole program, so that the script is generated from the same definitions as --help. */
+  program: Command;
+}
+
+export function defineCompletion(program: Command, run: RunCommand): void {
+  program
+    .command('completion')
+    .summary('print a shell completion script (bash, zsh or fish)')
+    .description(
+      'Print a completion script generated from the command definitions and the catalogue: commands, flags, entity names (sync exp<TAB>), event names and webhook types complete. Load it once per shell or install it as the README shows.',
+    )
+    .argument('<shell>', SHELLS.join(', '), oneOf('shell', SHELLS))
+    .addHelpText(
+      'after',
+      examples(
+        'ledgerhook completion bash > ~/.local/share/bash-completion/completions/ledgerhook',
+        '# or, for this bash session only: source <(ledgerhook completion bash)',
+        'ledgerhook completion zsh > ~/.zfunc/_ledgerhook   # with fpath+=(~/.zfunc) before compinit in ~/.zshrc',
+        'ledgerhook completion fish > ~/.config/fish/completions/ledgerhook.fish',
+      ),
+    )
+    .action((shell: CompletionCommandOptions['shell']) => run(() => import('./completion.js'), { shell, program }));
+}

@@ -1,0 +1,178 @@
+import type { Command } from 'commander';
+import {
+  DEFAULT_IDLE_TIMEOUT_SECONDS,
+  DEFAULT_LISTEN_PORT,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_PAGE_LIMIT,
+  DEFAULT_TOLERANCE_SECONDS,
+} from '../../../defaults.js';
+import type { RunCommand } from '../../runner.js';
+import type { SecretFlags } from '../../resolve-settings.js';
+import { decimal, examples, integer } from '../../parsers.js';
+import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
+import {
+  addHeaderNameOption,
+  addVerificationPrefixOption,
+  addJsonOption,
+  addSecretOptions,
+} from '../../common-options.js';
+import { addQueueOptions } from '../queue/definition.js';
+
+export interface ListenCommandOptions extends SecretFlags {
+  port: number;
+  host: string;
+  path?: string;
+  capture?: string;
+  captureSync?: boolean;
+  captureRefusedBodies?: boolean;
+  forwardTo?: string;
+  acceptInvalid?: boolean;
+  allowFutureIat?: boolean;
+  maxBody: number;
+  requestTimeout: number;
+  idleTimeout: number;
+  maxConnections: number;
+  tolerance: number;
+  sync?: boolean;
+  insecureNoVerify?: boolean;
+  token?: string;
+  tokenFile?: string;
+  tokens?: string;
+  baseUrl?: string;
+  out: string;
+  limit: number;
+  syncConcurrency: number;
+  /** With --sync: enqueue for `ledgerhook worker`s instead of syncing here (issue #13). */
+  queue?: string;
+  queueName?: string;
+  json?: boolean;
+  // inspector and habits (issue #14)
+  printBody?: boolean | undefined;
+  ui?: boolean | undefined;
+  uiPort?: number | undefined;
+  uiHost?: string | undefined;
+}
+
+function addServingOptions(command: Command): Command {
+  return command
+    .option(
+      '--port <port>',
+      'port to listen on (0 picks a free one)',
+      integer('--port', { min: 0, max: 65535 }),
+      DEFAULT_LISTEN_PORT,
+    )
+    .option('--host <host>', 'interface to bind; use 0.0.0.0 to accept from other machines', '127.0.0.1')
+    .option('--path <path>', 'only accept deliveries on this path (default: any path)')
+    .option('--capture <file>', 'append every delivery to this JSON Lines file before answering it')
+    .option('--capture-sync', 'with --capture: fsync each write, so a 2xx delivery survives a power cut too')
+    .option('--capture-refused-bodies', 'with --capture: keep the whole body of refused deliveries (default: 4 KiB)')
+    .option('--forward-to <url>', 'forward each accepted delivery to your app and answer with its status')
+    .option('--accept-invalid', 'answer 200 to invalid deliveries too (they are still recorded as invalid)')
+    .option('--allow-future-iat', 'accept an iat further in the future than the tolerance (shown as a warning)')
+    .option(
+      '--max-body <bytes>',
+      'largest body accepted; larger gets 413',
+      integer('--max-body', { min: 1 }),
+      DEFAULT_MAX_BODY_BYTES,
+    )
+    .option(
+      '--request-timeout <seconds>',
+      'cut off senders slower than this',
+      decimal('--request-timeout', { min: 0.1, max: 3600 }),
+      30,
+    )
+    .option(
+      '--idle-timeout <seconds>',
+      'close a connection that sends nothing for this long',
+      decimal('--idle-timeout', { min: 0.1, max: 3600 }),
+      DEFAULT_IDLE_TIMEOUT_SECONDS,
+    )
+    .option(
+      '--max-connections <n>',
+      'connections held at once; more are closed on arrival',
+      integer('--max-connections', { min: 1, max: 100_000 }),
+      DEFAULT_MAX_CONNECTIONS,
+    )
+    .option(
+      '--tolerance <seconds>',
+      'maximum webhook age in seconds',
+      integer('--tolerance', { min: 0 }),
+      DEFAULT_TOLERANCE_SECONDS,
+    );
+}
+
+function addSyncOptions(command: Command): Command {
+  return command
+    .option('--sync', 'on each verified ENTITY_UPDATE, sync the named entities of that user incrementally')
+    .option('--insecure-no-verify', 'with --sync: allow syncing without a webhook secret (deliveries unverified)')
+    .option(
+      '--token-file <file>',
+      'with --sync: read the access token for every user from a file (default: LEDGERHOOK_TOKEN, else the stored token)',
+    )
+    .option(
+      '--token <token>',
+      'with --sync: the same token as a value: visible in ps while listen runs, prefer --token-file',
+    )
+    .option('--tokens <file>', 'with --sync: JSON file mapping userId to access token, for several users')
+    .option('--base-url <url>', 'with --sync: API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
+    .option('--out <dir>', 'with --sync: directory of the JSON files (one subdirectory per user)', './ledgerhook-data')
+    .option('--limit <n>', 'with --sync: page size', integer('--limit', { min: 1, max: 100_000 }), DEFAULT_PAGE_LIMIT)
+    .option(
+      '--sync-concurrency <n>',
+      'with --sync: datasets synced at once',
+      integer('--sync-concurrency', { min: 1, max: 32 }),
+      4,
+    );
+}
+
+/** inspector and habits (issue #14) */
+function addInspectorOptions(command: Command): Command {
+  return command
+    .option('--print-body', 'print each body, pretty-printed, under its line')
+    .option('--ui', `also serve the inspector page (default http://127.0.0.1:${DEFAULT_INSPECTOR_PORT}/TOKEN/)`)
+    .option(
+      '--ui-port <port>',
+      `port of the inspector page (implies --ui; default ${DEFAULT_INSPECTOR_PORT}, 0 picks a free one)`,
+      integer('--ui-port', { min: 0, max: 65535 }),
+    )
+    .option('--ui-host <host>', 'interface of the inspector page (implies --ui; default 127.0.0.1, loopback only)');
+}
+
+export function defineListen(program: Command, run: RunCommand): void {
+  const command = program
+    .command('listen')
+    .summary('receive webhooks locally: verify, print, capture and forward them')
+    .description(
+      "Receive webhook deliveries locally. Each is verified with the environment's secret (400 with the reason when invalid, like the spec's sample receiver), printed, optionally appended to a capture file (before it is answered) and forwarded byte-exact to your app. Under load or abuse it answers 503 with Retry-After instead of growing. Ctrl-C stops it cleanly and prints a summary.",
+    );
+  addServingOptions(command);
+  addSyncOptions(command);
+  addQueueOptions(command, 'with --sync: instead of syncing here, enqueue a job per (user, dataset) in this Redis');
+  addInspectorOptions(command);
+  addSecretOptions(command, { repeatable: true });
+  addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
+  addJsonOption(
+    command,
+    'print one JSON object per line (kind: listening, delivery, refused, sync-..., summary) and nothing else on stdout',
+  );
+  command
+    .addHelpText(
+      'after',
+      examples(
+        'ledgerhook listen --capture deliveries.jsonl',
+        'ledgerhook listen --capture deliveries.jsonl --capture-sync --capture-refused-bodies',
+        'ledgerhook listen --port 4000 --forward-to http://localhost:3000/webhooks --secret-file sandbox.secret',
+        'ledgerhook listen --host 0.0.0.0 --path /webhooks --json --idle-timeout 10 --max-connections 256',
+        'ledgerhook listen --secret-file sandbox.secret --allow-future-iat',
+        'ledgerhook listen --sync --secret-file sandbox.secret --base-url http://127.0.0.1:4010/rest/v5 --token-file token.txt --out ./data',
+        'ledgerhook listen --sync --insecure-no-verify --token ledgerhook-mock-token   # trusts unverified deliveries',
+        'ledgerhook listen --ui --secret-file sandbox.secret   # open the inspector URL it prints',
+        'ledgerhook listen --print-body',
+        '# several receivers and workers: receivers only enqueue, `ledgerhook worker` syncs into Postgres',
+        'ledgerhook listen --sync --queue redis://127.0.0.1:6379 --host 0.0.0.0 --secret-file production.secret',
+      ),
+    )
+    .action((options: ListenCommandOptions) => run(() => import('./listen.js'), options));
+}

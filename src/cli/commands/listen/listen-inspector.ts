@@ -1,0 +1,48 @@
+import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
+import { captureRecordFrom } from '../../../capture/capture-from-delivery.js';
+import type { ListenerEvent } from '../../../listen/listener.js';
+import { memorySource } from '../../../inspector/inspector-source.js';
+import type { WebhookSyncEvent } from '../../../webhook-sync/webhook-sync.js';
+import type { LabelledSecret } from '../../../webhook/secrets.js';
+import type { ListenCommandOptions } from './definition.js';
+import { serveInspector } from '../../inspector-cli.js';
+
+/**
+ * `listen --ui`: the listener's delivery events feed the inspector through the same adapter as a
+ * capture file (CaptureRecord → InspectorDelivery). Loaded only when --ui is given.
+ */
+export function listenInspector(
+  options: ListenCommandOptions,
+  secrets: readonly LabelledSecret[],
+  verificationPrefix?: string | undefined,
+) {
+  const source = memorySource();
+  return {
+    onListenerEvent(event: ListenerEvent): void {
+      if (event.type === 'delivery')
+        source.push(captureRecordFrom(event.delivery, { refusedBodies: options.captureRefusedBodies }));
+    },
+    onSyncEvent(event: WebhookSyncEvent): void {
+      if (event.type === 'sync-done') {
+        const s = event.summary;
+        source.addSync(event.userId, event.entity, {
+          entity: event.entity,
+          ok: true,
+          summary: `${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} in all`,
+        });
+      } else if (event.type === 'sync-failed')
+        source.addSync(event.userId, event.entity, { entity: event.entity, ok: false, summary: event.error });
+    },
+    start(listenUrl: string, forwardTo: URL | undefined) {
+      return serveInspector(source, {
+        port: options.uiPort ?? DEFAULT_INSPECTOR_PORT,
+        host: options.uiHost,
+        title: `listen on ${listenUrl}`,
+        secrets,
+        toleranceSeconds: options.tolerance,
+        verificationPrefix,
+        forwardTo: forwardTo?.href,
+      });
+    },
+  };
+}

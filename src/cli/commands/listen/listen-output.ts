@@ -1,0 +1,111 @@
+import type { ListenerEvent, RunningListener } from '../../../listen/listener.js';
+import type { QueueRecorderEvent } from '../../../queue/queue-recorder.js';
+import { plural } from '../../../util/plural.js';
+import type { WebhookSyncEvent } from '../../../webhook-sync/webhook-sync.js';
+import type { batchedLineWriter } from '../../batched-lines.js';
+import { writeLine, type CliContext } from '../../context.js';
+import { jsonLine } from '../../json-output.js';
+import type { ListenCommandOptions } from './definition.js';
+import { deliveryJson, deliveryLine } from '../../delivery-line.js';
+import { queueEventLine } from './listen-queue.js';
+import { syncEventLine } from './listen-sync.js';
+import { prettyBody, printable } from '../../render-delivery.js';
+
+// What `listen` prints: a line (with --json, an object) per event, the banner and the summary.
+
+type LineWriter = ReturnType<typeof batchedLineWriter>;
+
+export function listenerPrinter(options: ListenCommandOptions, ctx: CliContext, out: LineWriter) {
+  return (event: ListenerEvent) => {
+    if (options.json) {
+      const { type, ...fields } = event;
+      out.write(jsonLine(type, type === 'delivery' ? deliveryJson(event.delivery) : fields));
+      return;
+    }
+    if (event.type === 'delivery') {
+      out.write(deliveryLine(event.delivery, ctx));
+      if (options.printBody) out.write(printable(prettyBody(event.delivery.body.toString('utf8'))));
+    } else if (event.type === 'refused')
+      out.write(ctx.color.dim(`refused ${event.method} ${event.path}: ${event.status || 'aborted'} ${event.reason}`));
+    else writeLine(ctx.stderr, `${ctx.color.red('capture error:')} ${event.message}`);
+  };
+}
+
+export function syncPrinter(options: ListenCommandOptions, ctx: CliContext, out: LineWriter) {
+  return (event: WebhookSyncEvent) => {
+    if (!options.json) {
+      const line = syncEventLine(event, ctx);
+      if (line) out.write(line);
+    } else if (event.type === 'sync-done')
+      out.write(jsonLine(event.type, { userId: event.userId, entity: event.entity, run: event.run, ...event.summary }));
+    else {
+      const { type, ...fields } = event;
+      out.write(jsonLine(type, fields));
+    }
+  };
+}
+
+export function queuePrinter(options: ListenCommandOptions, ctx: CliContext, out: LineWriter) {
+  return (event: QueueRecorderEvent) => {
+    const { outcome, ...fields } = event;
+    const line = options.json ? jsonLine(outcome, fields) : queueEventLine(event, ctx);
+    if (line) out.write(line);
+  };
+}
+
+export interface Banner {
+  url: string;
+  inspectorUrl: string | undefined;
+  verifying: boolean;
+  headerName: string;
+  forwardTo: string | undefined;
+  syncing: boolean;
+  /** The Redis the syncs are queued in (password masked), when listen --sync --queue. */
+  queue: string | undefined;
+}
+
+export function printBanner(options: ListenCommandOptions, ctx: CliContext, banner: Banner): void {
+  const { url, inspectorUrl, verifying, headerName, forwardTo, syncing, queue } = banner;
+  if (options.json) {
+    writeLine(
+      ctx.stdout,
+      jsonLine('listening', {
+        url,
+        inspectorUrl: inspectorUrl ?? null,
+        verifying,
+        headerName,
+        capture: options.capture ?? null,
+        forwardTo: forwardTo ?? null,
+        sync: syncing,
+        queue: queue ?? null,
+      }),
+    );
+    return;
+  }
+  const parts = [`${ctx.color.bold('listening on')} ${url}`];
+  if (inspectorUrl) parts.push(`inspector at ${inspectorUrl}`);
+  if (forwardTo) parts.push(`forwarding to ${forwardTo}`);
+  if (options.capture) parts.push(`capturing to ${options.capture}`);
+  if (queue) parts.push(`queueing syncs in ${queue}`);
+  else if (syncing) parts.push(`syncing into ${options.out}`);
+  // Status, not results: stderr (stdout holds the deliveries, so `listen | grep` sees only them).
+  writeLine(ctx.stderr, parts.join(', '));
+  if (!verifying)
+    writeLine(
+      ctx.stderr,
+      ctx.color.yellow(
+        'no webhook secret configured: deliveries are NOT verified (pass --secret-file, set LEDGERHOOK_WEBHOOK_SECRET, or `ledgerhook config set webhookSecret -`)',
+      ),
+    );
+  writeLine(ctx.stderr, ctx.color.dim('Ctrl-C to stop'));
+}
+
+export function printListenSummary(options: ListenCommandOptions, ctx: CliContext, listener: RunningListener): void {
+  const s = listener.stats;
+  if (options.json) writeLine(ctx.stdout, jsonLine('summary', { ...s, captured: listener.captured }));
+  else
+    writeLine(
+      ctx.stdout,
+      `\nreceived ${plural(s.deliveries, 'delivery', 'deliveries')}: ${s.valid} valid, ${s.invalid} invalid, ${s.unverified} not verified; ${plural(s.refused, 'request')} refused${s.busy ? ` (${s.busy} busy)` : ''}${options.capture ? `; ${listener.captured} captured to ${options.capture}` : ''}`,
+    );
+}

@@ -1,0 +1,196 @@
+import { usageError } from '../../../errors.js';
+import { resolveTarget } from '../../../delivery/target.js';
+import { startListener, type RunningListener } from '../../../listen/listener.js';
+import type { LabelledSecret } from '../../../webhook/secrets.js';
+import { batchedLineWriter } from '../../batched-lines.js';
+import type { CliContext } from '../../context.js';
+import { markJsonLines } from '../../json-output.js';
+import type { ListenCommandOptions } from './definition.js';
+import { resolveHeaderName, resolveVerificationPrefix, resolveWebhookSecrets } from '../../resolve-settings.js';
+import { createListenSync } from './listen-sync.js';
+import { createListenQueue, queueSubscriber } from './listen-queue.js';
+import { listenerPrinter, printBanner, printListenSummary, queuePrinter, syncPrinter } from './listen-output.js';
+import { redactRedisUrl } from '../../../queue/queue-target.js';
+
+type Inspector = ReturnType<typeof import('./listen-inspector.js').listenInspector>;
+
+type LineWriter = ReturnType<typeof batchedLineWriter>;
+
+/** Flags that only make sense together are refused before anything is opened or bound. */
+function checkPairs(options: ListenCommandOptions): void {
+  if (!options.sync && (options.token || options.tokenFile || options.tokens || options.baseUrl || options.queue))
+    throw usageError('--token, --token-file, --tokens, --base-url and --queue go with --sync', 'conflicting_flags');
+  if (!options.capture && (options.captureSync || options.captureRefusedBodies))
+    throw usageError('--capture-sync and --capture-refused-bodies go with --capture FILE', 'conflicting_flags');
+}
+
+function checkFlags(options: ListenCommandOptions, secrets: readonly LabelledSecret[]): void {
+  // Syncing on deliveries nobody verified would let anyone trigger syncs with the real access token.
+  if (options.sync && secrets.length === 0 && !options.insecureNoVerify)
+    throw usageError(
+      'listen --sync needs a webhook secret to verify deliveries before syncing: pass --secret-file FILE (or set LEDGERHOOK_WEBHOOK_SECRET), or --insecure-no-verify to sync unverified deliveries',
+      'sync_needs_secret',
+    );
+}
+
+/** The inspector (--ui, --ui-port or --ui-host) is fed by the same events as the printer; loaded only then. */
+async function loadInspector(
+  options: ListenCommandOptions,
+  secrets: readonly LabelledSecret[],
+  verificationPrefix: string | undefined,
+): Promise<Inspector | undefined> {
+  return options.ui || options.uiPort !== undefined || options.uiHost !== undefined
+    ? (await import('./listen-inspector.js')).listenInspector(options, secrets, verificationPrefix)
+    : undefined;
+}
+
+/** What --sync opened: a queue (with --queue) or an in-process sync, or neither without --sync. */
+interface Syncing {
+  queueUrl: string | undefined;
+  queued: Awaited<ReturnType<typeof createListenQueue>> | undefined;
+  sync: Awaited<ReturnType<typeof createListenSync>> | undefined;
+}
+
+async function openSyncing(
+  options: ListenCommandOptions,
+  ctx: CliContext,
+  out: LineWriter,
+  ui: Inspector | undefined,
+): Promise<Syncing> {
+  const printSync = syncPrinter(options, ctx, out);
+  // --sync --queue: enqueue for `ledgerhook worker`s instead of syncing here (issue #13).
+  const queueUrl = options.sync ? (options.queue ?? ctx.env.LEDGERHOOK_QUEUE) : undefined;
+  const queued = queueUrl ? await createListenQueue(options, ctx, queuePrinter(options, ctx, out)) : undefined;
+  const sync =
+    options.sync && !queued
+      ? await createListenSync(options, ctx, (event) => {
+          ui?.onSyncEvent(event);
+          printSync(event);
+        })
+      : undefined;
+  return { queueUrl, queued, sync };
+}
+
+interface Wiring {
+  secrets: readonly LabelledSecret[];
+  headerName: string;
+  verificationPrefix: string | undefined;
+  forwardTo: URL | undefined;
+  ui: Inspector | undefined;
+  syncing: Syncing;
+}
+
+/** Binds the listener with every flag translated, its events fed to the inspector and the printer. */
+function startListening(
+  options: ListenCommandOptions,
+  ctx: CliContext,
+  out: LineWriter,
+  wiring: Wiring,
+): Promise<RunningListener> {
+  const { secrets, headerName, verificationPrefix, forwardTo, ui, syncing } = wiring;
+  const { sync, queued } = syncing;
+  const printEvent = listenerPrinter(options, ctx, out);
+  return startListener({
+    port: options.port,
+    host: options.host,
+    path: options.path === undefined ? undefined : options.path.startsWith('/') ? options.path : `/${options.path}`,
+    secrets,
+    headerName,
+    verificationPrefix,
+    toleranceSeconds: options.tolerance,
+    allowFutureIat: options.allowFutureIat,
+    acceptInvalid: options.acceptInvalid,
+    maxBodyBytes: options.maxBody,
+    requestTimeoutMs: Math.round(options.requestTimeout * 1000),
+    idleTimeoutMs: Math.round(options.idleTimeout * 1000),
+    maxConnections: options.maxConnections,
+    capture: options.capture
+      ? { path: options.capture, sync: options.captureSync, refusedBodies: options.captureRefusedBodies }
+      : undefined,
+    forwardTo,
+    onAccepted: sync ? (delivery) => sync.handle(delivery) : undefined,
+    // Awaited before the answer: a 2xx means the delivery's jobs are in Redis.
+    subscribers: queued ? [queueSubscriber(queued)] : undefined,
+    onEvent: (event) => {
+      ui?.onListenerEvent(event);
+      printEvent(event);
+    },
+  });
+}
+
+/** An inspector that cannot start takes the listener down with it: nothing is left bound. */
+async function startInspector(ui: Inspector | undefined, listener: RunningListener, forwardTo: URL | undefined) {
+  try {
+    return await ui?.start(listener.url, forwardTo);
+  } catch (error) {
+    await listener.close();
+    throw error;
+  }
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/** The listener, then the inspector; if either fails, the queue's Redis connection is released first. */
+async function startServing(
+  options: ListenCommandOptions,
+  ctx: CliContext,
+  out: LineWriter,
+  wiring: Parameters<typeof startListening>[3],
+) {
+  try {
+    const listener = await startListening(options, ctx, out, wiring);
+    return { listener, inspector: await startInspector(wiring.ui, listener, wiring.forwardTo) };
+  } catch (error) {
+    await wiring.syncing.queued?.close().catch(() => {});
+    throw error;
+  }
+}
+
+export async function run(options: ListenCommandOptions, ctx: CliContext): Promise<void> {
+  // JSON Lines: one event per line, each with kind and time; a failure ends the stream with an error line.
+  if (options.json) markJsonLines(ctx);
+  // Ctrl-C is handled from the start: a signal that comes right after the first line must not kill the process.
+  const { signal: stopped } = ctx;
+  if (stopped.aborted) return;
+  // Flag pairs first: a usage error creates nothing (not even the local development secret).
+  checkPairs(options);
+  const secrets = await resolveWebhookSecrets(options, ctx, { createLocal: true });
+  checkFlags(options, secrets);
+  const headerName = await resolveHeaderName(options, ctx);
+  const verificationPrefix = await resolveVerificationPrefix(options, ctx);
+  const forwardTo = options.forwardTo !== undefined ? resolveTarget(options.forwardTo) : undefined;
+  const out = batchedLineWriter(ctx.stdout);
+  const ui = await loadInspector(options, secrets, verificationPrefix);
+  const syncing = await openSyncing(options, ctx, out, ui);
+  const { queueUrl, queued, sync } = syncing;
+  const { listener, inspector } = await startServing(options, ctx, out, {
+    secrets,
+    headerName,
+    verificationPrefix,
+    forwardTo,
+    ui,
+    syncing,
+  });
+  printBanner(options, ctx, {
+    url: listener.url,
+    inspectorUrl: inspector?.url,
+    verifying: secrets.length > 0,
+    headerName,
+    forwardTo: forwardTo?.href,
+    syncing: Boolean(sync || queued),
+    queue: queueUrl === undefined ? undefined : redactRedisUrl(queueUrl),
+  });
+  await untilAborted(ctx.signal);
+  // Deliveries stop first, then what they started (syncs, queued jobs) is let finish.
+  await listener.close();
+  await inspector?.close();
+  await sync?.idle();
+  await queued?.close();
+  out.flush();
+  printListenSummary(options, ctx, listener);
+}

@@ -1,0 +1,115 @@
+import { Option, type Command } from 'commander';
+import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../../../defaults.js';
+import { DEFAULT_EXPENSE_ITEMS, DEFAULT_OTHER_ITEMS } from '../../../mock/mock-types.js';
+import type { RunCommand } from '../../runner.js';
+import type { SecretFlags } from '../../resolve-settings.js';
+import { decimal, examples, integer, rateLimit } from '../../parsers.js';
+import {
+  addHeaderNameOption,
+  addVerificationPrefixOption,
+  addJsonOption,
+  addSecretOptions,
+} from '../../common-options.js';
+
+export interface MockCommandOptions extends SecretFlags {
+  port: number;
+  host: string;
+  token?: string | undefined;
+  seed: number;
+  items: number;
+  otherItems: number;
+  user?: string | undefined;
+  churn?: number | undefined;
+  webhookUrl?: string | undefined;
+  latency?: number | undefined;
+  failRate?: number | undefined;
+  dropRate?: number | undefined;
+  rateLimit?: { requests: number; windowSeconds: number } | undefined;
+  deletedIdsOn: 'first' | 'last' | 'every';
+  since: 'exclusive' | 'inclusive';
+  granularity: 'ms' | 's';
+  json?: boolean | undefined;
+}
+
+export function defineMock(program: Command, run: RunCommand): void {
+  const command = program
+    .command('mock')
+    .summary('run a local emulator of the bookkeeping API (paging, incremental sync, webhooks, faults)')
+    .description(
+      'Run a local emulator of the API: every list endpoint of spec 4.2 under /rest/v5 with the exact paging rules of spec 4.3 (limit, cursor and lastUpdatedDate headers; cursor only when more pages remain; deletedIds), seeded data, data that changes (POST /__mock/mutate, --churn), signed webhooks for every change, and fault injection.',
+    )
+    .option('--port <port>', 'port (0 picks a free one)', integer('--port', { min: 0, max: 65535 }), DEFAULT_MOCK_PORT)
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--token <token>', `the bearer token it accepts (default: ${DEFAULT_MOCK_TOKEN})`)
+    .option('--seed <n>', 'seed of the generated data', integer('--seed'), 42)
+    .option('--items <n>', 'number of expenses', integer('--items', { min: 0, max: 50_000_000 }), DEFAULT_EXPENSE_ITEMS)
+    .option(
+      '--other-items <n>',
+      'number of items of every other entity',
+      integer('--other-items', { min: 0, max: 1_000_000 }),
+      DEFAULT_OTHER_ITEMS,
+    )
+    .option('--user <id>', 'the userId webhooks are sent for')
+    .option('--churn <seconds>', 'change data on its own at this interval', decimal('--churn', { min: 0.01 }))
+    .option(
+      '--webhook-url <url>',
+      'send a signed ENTITY_UPDATE (and a LIFECYCLE_EVENT where one fits) here for every change',
+    )
+    .option('--latency <ms>', 'delay every API answer', integer('--latency', { min: 0, max: 600_000 }))
+    .option(
+      '--fail-rate <p>',
+      'answer this share of API requests with 500 or 503',
+      decimal('--fail-rate', { min: 0, max: 1 }),
+    )
+    .option(
+      '--drop-rate <p>',
+      'reset the connection of this share of API requests',
+      decimal('--drop-rate', { min: 0, max: 1 }),
+    )
+    .option(
+      '--rate-limit <n/seconds>',
+      'answer 429 with Retry-After past N requests per window per token (the spec shows no limit: this is for trying your own)',
+      rateLimit('--rate-limit'),
+    )
+    .addOption(
+      new Option('--deleted-ids-on <page>', 'which page of an incremental read carries deletedIds')
+        .choices(['first', 'last', 'every'])
+        .default('first'),
+    )
+    .addOption(
+      new Option(
+        '--since <boundary>',
+        'how lastUpdatedDate is compared (not shown by the spec): exclusive sends changes after it, inclusive at or after it',
+      )
+        .choices(['exclusive', 'inclusive'])
+        .default('exclusive'),
+    )
+    .addOption(
+      new Option(
+        '--granularity <unit>',
+        'precision of lastUpdatedDate, sent and compared: ms, or s (whole seconds; with --since exclusive a change in the same second as a read is lost unless sync --lag 1s)',
+      )
+        .choices(['ms', 's'])
+        .default('ms'),
+    );
+  addSecretOptions(command);
+  addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
+  addJsonOption(
+    command,
+    'print { baseUrl, token } as the first line, then one JSON object per line per change and webhook',
+  );
+  command
+    .addHelpText(
+      'after',
+      examples(
+        'ledgerhook mock',
+        'curl -H "Authorization: Bearer ledgerhook-mock-token" -H "limit: 100" http://127.0.0.1:4010/rest/v5/expenses',
+        'ledgerhook mock --port 0 --json --items 100000 --churn 2',
+        'ledgerhook mock --webhook-url http://127.0.0.1:4000/ --secret-file sandbox.secret --churn 5',
+        'ledgerhook mock --fail-rate 0.1 --rate-limit 100/60 --latency 50',
+        `curl -X POST -d '{"path":"/expenses","create":2,"update":1,"delete":1,"retype":1}' http://127.0.0.1:4010/__mock/mutate`,
+      ),
+    )
+    .action((options: MockCommandOptions) => run(() => import('./mock.js'), options));
+}

@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import type { RunCommand } from '../../runner.js';
+import { examples } from '../../parsers.js';
+import { addJsonOption } from '../../common-options.js';
+
+/** Where the jobs are: shared by listen --queue, worker and queue status. */
+export interface QueueFlags {
+  queue?: string;
+  queueName?: string;
+}
+
+export interface QueueStatusOptions extends QueueFlags {
+  action?: 'status' | 'retry';
+  failed?: boolean;
+  json?: boolean;
+}
+
+export function addQueueOptions(command: Command, what = 'Redis of the job queue'): Command {
+  return command
+    .option('--queue <url>', `${what}, e.g. redis://127.0.0.1:6379 (default: LEDGERHOOK_QUEUE)`)
+    .option(
+      '--queue-name <name>',
+      'BullMQ queue name; every receiver and worker of one deployment uses the same (default: LEDGERHOOK_QUEUE_NAME, else ledgerhook-sync)',
+    );
+}
+
+export function defineQueue(program: Command, run: RunCommand): void {
+  const queue = program
+    .command('queue')
+    .summary('look at the sync job queue (Redis/BullMQ) shared by receivers and workers')
+    .description('Inspect the queue that `listen --sync --queue` fills and `ledgerhook worker` drains.')
+    .addHelpText('after', examples('ledgerhook queue status --queue redis://127.0.0.1:6379'));
+  addJsonOption(
+    addQueueOptions(
+      queue
+        .command('status')
+        .description('jobs waiting, active, delayed, failed and completed, and the backlog per user')
+        .addHelpText(
+          'after',
+          examples(
+            'ledgerhook queue status --queue redis://127.0.0.1:6379',
+            'LEDGERHOOK_QUEUE=redis://10.0.0.5:6379 ledgerhook queue status --json',
+          ),
+        ),
+    ),
+  ).action((options: QueueStatusOptions) => run(() => import('./queue.js'), { ...options, action: 'status' }));
+  addJsonOption(
+    addQueueOptions(
+      queue
+        .command('retry')
+        .description(
+          'put failed jobs back in the queue (after fixing what failed them: a token, a path); jobs retrying after a transient failure need nothing',
+        )
+        .option('--failed', 'every failed job (the default, and for now the only choice)')
+        .addHelpText(
+          'after',
+          examples('ledgerhook queue retry --failed --queue redis://127.0.0.1:6379', 'ledgerhook queue retry --json'),
+        ),
+    ),
+  ).action((options: QueueStatusOptions) => run(() => import('./queue.js'), { ...options, action: 'retry' }));
+}

@@ -1,0 +1,78 @@
+import type { Command } from 'commander';
+import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../../defaults.js';
+import type { RunCommand } from '../../runner.js';
+import type { SecretFlags } from '../../resolve-settings.js';
+import type { CaptureSelector } from '../../../capture/read-captures.js';
+import { decimal, examples, integer } from '../../parsers.js';
+import {
+  addHeaderNameOption,
+  addJsonOption,
+  addSecretOptions,
+  addVerificationPrefixOption,
+} from '../../common-options.js';
+
+export interface ReplayCommandOptions extends SecretFlags, CaptureSelector {
+  file: string;
+  to: string;
+  asCaptured?: boolean;
+  includeUnverified?: boolean;
+  includeRefused?: boolean;
+  resignRefused?: boolean;
+  dryRun?: boolean;
+  concurrency: number;
+  delay?: number;
+  timeout: number;
+  json?: boolean;
+}
+
+export function defineReplay(program: Command, run: RunCommand): void {
+  const command = program
+    .command('replay')
+    .summary('replay captured deliveries into your app, re-signed so they still verify')
+    .description(
+      'Replay deliveries captured by `ledgerhook listen --capture` to TARGET, byte-exact. Only deliveries that listen verified at receipt are sent by default, each re-signed with a fresh iat so that an old capture still verifies; --as-captured sends the original token unchanged. Deliveries listen refused are skipped unless --include-refused (then sent with their original token; --resign-refused re-signs them, with a warning); deliveries captured without a secret need --include-unverified. Every line shows the original verdict. The header is --header-name, else LEDGERHOOK_HEADER_NAME, else the stored headerName, else the one each delivery was captured with. Exit 0 only if every answer was 2xx; 3 if nothing answers.',
+    )
+    .argument('<file>', 'capture file written by listen --capture')
+    .requiredOption('--to <target>', 'where to send: a URL, host:port, :port, or a port')
+    .option('--id <id>', 'only the delivery with this id')
+    .option('--index <n>', 'only the delivery at this 0-based position', integer('--index', { min: 0 }))
+    .option('--last <n>', 'only the last N (after the other filters)', integer('--last', { min: 1 }))
+    .option('--type <type>', 'only ENTITY_UPDATE or LIFECYCLE_EVENT (any case)')
+    .option('--event <name>', 'only this LIFECYCLE_EVENT (checked against the catalogue)')
+    .option('--user <id>', 'only deliveries for this userId')
+    .option('--as-captured', 'send the original verification header unchanged (no re-signing)')
+    .option('--include-unverified', 'also send deliveries captured by a listener that had no secret (never verified)')
+    .option(
+      '--include-refused',
+      'also send deliveries the listener refused, with their original token (never re-signed)',
+    )
+    .option('--resign-refused', 'with --include-refused: re-sign the refused ones too, so that they verify (warns)')
+    .option('--dry-run', 'list what would be sent, and how (re-signed or as captured); send nothing')
+    .option('--concurrency <n>', 'deliveries in flight at once', integer('--concurrency', { min: 1, max: 1000 }), 1)
+    .option('--delay <ms>', 'pause between deliveries (keeps the captured order)', integer('--delay', { min: 0 }))
+    .option(
+      '--timeout <seconds>',
+      'how long to wait for each answer',
+      decimal('--timeout', { min: 0.001, max: 3600 }),
+      DEFAULT_DELIVERY_TIMEOUT_MS / 1000,
+    );
+  addSecretOptions(command);
+  addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
+  addJsonOption(command);
+  command
+    .addHelpText(
+      'after',
+      examples(
+        'ledgerhook replay deliveries.jsonl --to http://localhost:3000/webhooks',
+        'ledgerhook replay deliveries.jsonl --to 3000 --last 5 --event INVOICE_VIEWED',
+        'ledgerhook replay deliveries.jsonl --to 3000 --id dlv_lx2k9a1b2c3d --as-captured   # test expiry handling',
+        'ledgerhook replay deliveries.jsonl --to 3000 --include-refused --dry-run   # what would go out, and how',
+        'ledgerhook replay deliveries.jsonl --to 3000 --include-unverified   # captured by listen without a secret',
+        'ledgerhook replay deliveries.jsonl --to 3000 --id dlv_lx2k9a1b2c3d --include-refused --resign-refused   # warns',
+      ),
+    )
+    .action((file: string, options: Omit<ReplayCommandOptions, 'file'>) =>
+      run(() => import('./replay.js'), { ...options, file }),
+    );
+}

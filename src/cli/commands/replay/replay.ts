@@ -1,0 +1,149 @@
+import type { CaptureRecord } from '../../../capture/capture-record.js';
+import { roundMs } from '../../../util/percentiles.js';
+import { printable } from '../../render-delivery.js';
+import { readCaptures, selectCaptures } from '../../../capture/read-captures.js';
+import { EVENTS, WEBHOOK_TYPES } from '../../../catalogue/events.js';
+import { didYouMean } from '../../../catalogue/suggest.js';
+import { resolveTarget } from '../../../delivery/target.js';
+import { LedgerhookError, usageError } from '../../../errors.js';
+import { describeVerdict } from '../../../replay/captured-delivery.js';
+import type { DeliveryOutcome } from '../../../delivery/send-deliveries.js';
+import { planReplay, replayDeliveries, type PlannedReplay, type ReplayPlan } from '../../../replay/replay.js';
+import { writeJson, writeLine, type CliContext } from '../../context.js';
+import type { ReplayCommandOptions } from './definition.js';
+import { describeRecord } from '../../delivery-line.js';
+import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
+
+const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
+
+/** --type and --event are checked against the catalogue (and the capture: custom events exist). */
+function validateFilters(options: ReplayCommandOptions, records: readonly CaptureRecord[]): void {
+  const type = options.type;
+  if (type !== undefined && !WEBHOOK_TYPES.some((known) => known === type.toUpperCase()))
+    throw usageError(
+      `unknown type "${type}"${didYouMean(type, WEBHOOK_TYPES)}; use ${WEBHOOK_TYPES.join(' or ')}`,
+      'unknown_webhook_type',
+    );
+  const event = options.event;
+  if (event === undefined) return;
+  const known = new Set([...EVENTS.map((e) => e.name), ...records.flatMap((r) => (r.event ? [r.event] : []))]);
+  if (![...known].some((name) => name.toUpperCase() === event.toUpperCase()))
+    throw usageError(
+      `unknown event "${event}"${didYouMean(event, [...known])}; \`ledgerhook events\` lists them`,
+      'unknown_event',
+    );
+}
+
+interface ReplayLine {
+  id: string;
+  verdict: string;
+  mode: PlannedReplay['mode'];
+  status?: number | undefined;
+  latencyMs?: number | undefined;
+  error?: string | undefined;
+}
+
+function humanLine(line: ReplayLine, record: CaptureRecord, ctx: CliContext): string {
+  const c = ctx.color;
+  const how = line.mode === 're-signed' ? 're-signed' : 'as captured';
+  const verdict = line.verdict === 'valid' ? c.green(line.verdict) : c.yellow(line.verdict);
+  const head = `${c.dim(printable(record.id))} ${describeRecord(record)} [${printable(verdict)}] ${how}`;
+  if (line.error !== undefined) return `${head} → ${c.red(`no answer: ${printable(line.error)}`)}`;
+  if (line.status === undefined) return `${head} (dry run: not sent)`;
+  const paint = line.status >= 200 && line.status < 300 ? c.green : c.red;
+  return `${head} → ${paint(String(line.status))} in ${line.latencyMs} ms`;
+}
+
+type Skipped = Array<{ id: string; verdict: string }>;
+
+/** Says on stderr what is not sent, and warns when refused deliveries are about to verify. */
+function announce(plan: ReplayPlan, skipped: Skipped, url: URL, options: ReplayCommandOptions, ctx: CliContext): void {
+  const c = ctx.color;
+  // Where it goes, resolved, before anything is sent (a typed target is never silently reinterpreted).
+  if (!options.json)
+    writeLine(
+      ctx.stderr,
+      `${options.dryRun ? 'would replay' : 'replaying'} ${deliveries(plan.send.length)} to ${url.href}`,
+    );
+  if (skipped.length > 0 && !options.json) {
+    const verdicts = [...new Set(skipped.map((s) => s.verdict))].join(', ');
+    writeLine(
+      ctx.stderr,
+      `${c.yellow('note:')} skipped ${deliveries(skipped.length)} not verified at receipt (${verdicts}); --include-refused or --include-unverified sends them`,
+    );
+  }
+  if (plan.send.some((p) => p.verdict === 'refused' && p.mode === 're-signed'))
+    writeLine(
+      ctx.stderr,
+      `${c.yellow('warning:')} re-signing deliveries that listen refused: they will verify although they were never authentic`,
+    );
+}
+
+function dryRun(plan: ReplayPlan, skipped: Skipped, url: URL, options: ReplayCommandOptions, ctx: CliContext): void {
+  const lines = plan.send.map((p) => ({ id: p.record.id, verdict: describeVerdict(p.record), mode: p.mode }));
+  if (options.json) {
+    writeJson(ctx, { url: url.href, dryRun: true, deliveries: lines, skipped });
+    return;
+  }
+  plan.send.forEach((p, index) => {
+    const line = lines[index];
+    if (line) writeLine(ctx.stdout, humanLine(line, p.record, ctx));
+  });
+  writeLine(ctx.stdout, `dry run: would send ${deliveries(plan.send.length)} to ${url.href}; nothing was sent`);
+}
+
+function lineFor(planned: PlannedReplay, outcome: DeliveryOutcome): ReplayLine {
+  const line: ReplayLine = { id: planned.record.id, verdict: describeVerdict(planned.record), mode: planned.mode };
+  if (!outcome.ok) return { ...line, error: outcome.error.message };
+  return { ...line, status: outcome.response.status, latencyMs: roundMs(outcome.response.latencyMs) };
+}
+
+export async function run(options: ReplayCommandOptions, ctx: CliContext): Promise<void> {
+  const url = resolveTarget(options.to);
+  const { records, warnings } = await readCaptures(options.file);
+  for (const warning of warnings) writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${options.file}: ${warning}`);
+  validateFilters(options, records);
+  // The options are a CaptureSelector themselves (id, index, last, type, event, user).
+  const plan = planReplay(selectCaptures(records, options), {
+    includeUnverified: options.includeUnverified,
+    includeRefused: options.includeRefused,
+    resignRefused: options.resignRefused,
+    asCaptured: options.asCaptured,
+  });
+  const skipped = plan.skipped.map(({ record }) => ({ id: record.id, verdict: describeVerdict(record) }));
+  announce(plan, skipped, url, options, ctx);
+  if (options.dryRun) return dryRun(plan, skipped, url, options, ctx);
+  const needsSecret = plan.send.some((p) => p.mode === 're-signed');
+  // No fallback name: each delivery then keeps the header it was captured with.
+  const headerName = await resolveHeaderName(options, ctx, '');
+  const lines: ReplayLine[] = [];
+  const { summary } = await replayDeliveries({
+    planned: plan.send,
+    url,
+    concurrency: options.concurrency,
+    timeoutMs: Math.round(options.timeout * 1000),
+    signal: ctx.signal,
+    secret: needsSecret ? await requireSigningSecret(options, ctx) : undefined,
+    headerName: headerName === '' ? undefined : headerName,
+    verificationPrefix: needsSecret ? await resolveVerificationPrefix(options, ctx) : undefined,
+    delayMs: options.delay,
+    onProgress: ({ planned, outcome }) => {
+      const line = lineFor(planned, outcome);
+      lines.push(line);
+      if (!options.json) writeLine(ctx.stdout, humanLine(line, planned.record, ctx));
+    },
+  });
+  if (options.json) writeJson(ctx, { url: url.href, results: lines, skipped, ...summary });
+  else
+    writeLine(
+      ctx.stdout,
+      `replayed ${summary.sent} of ${deliveries(records.length)} captured to ${url.href}: ${summary.succeeded} answered 2xx${skipped.length > 0 ? `, ${skipped.length} skipped` : ''}`,
+    );
+  if (summary.networkErrors === summary.sent)
+    throw new LedgerhookError('ERR_NETWORK', summary.firstNetworkError ?? 'no delivery got an answer');
+  if (summary.failed > 0)
+    throw new LedgerhookError(
+      'ERR_CHECK_FAILED',
+      `${summary.failed} of ${summary.sent} replayed ${summary.sent === 1 ? 'delivery was' : 'deliveries were'} not answered with 2xx`,
+    );
+}

@@ -1,0 +1,108 @@
+import type { Command } from 'commander';
+import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../../defaults.js';
+import { ENTITIES } from '../../../catalogue/entities.js';
+import { EVENTS } from '../../../catalogue/events.js';
+import type { RunCommand } from '../../runner.js';
+import type { SecretFlags } from '../../resolve-settings.js';
+import { collect, decimal, examples, integer } from '../../parsers.js';
+import {
+  addHeaderNameOption,
+  addVerificationPrefixOption,
+  addJsonOption,
+  addSecretOptions,
+} from '../../common-options.js';
+
+export interface SendSampleCommandOptions extends SecretFlags {
+  type?: string | undefined;
+  to: string;
+  event?: string;
+  user?: string;
+  entities?: string;
+  eventData?: string;
+  set?: string[];
+  body?: string;
+  unsigned?: boolean;
+  iat?: number;
+  timeout: number;
+  count: number;
+  concurrency: number;
+  json?: boolean;
+}
+
+const wrap = (words: readonly string[], indent: string) => {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of words) {
+    if (line && `${line} ${word}`.length > 96) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines.map((text) => `${indent}${text}`).join('\n');
+};
+
+export function defineSendSample(program: Command, run: RunCommand): void {
+  const command = program
+    .command('send-sample')
+    .summary('send a realistic, correctly signed webhook to a receiver')
+    .description(
+      'Send a realistic webhook (spec 2.1/2.2), signed as the service signs it, to your receiver. TYPE is ENTITY_UPDATE, LIFECYCLE_EVENT (with --event) or an event name (any case). Exit 0 on 2xx, 1 on another status, 3 when nothing answers.',
+    )
+    .argument('[type]', 'ENTITY_UPDATE, LIFECYCLE_EVENT, or an event name such as INVOICE_VIEWED')
+    .requiredOption('--to <target>', 'where to send: a URL, host:port, :port, or a port (http://localhost:PORT/)')
+    .option('--event <name>', 'the LIFECYCLE_EVENT name')
+    .option('--user <id>', 'userId of the body (default: a stable fake id)')
+    .option('--entities <names>', 'comma-separated entity names for ENTITY_UPDATE')
+    .option('--event-data <json>', 'eventData object for LIFECYCLE_EVENT, replacing the sample one')
+    .option('--set <path=value>', 'set a field of the body, dotted path, JSON or string value (repeatable)', collect)
+    .option('--body <file>', "send this file's bytes exactly instead of a generated body")
+    .option('--unsigned', 'send no verification header')
+    .option(
+      '--iat <seconds>',
+      'issue time in seconds since the epoch (backdate to test expiry)',
+      integer('--iat', { min: 0 }),
+    )
+    .option(
+      '--timeout <seconds>',
+      'how long to wait for an answer',
+      decimal('--timeout', { min: 0.001, max: 3600 }),
+      DEFAULT_DELIVERY_TIMEOUT_MS / 1000,
+    )
+    .option(
+      '--count <n>',
+      'send this many deliveries (each with a fresh iat) and summarise',
+      integer('--count', { min: 1, max: 10_000_000 }),
+      1,
+    )
+    .option(
+      '--concurrency <n>',
+      'deliveries in flight at once with --count',
+      integer('--concurrency', { min: 1, max: 1000 }),
+      1,
+    );
+  addSecretOptions(command);
+  addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
+  addJsonOption(command);
+  command
+    .addHelpText(
+      'after',
+      `\nEvents:\n${wrap(
+        EVENTS.map((e) => e.name),
+        '  ',
+      )}\nEntities:\n${wrap(
+        ENTITIES.map((e) => e.name),
+        '  ',
+      )}\n${examples(
+        'ledgerhook send-sample ENTITY_UPDATE --to 3000',
+        'ledgerhook send-sample invoice_viewed --to http://localhost:3000/webhooks --user user_42',
+        'ledgerhook send-sample LIFECYCLE_EVENT --event EXPENSE_ADDED --set eventData.amount=19.99 --to :3000',
+        'ledgerhook send-sample ENTITY_UPDATE --entities expense,invoice --iat 1700000000 --to 3000   # expired',
+        'ledgerhook send-sample ENTITY_UPDATE --count 5000 --concurrency 50 --to 3000',
+      )}`,
+    )
+    .action((type: string | undefined, options: Omit<SendSampleCommandOptions, 'type'>) =>
+      run(() => import('./send-sample.js'), { ...options, type }),
+    );
+}

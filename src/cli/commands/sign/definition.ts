@@ -1,0 +1,48 @@
+import { Option, type Command } from 'commander';
+import type { RunCommand } from '../../runner.js';
+import type { SecretFlags } from '../../resolve-settings.js';
+import { examples, integer } from '../../parsers.js';
+import { addHeaderNameOption, addVerificationPrefixOption, addSecretOptions } from '../../common-options.js';
+
+export const SIGN_FORMATS = ['token', 'header', 'json', 'curl'] as const;
+
+export interface SignCommandOptions extends SecretFlags {
+  file?: string | undefined;
+  data?: string;
+  iat?: number;
+  format: (typeof SIGN_FORMATS)[number];
+  url: string;
+}
+
+export function defineSign(program: Command, run: RunCommand): void {
+  const command = program
+    .command('sign')
+    .summary('sign a webhook body as the service does (HS256 JWT)')
+    .description(
+      'Sign a webhook body the way the service does: an HS256 JWT with iat and request_body_sha256 (the Base64 SHA-256 of the exact body bytes), for the Service-Verification header.',
+    )
+    .argument('[file]', 'body file, or - for stdin (the bytes are signed exactly as they are)')
+    .option('--data <json>', 'the body as a JSON string instead of a file')
+    .option(
+      '--iat <seconds>',
+      'issue time in seconds since the epoch (default: now); backdate to test expiry',
+      integer('--iat', { min: 0 }),
+    )
+    .addOption(new Option('--format <format>', 'what to print').choices(SIGN_FORMATS).default('token'))
+    .option('--url <url>', 'target URL for --format curl', 'http://localhost:4000/');
+  addSecretOptions(command);
+  addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
+  command
+    .addHelpText(
+      'after',
+      examples(
+        `ledgerhook sign body.json --secret-file ./sandbox.secret`,
+        `ledgerhook sign --data '{"userId":"u1","type":"ENTITY_UPDATE","entities":["expense"]}' --format curl --url http://localhost:3000/webhooks`,
+        `cat body.json | LEDGERHOOK_WEBHOOK_SECRET=... ledgerhook sign - --format header`,
+      ),
+    )
+    .action((file: string | undefined, options: Omit<SignCommandOptions, 'file'>) =>
+      run(() => import('./sign.js'), { ...options, file }),
+    );
+}

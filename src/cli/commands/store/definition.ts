@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import type { RunCommand } from '../../runner.js';
+import { examples } from '../../parsers.js';
+import { addJsonOption } from '../../common-options.js';
+
+export interface StoreMigrateOptions {
+  store?: string;
+  json?: boolean;
+}
+
+export function addStoreOption(command: Command, purpose: string): Command {
+  return command.option(
+    '--store <url>',
+    `${purpose}: a postgres:// URL (default: LEDGERHOOK_STORE); add ?options=-c%20search_path%3DNAME for a schema of its own`,
+  );
+}
+
+export function defineStore(program: Command, run: RunCommand): void {
+  const store = program
+    .command('store')
+    .summary('prepare the Postgres store (tables ledgerhook_items and ledgerhook_state)')
+    .description(
+      'The Postgres store of `sync --store` and `ledgerhook worker`. Its tables are also created on first use.',
+    )
+    .addHelpText('after', examples('ledgerhook store migrate --store postgres://127.0.0.1:5432/app'));
+  addJsonOption(
+    addStoreOption(
+      store
+        .command('migrate')
+        .description('create or upgrade the tables; safe to run again and from several machines at once')
+        .addHelpText(
+          'after',
+          examples(
+            'ledgerhook store migrate --store postgres://app@db.internal:5432/app',
+            'LEDGERHOOK_STORE=postgres://127.0.0.1:5432/test ledgerhook store migrate --json',
+          ),
+        ),
+      'the database',
+    ),
+  ).action((options: StoreMigrateOptions) => run(() => import('./store.js'), options));
+}

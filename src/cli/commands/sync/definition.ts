@@ -1,0 +1,156 @@
+import type { Command } from 'commander';
+import type { RunCommand } from '../../runner.js';
+import {
+  DEFAULT_MAX_PAGES,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_PAGE_LIMIT,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+} from '../../../defaults.js';
+import { Option } from 'commander';
+import { collect, decimal, duration, examples, formatDuration, integer } from '../../parsers.js';
+import { addJsonOption } from '../../common-options.js';
+import { addStoreOption } from '../store/definition.js';
+import { ENVIRONMENTS } from '../../../settings/environments.js';
+
+/** Flags shared by sync and state: which dataset on which server. */
+export interface DatasetFlags {
+  target?: string | undefined;
+  type?: string | undefined;
+  filter?: string[] | undefined;
+  baseUrl?: string | undefined;
+  env?: string | undefined;
+  /** postgres:// URL: Postgres instead of local files (issue #13). */
+  store?: string | undefined;
+}
+
+export interface SyncCommandOptions extends DatasetFlags {
+  all?: boolean;
+  limit: number;
+  out: string;
+  token?: string;
+  tokenFile?: string;
+  full?: boolean;
+  dryRun?: boolean;
+  concurrency: number;
+  maxPages: number;
+  maxResponseBytes: number;
+  /** Seconds per request. */
+  timeout: number;
+  watch?: boolean;
+  /** Milliseconds between two rounds of --watch. */
+  interval: number;
+  /** Milliseconds of waiting allowed per request for 429 and 5xx answers. */
+  maxWait: number;
+  lag: number;
+  json?: boolean;
+}
+
+export interface StateCommandOptions extends DatasetFlags {
+  action: 'list' | 'show' | 'reset';
+  all?: boolean;
+  json?: boolean;
+}
+
+export function addDatasetOptions(command: Command): Command {
+  return addStoreOption(command, 'Postgres instead of local files')
+    .option('--type <type>', 'the type filter of spec 4.3 (e.g. PENDING)')
+    .option('--filter <key=value>', 'any other query parameter of the dataset (repeatable)', collect)
+    .option('--base-url <url>', 'API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
+    .option(
+      '--env <name>',
+      `stored environment to use: ${ENVIRONMENTS.join(' or ')} (default: LEDGERHOOK_ENV, else sandbox once anything is configured for sandbox or production, else local: ledgerhook mock)`,
+    );
+}
+
+export function defineSync(program: Command, run: RunCommand): void {
+  const command = program
+    .command('sync')
+    .summary('sync a dataset page by page into local JSON, fetching only what changed')
+    .description(
+      "Sync an entity's dataset into a local JSON file (one item per line, sorted by id). The first run reads everything; later runs send the stored lastUpdatedDate and apply only the changes and deletedIds (spec 4.3). Files are replaced atomically and the state is saved only after, so an interrupted sync loses nothing.",
+    )
+    .argument('[target]', 'an entity name (expense, expenses, invoice...) or a path (/expenses/expenses)')
+    .option('--all', 'sync every entity of the catalogue')
+    .option(
+      '--limit <n>',
+      'page size (spec 4.3 recommends 100)',
+      integer('--limit', { min: 1, max: 100_000 }),
+      DEFAULT_PAGE_LIMIT,
+    )
+    .option('--out <dir>', 'directory of the JSON files', './ledgerhook-data')
+    .option(
+      '--token-file <file>',
+      'read the bearer access token from a file (default: LEDGERHOOK_TOKEN, else the stored token)',
+    )
+    .option('--token <token>', 'the same token as a value: visible in shell history and ps, prefer --token-file')
+    .option(
+      '--max-pages <n>',
+      'stop with an error after this many pages of one dataset',
+      integer('--max-pages', { min: 1 }),
+      DEFAULT_MAX_PAGES,
+    )
+    .option(
+      '--max-response-bytes <n>',
+      'refuse an answer bigger than this',
+      integer('--max-response-bytes', { min: 1024 }),
+      DEFAULT_MAX_RESPONSE_BYTES,
+    )
+    .option(
+      '--timeout <seconds>',
+      'give up on a request after this long (retried like a network error)',
+      decimal('--timeout', { min: 0.1, max: 3600 }),
+      DEFAULT_REQUEST_TIMEOUT_MS / 1000,
+    )
+    .addOption(
+      new Option(
+        '--max-wait <duration>',
+        'how long to ride out a rate limit (429) or server errors (5xx) per request, honouring Retry-After, before stopping (5m, 30s, 1h)',
+      )
+        .argParser(duration('--max-wait', { minMs: 0, maxMs: 24 * 3_600_000 }))
+        .default(300_000, formatDuration(300_000)),
+    )
+    .addOption(
+      new Option(
+        '--lag <duration>',
+        'look back this far past the stored lastUpdatedDate, so that changes at the boundary are read again (1s for a server that filters with > at whole seconds)',
+      )
+        .argParser(duration('--lag', { minMs: 0, maxMs: 24 * 3_600_000 }))
+        .default(0, '0'),
+    )
+    .option('--watch', 'keep syncing: a round, a pause of --interval, and again, until Ctrl-C')
+    .addOption(
+      new Option(
+        '--interval <duration>',
+        'pause between two rounds of --watch (60s, 5m, 500ms; a bare number is seconds)',
+      )
+        .argParser(duration('--interval', { minMs: 100, maxMs: 24 * 3_600_000 }))
+        .default(60_000, formatDuration(60_000)),
+    )
+    .option('--full', 'ignore the stored state and rebuild from a full read')
+    .option('--dry-run', 'fetch and report, write nothing')
+    .option(
+      '--concurrency <n>',
+      'datasets synced at once with --all',
+      integer('--concurrency', { min: 1, max: 32 }),
+      4,
+    );
+  addDatasetOptions(command);
+  addJsonOption(command);
+  command
+    .addHelpText(
+      'after',
+      examples(
+        '# against the local mock service (run `ledgerhook mock` in another terminal):',
+        'ledgerhook sync expenses --base-url http://127.0.0.1:4010/rest/v5 --token ledgerhook-mock-token',
+        'ledgerhook sync /expenses/expenses --type PENDING --json',
+        'ledgerhook sync --all --out ./data --env production',
+        'ledgerhook sync invoices --full --limit 1000',
+        'ledgerhook sync expenses --store postgres://127.0.0.1:5432/app',
+        'ledgerhook sync expenses --token-file ~/.ledgerhook-token --timeout 20 --max-pages 5000',
+        'ledgerhook sync expenses --type PENDING --watch --interval 30s',
+      ),
+    )
+    .action((target: string | undefined, options: Omit<SyncCommandOptions, 'target'>) =>
+      run(() => import('./sync.js'), { ...options, target }),
+    );
+}

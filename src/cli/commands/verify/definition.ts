@@ -1,0 +1,84 @@
+import type { Command } from 'commander';
+import { DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../../../defaults.js';
+import type { RunCommand } from '../../runner.js';
+import type { SecretFlags } from '../../resolve-settings.js';
+import { examples, integer } from '../../parsers.js';
+import {
+  addHeaderNameOption,
+  addVerificationPrefixOption,
+  addJsonOption,
+  addSecretOptions,
+} from '../../common-options.js';
+
+export interface VerifyCommandOptions extends SecretFlags {
+  file?: string | undefined;
+  token?: string;
+  header?: string;
+  data?: string;
+  tolerance: number;
+  now?: number;
+  ignoreExpiry?: boolean;
+  allowFutureIat?: boolean;
+  delivery?: string;
+  atReceipt?: boolean;
+  json?: boolean;
+}
+
+export function defineVerify(program: Command, run: RunCommand): void {
+  const command = program
+    .command('verify')
+    .summary('check that a webhook delivery is authentic, and explain why not')
+    .description(
+      'Verify a webhook delivery as spec 5.2 describes (HS256 signature, freshness, body hash) and explain each check. Exit 0 when authentic, 1 when not, 2 for unusable input.',
+    )
+    .argument('[file]', 'the raw body as received, or - for stdin')
+    .option('--data <body>', 'the raw body as a string instead of a file')
+    .option('--token <jwt>', `the ${DEFAULT_HEADER_NAME} header value (the bare JWT)`)
+    .option(
+      '--header <line>',
+      "the whole header line, e.g. 'Service-Verification: eyJ...'; its name must be the verification header's",
+    )
+    .option(
+      '--tolerance <seconds>',
+      'maximum age in seconds (expired when now - iat >= tolerance)',
+      integer('--tolerance', { min: 0 }),
+      DEFAULT_TOLERANCE_SECONDS,
+    )
+    .option(
+      '--now <seconds>',
+      'verify as if now were this time (seconds since the epoch)',
+      integer('--now', { min: 0 }),
+    )
+    .option('--ignore-expiry', 'skip the freshness check (for old captures)')
+    .option(
+      '--allow-future-iat',
+      'accept an iat further in the future than the tolerance, with a warning (default: refused as issued_in_future)',
+    )
+    .option(
+      '--delivery <file[:index|#id]>',
+      'verify a delivery captured by `listen --capture` (body and header from the capture; default: the last one)',
+    )
+    .option(
+      '--at-receipt',
+      'with --delivery: verify as of the capture\'s receivedAt (labelled "as recorded": that time is not re-checked)',
+    );
+  addSecretOptions(command, { repeatable: true });
+  addHeaderNameOption(command);
+  addVerificationPrefixOption(command);
+  addJsonOption(command);
+  command
+    .addHelpText(
+      'after',
+      examples(
+        `ledgerhook verify body.json --token "$TOKEN" --secret-file ./sandbox.secret`,
+        `ledgerhook verify body.json --header 'Service-Verification: eyJhbGciOi...' --env production`,
+        `ledgerhook verify body.json --token "$TOKEN" --ignore-expiry --json`,
+        `ledgerhook verify --delivery deliveries.jsonl#dlv_lx2k9a1b2c3d --at-receipt`,
+        `ledgerhook verify body.json --header 'Acme-Verification: eyJhbGciOi...' --header-name Acme-Verification`,
+        `ledgerhook verify body.json --token "$TOKEN" --now 1700000000 --allow-future-iat`,
+      ),
+    )
+    .action((file: string | undefined, options: Omit<VerifyCommandOptions, 'file'>) =>
+      run(() => import('./verify.js'), { ...options, file }),
+    );
+}

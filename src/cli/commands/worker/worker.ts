@@ -1,0 +1,117 @@
+import { usageError } from '../../../errors.js';
+import { readTokenMap } from '../../token-map.js';
+import type { SyncWorkerEvent } from '../../../queue/sync-worker.js';
+import type { CliContext } from '../../context.js';
+import { jsonLine, markJsonLines } from '../../json-output.js';
+import { printable, quoted } from '../../render-delivery.js';
+import type { WorkerCommandOptions } from './definition.js';
+import { resolveBaseUrl, resolveToken } from '../../resolve-dataset.js';
+import { resolveEntityPaths } from '../../resolve-settings.js';
+import { parseRateLimit, resolveQueue, resolveStoreUrl } from '../../resolve-scale.js';
+import { batchedLineWriter } from '../../batched-lines.js';
+
+/** One human line per worker event, in the words `listen --sync` uses. */
+function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined {
+  const c = ctx.color;
+  // userIds come from webhooks: quoted so that no control character reaches the terminal.
+  const user = quoted;
+  switch (event.type) {
+    case 'worker-ready':
+      return `${c.bold('worker ready')} on queue ${event.queue}, ${event.concurrency} jobs at once ${c.dim('(Ctrl-C or SIGTERM to stop)')}`;
+    case 'sync-start':
+      return c.dim(
+        `  ↻ syncing ${event.dataset} for ${user(event.userId)} (job ${event.run}, attempt ${event.attempt})`,
+      );
+    case 'sync-done': {
+      const s = event.summary;
+      return `  ${c.green('✔')} ${s.dataset} for ${user(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items`;
+    }
+    case 'sync-failed':
+      return `  ${c.red('✖')} ${event.dataset} for ${user(event.userId)}: ${printable(event.error)}${event.retryInMs !== undefined ? ` (transient: retry ${event.retries} in ${Math.round(event.retryInMs / 1000)} s)` : event.willRetry ? ' (will retry)' : ''}`;
+    case 'no-token':
+      return c.yellow(`  ! no access token for ${user(event.userId)}: ${event.entities.join(', ')} not synced`);
+    case 'job-invalid':
+      return c.yellow(`  ! job ${event.run} is not a ledgerhook sync job: failed without running`);
+    case 'job-returned':
+      return c.dim(`  ↩ job ${event.run} (${event.entity} for ${user(event.userId)}) put back in the queue`);
+    case 'stalled':
+      return c.yellow(`  ! job ${event.run} lost its worker: queued again`);
+    case 'worker-error':
+      return c.red(`  ! ${event.message}`);
+  }
+}
+
+export async function run(options: WorkerCommandOptions, ctx: CliContext): Promise<void> {
+  // JSON Lines: one event per line, each with kind and time; a failure ends the stream with an error line.
+  if (options.json) markJsonLines(ctx);
+  // Ctrl-C is handled from the start: a signal that comes right after the first line must not kill the process.
+  const { signal: stopped } = ctx;
+  if (stopped.aborted) return;
+  const target = resolveQueue(options, ctx);
+  const storeUrl = resolveStoreUrl(options, ctx);
+  if (!storeUrl) throw usageError('no store: pass --store postgres://... or set LEDGERHOOK_STORE', 'missing_store');
+  if (options.tokens && (options.token || options.tokenFile))
+    throw usageError(
+      'give --token-file or --token (every user) or --tokens FILE (per user), not several',
+      'conflicting_flags',
+    );
+  const baseUrl = await resolveBaseUrl(options, ctx);
+  if (baseUrl === undefined)
+    throw usageError('no base URL: pass --base-url or set LEDGERHOOK_BASE_URL', 'missing_base_url');
+  // Off unless set: the spec shows no rate limit; a limit is the user's own knowledge of the service.
+  const rateLimit = options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit);
+  const paths = await resolveEntityPaths(options, ctx);
+  let tokenFor: (userId: string) => string | undefined;
+  if (options.tokens) {
+    const map = await readTokenMap(options.tokens);
+    tokenFor = (userId) => map.get(userId);
+  } else {
+    const token = await resolveToken(options, ctx);
+    tokenFor = () => token;
+  }
+  const [{ startSyncWorker }, { PostgresStore }, { storeSync }] = await Promise.all([
+    import('../../../queue/sync-worker.js'),
+    import('../../../store/postgres/postgres-store.js'),
+    import('../../../queue/store-sync.js'),
+  ]);
+  const store = new PostgresStore({ url: storeUrl, maxConnections: options.concurrency + 1 });
+  await store.migrate();
+  const out = batchedLineWriter(ctx.stdout);
+  const counts = { done: 0, failed: 0, returned: 0 };
+  const worker = await startSyncWorker({
+    ...target,
+    concurrency: options.concurrency,
+    tokenFor,
+    rateLimit,
+    lockDurationMs: Math.round(options.lockSeconds * 1000),
+    stalledIntervalMs: Math.max(1000, Math.round((options.lockSeconds * 1000) / 2)),
+    paths,
+    runSync: storeSync({ store, baseUrl, limit: options.limit, paths }),
+    onEvent: (event) => {
+      if (event.type === 'sync-done') counts.done += 1;
+      else if (event.type === 'sync-failed') counts.failed += 1;
+      else if (event.type === 'job-returned') counts.returned += 1;
+      if (options.json) {
+        // Shaped like listen --sync's lines: a run's summary fields sit beside kind, userId and entity.
+        const { type, ...rest } = event;
+        const fields = event.type === 'sync-done' ? { ...rest, summary: undefined, ...event.summary } : rest;
+        out.write(jsonLine(type, fields));
+        if (type === 'worker-ready') out.flush();
+      } else {
+        const line = eventLine(event, ctx);
+        if (line) out.write(line);
+        if (event.type === 'worker-ready') out.flush();
+      }
+    },
+  });
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await worker.close(Math.round(options.shutdownGrace * 1000));
+  await store.close();
+  if (options.json) out.write(jsonLine('summary', counts));
+  else
+    out.write(`\nstopped: ${counts.done} runs done, ${counts.failed} failed, ${counts.returned} put back in the queue`);
+  out.flush();
+}
