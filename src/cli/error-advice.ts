@@ -1,4 +1,5 @@
 import type { ErrorReason, LedgerhookError, LedgerhookErrorDetails } from '../errors.js';
+import { DEFAULT_MOCK_PORT } from '../defaults.js';
 
 /**
  * What the user can do about an error, in CLI words (flags, commands). The library throws neutral
@@ -39,6 +40,13 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
     'pass --secret-file FILE or set LEDGERHOOK_WEBHOOK_SECRET (or use --as-captured to send the original tokens)',
   no_receiver_case_left: () => 'loosen --only or --skip',
   invalid_assignment: () => "--set takes path=value, e.g. --set 'eventData.amount=10'",
+
+  // Nothing listens where the local environment points: that is `ledgerhook mock`, not yet started.
+  connection_refused: (d) =>
+    // local-environment.ts's address, spelled from defaults.ts: this table loads on every start.
+    d.origin === `http://127.0.0.1:${DEFAULT_MOCK_PORT}`
+      ? 'that is the local environment (ledgerhook mock): start it with `ledgerhook mock` in another terminal'
+      : '',
 
   // settings
   settings_invalid: () => 'fix the file, or move it away and ledgerhook starts a new one',

@@ -70,5 +70,5 @@ export function networkError(
         return new LedgerhookError('ERR_ABORTED', `${method} ${url.href} was aborted`, { cause: error });
       else message = `${method} ${url.href} failed: ${(error as Error)?.message ?? String(error)}`;
   }
-  return new LedgerhookError('ERR_NETWORK', message, { cause: error, details: { reason } });
+  return new LedgerhookError('ERR_NETWORK', message, { cause: error, details: { reason, origin: url.origin } });
 }
