@@ -133,7 +133,8 @@ export async function run(options: ReplayCommandOptions, ctx: CliContext): Promi
       if (!options.json) writeLine(ctx.stdout, humanLine(line, planned.record, ctx));
     },
   });
-  if (options.json) writeJson(ctx, { url: url.href, results: lines, skipped, ...summary });
+  if (options.json)
+    writeJson(ctx, { url: url.href, results: lines, skipped, ...summary, elapsedMs: Math.round(summary.elapsedMs) });
   else
     writeLine(
       ctx.stdout,
