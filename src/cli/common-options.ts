@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
-import { DEFAULT_HEADER_NAME } from '../defaults.js';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_HEADER_NAME } from '../defaults.js';
 import { ENVIRONMENTS } from '../settings/environments.js';
-import { collect } from './parsers.js';
+import { collect, decimal } from './parsers.js';
 
 /** --secret, --secret-file, --env: how every webhook command finds its secret. */
 export function addSecretOptions(command: Command, { repeatable = false } = {}): Command {
@@ -28,6 +28,21 @@ export function addHeaderNameOption(command: Command): Command {
   return command.option(
     '--header-name <name>',
     `verification header name (default: LEDGERHOOK_HEADER_NAME, else the stored headerName, else ${DEFAULT_HEADER_NAME})`,
+  );
+}
+
+/** The verification header as the service sends it: its name and what stands before the JWT. */
+export function addVerificationHeaderOptions(command: Command): Command {
+  return addVerificationPrefixOption(addHeaderNameOption(command));
+}
+
+/** How long to wait for a receiver's answer to one delivery (send-sample, replay, check-receiver). */
+export function addDeliveryTimeoutOption(command: Command): Command {
+  return command.option(
+    '--timeout <seconds>',
+    'how long to wait for each answer',
+    decimal('--timeout', { min: 0.001, max: 3600 }),
+    DEFAULT_DELIVERY_TIMEOUT_MS / 1000,
   );
 }
 

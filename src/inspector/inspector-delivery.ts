@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isReplayMarker, REPLAY_OF_HEADER } from '../replay/replay.js';
 import { shortMismatchCause } from '../webhook/diagnostics.js';
 import { parseToken } from '../webhook/token-parts.js';
 import type { CaptureRecord } from '../capture/capture-record.js';
@@ -102,9 +103,9 @@ function mismatchCause(record: CaptureRecord): string | undefined {
 
 /** The replay marker, when it reads as an id (the header arrives from the network like any other). */
 function replayOf(record: CaptureRecord): string | undefined {
-  const value = record.headers?.['ledgerhook-replay-of'];
+  const value = record.headers?.[REPLAY_OF_HEADER];
   const id = Array.isArray(value) ? value[0] : value;
-  return typeof id === 'string' && /^[\w.-]{1,80}$/.test(id) ? id : undefined;
+  return isReplayMarker(id) ? id : undefined;
 }
 
 export function toSummary(delivery: InspectorDelivery): InspectorSummary {

@@ -60,11 +60,20 @@ function capturedHeaders(record: CaptureRecord, keepCopies: boolean): Record<str
  */
 export const REPLAY_OF_HEADER = 'ledgerhook-replay-of';
 
+/**
+ * An id that may travel in that header and be shown as a link: the listener's own ids are; an id
+ * edited into a capture file (control characters, a header's worth of text) is not, and then no
+ * marker is sent rather than a delivery failing on it.
+ */
+export function isReplayMarker(id: unknown): id is string {
+  return typeof id === 'string' && /^[\w.-]{1,80}$/.test(id);
+}
+
 async function replayDelivery(planned: PlannedReplay, options: ReplayOptions): Promise<OutgoingDelivery> {
   const { record, body } = planned;
   const asCaptured = planned.mode === 'as-captured';
   const headers = capturedHeaders(record, asCaptured);
-  headers[REPLAY_OF_HEADER] = record.id;
+  if (isReplayMarker(record.id)) headers[REPLAY_OF_HEADER] = record.id;
   const headerName = (options.headerName ?? record.headerName).toLowerCase();
   if (asCaptured) {
     // As captured means every copy of every header, in order: a delivery refused for a duplicated

@@ -82,3 +82,12 @@ describe('planReplay', () => {
     });
   });
 });
+
+describe('the replay marker (ledgerhook-replay-of)', () => {
+  it('travels only for an id a header can carry; an edited capture id sends no marker, not a failed delivery', async () => {
+    const { isReplayMarker } = await import('../../src/replay/replay.js');
+    assert.equal(isReplayMarker('dlv_01HX2Z'), true);
+    for (const bad of ['evil\r\nx-injected: 1', '', 'x'.repeat(81), 'a b', 7])
+      assert.equal(isReplayMarker(bad), false, JSON.stringify(bad));
+  });
+});

@@ -1,18 +1,14 @@
 import type { Command } from 'commander';
-import {
-  DEFAULT_DELIVERY_TIMEOUT_MS,
-  DEFAULT_RECEIVER_SKEW_SECONDS,
-  DEFAULT_TOLERANCE_SECONDS,
-} from '../../../defaults.js';
+import { DEFAULT_RECEIVER_SKEW_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../../../defaults.js';
 import { RECEIVER_CASE_TABLE } from '../../../delivery/receiver-case-table.js';
 import type { RunCommand } from '../../runner.js';
 import type { SecretFlags } from '../../resolve-settings.js';
-import { decimal, examples, integer } from '../../parsers.js';
+import { examples, integer } from '../../parsers.js';
 import {
-  addHeaderNameOption,
   addJsonOption,
   addSecretOptions,
-  addVerificationPrefixOption,
+  addVerificationHeaderOptions,
+  addDeliveryTimeoutOption,
 } from '../../common-options.js';
 
 export interface CheckReceiverCommandOptions extends SecretFlags {
@@ -57,16 +53,10 @@ export function defineCheckReceiver(program: Command, run: RunCommand): void {
       'statuses that mean "rejected", comma-separated codes or classes (e.g. 202 for a receiver that answers 202 and drops what it refuses)',
       '4xx',
     )
-    .option('--reject-body <text>', 'an answer whose body contains this text counts as rejected, whatever its status')
-    .option(
-      '--timeout <seconds>',
-      'how long to wait for each answer',
-      decimal('--timeout', { min: 0.001, max: 3600 }),
-      DEFAULT_DELIVERY_TIMEOUT_MS / 1000,
-    );
+    .option('--reject-body <text>', 'an answer whose body contains this text counts as rejected, whatever its status');
+  addDeliveryTimeoutOption(command);
   addSecretOptions(command);
-  addHeaderNameOption(command);
-  addVerificationPrefixOption(command);
+  addVerificationHeaderOptions(command);
   addJsonOption(command);
   const cases = RECEIVER_CASE_TABLE.map(
     (c) => `  ${c.id.padEnd(22)}${c.expect.padEnd(7)} ${c.level.padEnd(12)} ${c.title}`,

@@ -11,12 +11,7 @@ import type { RunCommand } from '../../runner.js';
 import type { SecretFlags } from '../../resolve-settings.js';
 import { decimal, examples, integer } from '../../parsers.js';
 import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
-import {
-  addHeaderNameOption,
-  addVerificationPrefixOption,
-  addJsonOption,
-  addSecretOptions,
-} from '../../common-options.js';
+import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
 
 export interface ListenCommandOptions extends SecretFlags {
@@ -151,8 +146,7 @@ export function defineListen(program: Command, run: RunCommand): void {
   addQueueOptions(command, 'with --sync: instead of syncing here, enqueue a job per (user, dataset) in this Redis');
   addInspectorOptions(command);
   addSecretOptions(command, { repeatable: true });
-  addHeaderNameOption(command);
-  addVerificationPrefixOption(command);
+  addVerificationHeaderOptions(command);
   addJsonOption(
     command,
     'print one JSON object per line (kind: listening, delivery, refused, sync-..., summary) and nothing else on stdout',

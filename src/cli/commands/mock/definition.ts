@@ -4,12 +4,7 @@ import { DEFAULT_EXPENSE_ITEMS, DEFAULT_OTHER_ITEMS } from '../../../mock/mock-t
 import type { RunCommand } from '../../runner.js';
 import type { SecretFlags } from '../../resolve-settings.js';
 import { decimal, examples, integer, rateLimit } from '../../parsers.js';
-import {
-  addHeaderNameOption,
-  addVerificationPrefixOption,
-  addJsonOption,
-  addSecretOptions,
-} from '../../common-options.js';
+import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 
 export interface MockCommandOptions extends SecretFlags {
   port: number;
@@ -93,8 +88,7 @@ export function defineMock(program: Command, run: RunCommand): void {
         .default('ms'),
     );
   addSecretOptions(command);
-  addHeaderNameOption(command);
-  addVerificationPrefixOption(command);
+  addVerificationHeaderOptions(command);
   addJsonOption(
     command,
     'print { baseUrl, token } as the first line, then one JSON object per line per change and webhook',

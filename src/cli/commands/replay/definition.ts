@@ -1,14 +1,13 @@
 import type { Command } from 'commander';
-import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../../defaults.js';
 import type { RunCommand } from '../../runner.js';
 import type { SecretFlags } from '../../resolve-settings.js';
 import type { CaptureSelector } from '../../../capture/read-captures.js';
-import { decimal, examples, integer } from '../../parsers.js';
+import { examples, integer } from '../../parsers.js';
 import {
-  addHeaderNameOption,
   addJsonOption,
   addSecretOptions,
-  addVerificationPrefixOption,
+  addVerificationHeaderOptions,
+  addDeliveryTimeoutOption,
 } from '../../common-options.js';
 
 export interface ReplayCommandOptions extends SecretFlags, CaptureSelector {
@@ -49,16 +48,10 @@ export function defineReplay(program: Command, run: RunCommand): void {
     .option('--resign-refused', 'with --include-refused: re-sign the refused ones too, so that they verify (warns)')
     .option('--dry-run', 'list what would be sent, and how (re-signed or as captured); send nothing')
     .option('--concurrency <n>', 'deliveries in flight at once', integer('--concurrency', { min: 1, max: 1000 }), 1)
-    .option('--delay <ms>', 'pause between deliveries (keeps the captured order)', integer('--delay', { min: 0 }))
-    .option(
-      '--timeout <seconds>',
-      'how long to wait for each answer',
-      decimal('--timeout', { min: 0.001, max: 3600 }),
-      DEFAULT_DELIVERY_TIMEOUT_MS / 1000,
-    );
+    .option('--delay <ms>', 'pause between deliveries (keeps the captured order)', integer('--delay', { min: 0 }));
+  addDeliveryTimeoutOption(command);
   addSecretOptions(command);
-  addHeaderNameOption(command);
-  addVerificationPrefixOption(command);
+  addVerificationHeaderOptions(command);
   addJsonOption(command);
   command
     .addHelpText(

@@ -47,7 +47,8 @@ function humanLine(line: ReplayLine, record: CaptureRecord, ctx: CliContext): st
   const c = ctx.color;
   const how = line.mode === 're-signed' ? 're-signed' : 'as captured';
   const verdict = line.verdict === 'valid' ? c.green(line.verdict) : c.yellow(line.verdict);
-  const head = `${c.dim(printable(record.id))} ${describeRecord(record)} [${printable(verdict)}] ${how}`;
+  // An id read from a capture file is text from elsewhere: one line, whatever it holds.
+  const head = `${c.dim(printable(record.id).replace(/\n/g, '\\u000a'))} ${describeRecord(record)} [${printable(verdict)}] ${how}`;
   if (line.error !== undefined) return `${head} → ${c.red(`no answer: ${printable(line.error)}`)}`;
   if (line.status === undefined) return `${head} (dry run: not sent)`;
   const paint = line.status >= 200 && line.status < 300 ? c.green : c.red;

@@ -1,15 +1,14 @@
 import type { Command } from 'commander';
-import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../../defaults.js';
 import { ENTITIES } from '../../../catalogue/entities.js';
 import { EVENTS } from '../../../catalogue/events.js';
 import type { RunCommand } from '../../runner.js';
 import type { SecretFlags } from '../../resolve-settings.js';
-import { collect, decimal, examples, integer } from '../../parsers.js';
+import { collect, examples, integer } from '../../parsers.js';
 import {
-  addHeaderNameOption,
-  addVerificationPrefixOption,
   addJsonOption,
   addSecretOptions,
+  addVerificationHeaderOptions,
+  addDeliveryTimeoutOption,
 } from '../../common-options.js';
 
 export interface SendSampleCommandOptions extends SecretFlags {
@@ -64,12 +63,6 @@ export function defineSendSample(program: Command, run: RunCommand): void {
       integer('--iat', { min: 0 }),
     )
     .option(
-      '--timeout <seconds>',
-      'how long to wait for an answer',
-      decimal('--timeout', { min: 0.001, max: 3600 }),
-      DEFAULT_DELIVERY_TIMEOUT_MS / 1000,
-    )
-    .option(
       '--count <n>',
       'send this many deliveries (each with a fresh iat) and summarise',
       integer('--count', { min: 1, max: 10_000_000 }),
@@ -81,9 +74,9 @@ export function defineSendSample(program: Command, run: RunCommand): void {
       integer('--concurrency', { min: 1, max: 1000 }),
       1,
     );
+  addDeliveryTimeoutOption(command);
   addSecretOptions(command);
-  addHeaderNameOption(command);
-  addVerificationPrefixOption(command);
+  addVerificationHeaderOptions(command);
   addJsonOption(command);
   command
     .addHelpText(

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import type { RunCommand } from '../../runner.js';
 import type { SecretFlags } from '../../resolve-settings.js';
 import { examples, integer } from '../../parsers.js';
-import { addHeaderNameOption, addVerificationPrefixOption, addSecretOptions } from '../../common-options.js';
+import { addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 
 export const SIGN_FORMATS = ['token', 'header', 'json', 'curl'] as const;
 
@@ -31,8 +31,7 @@ export function defineSign(program: Command, run: RunCommand): void {
     .addOption(new Option('--format <format>', 'what to print').choices(SIGN_FORMATS).default('token'))
     .option('--url <url>', 'target URL for --format curl', 'http://localhost:4000/');
   addSecretOptions(command);
-  addHeaderNameOption(command);
-  addVerificationPrefixOption(command);
+  addVerificationHeaderOptions(command);
   command
     .addHelpText(
       'after',

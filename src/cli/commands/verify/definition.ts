@@ -3,12 +3,7 @@ import { DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../../../default
 import type { RunCommand } from '../../runner.js';
 import type { SecretFlags } from '../../resolve-settings.js';
 import { examples, integer } from '../../parsers.js';
-import {
-  addHeaderNameOption,
-  addVerificationPrefixOption,
-  addJsonOption,
-  addSecretOptions,
-} from '../../common-options.js';
+import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 
 export interface VerifyCommandOptions extends SecretFlags {
   file?: string | undefined;
@@ -63,8 +58,7 @@ export function defineVerify(program: Command, run: RunCommand): void {
       'with --delivery: verify as of the capture\'s receivedAt (labelled "as recorded": that time is not re-checked)',
     );
   addSecretOptions(command, { repeatable: true });
-  addHeaderNameOption(command);
-  addVerificationPrefixOption(command);
+  addVerificationHeaderOptions(command);
   addJsonOption(command);
   command
     .addHelpText(
