@@ -12,6 +12,11 @@ export function printable(text: string): string {
   return text.replace(CONTROL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** printable() for a value on one status line (an id, a time read from a capture): newlines escaped too. */
+export function printableLine(text: string): string {
+  return printable(text).replace(/\n/g, '\\u000a').replace(/\t/g, '\\u0009');
+}
+
 /** A value from the network in a status line: JSON-quoted (no newline, visible edges), C1 controls escaped too. */
 export function quoted(value: string): string {
   return printable(JSON.stringify(value));
@@ -80,7 +85,10 @@ function renderToken(detail: DeliveryDetail, ctx: CliContext): void {
 /** `captures show`: headers, decoded token, verdict with reasons, pretty body. */
 export function renderDetail(detail: DeliveryDetail, ctx: CliContext): void {
   const c = ctx.color;
-  writeLine(ctx.stdout, `${c.bold(printable(detail.id))}  #${detail.index}  received ${printable(detail.receivedAt)}`);
+  writeLine(
+    ctx.stdout,
+    `${c.bold(printableLine(detail.id))}  #${detail.index}  received ${printableLine(detail.receivedAt)}`,
+  );
   writeLine(ctx.stdout, `${c.bold('request')}  ${printable(detail.method)} ${printable(detail.path)}`);
   for (const [name, value] of Object.entries(detail.headers))
     for (const one of Array.isArray(value) ? value : [value])

@@ -7,7 +7,7 @@ import { fromCaptureRecord, type InspectorDelivery } from '../../../inspector/in
 import { plural } from '../../../util/plural.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { CapturesCommandOptions, CapturesListOptions, CapturesShowOptions } from './definition.js';
-import { printable, renderDetail } from '../../render-delivery.js';
+import { printable, renderDetail, printableLine } from '../../render-delivery.js';
 import { resolveWebhookSecrets } from '../../resolve-settings.js';
 import { table } from '../../table.js';
 
@@ -55,7 +55,7 @@ async function list(options: CapturesListOptions, ctx: CliContext): Promise<void
   }
   const rows = shown.map((d) => [
     String(d.index),
-    printable(d.id),
+    printableLine(d.id),
     printable(d.receivedAt),
     verdictText(d, ctx),
     printable(what(d)),

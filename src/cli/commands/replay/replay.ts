@@ -1,6 +1,6 @@
 import type { CaptureRecord } from '../../../capture/capture-record.js';
 import { roundMs } from '../../../util/percentiles.js';
-import { printable } from '../../render-delivery.js';
+import { printable, printableLine } from '../../render-delivery.js';
 import { readCaptures, selectCaptures } from '../../../capture/read-captures.js';
 import { EVENTS, WEBHOOK_TYPES } from '../../../catalogue/events.js';
 import { didYouMean } from '../../../catalogue/suggest.js';
@@ -47,8 +47,7 @@ function humanLine(line: ReplayLine, record: CaptureRecord, ctx: CliContext): st
   const c = ctx.color;
   const how = line.mode === 're-signed' ? 're-signed' : 'as captured';
   const verdict = line.verdict === 'valid' ? c.green(line.verdict) : c.yellow(line.verdict);
-  // An id read from a capture file is text from elsewhere: one line, whatever it holds.
-  const head = `${c.dim(printable(record.id).replace(/\n/g, '\\u000a'))} ${describeRecord(record)} [${printable(verdict)}] ${how}`;
+  const head = `${c.dim(printableLine(record.id))} ${describeRecord(record)} [${printable(verdict)}] ${how}`;
   if (line.error !== undefined) return `${head} → ${c.red(`no answer: ${printable(line.error)}`)}`;
   if (line.status === undefined) return `${head} (dry run: not sent)`;
   const paint = line.status >= 200 && line.status < 300 ? c.green : c.red;

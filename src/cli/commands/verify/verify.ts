@@ -10,7 +10,7 @@ import {
 import { findHeader, verifyWebhookRequest, type HeadersLike } from '../../../webhook/request.js';
 import type { VerifyCheck, VerifyResult } from '../../../webhook/verify.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
-import { printable } from '../../render-delivery.js';
+import { printable, printableLine } from '../../render-delivery.js';
 import type { VerifyCommandOptions } from './definition.js';
 import { pipedBody, readBodyArgument } from '../../read-input.js';
 import {
@@ -194,7 +194,7 @@ export async function run(options: VerifyCommandOptions, ctx: CliContext): Promi
   const subject =
     options.delivery !== undefined ? await fromCapture(options, options.delivery, ctx) : await fromFlags(options, ctx);
   if (subject.record && !options.json)
-    writeLine(ctx.stdout, ctx.color.dim(`delivery ${printable(subject.record.id)} from ${options.delivery ?? ''}`));
+    writeLine(ctx.stdout, ctx.color.dim(`delivery ${printableLine(subject.record.id)} from ${options.delivery ?? ''}`));
   const secrets = await requireWebhookSecrets(options, ctx);
   const verificationPrefix = await prefixFor(options, subject, ctx);
   const nowSeconds = subject.nowSeconds;
