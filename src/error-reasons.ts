@@ -88,6 +88,8 @@ export const ERROR_REASONS = [
   'queue_name_invalid',
   'queue_unreachable',
   'queue_url_invalid',
+  'reconcile_different',
+  'reconcile_document',
   'redirected',
   'refused_replay_not_confirmed',
   'reject_status_covers_2xx',

@@ -8,6 +8,7 @@
  * from which the state key, a file store's directory and a queue's job id are all derived.
  */
 import type { ItemId } from '../dataset/item-id.js';
+import type { DatasetActivity } from './dataset-activity.js';
 
 export type StoredItem = Record<string, unknown> & { id: ItemId };
 
@@ -47,6 +48,11 @@ export interface ChangeSet {
   upserts: readonly StoredItem[];
   /** Ids from `deletedIds` that are not also in upserts. */
   deletedIds: readonly ItemId[];
+  /**
+   * A repair (reconcile): count the dataset's items after the change instead of moving the previous
+   * count, which the difference being repaired may have made wrong.
+   */
+  recount?: boolean | undefined;
 }
 
 export interface CommitResult {
@@ -96,10 +102,22 @@ export interface DatasetStore {
   saveDocument(ref: DatasetRef, body: unknown, state: DatasetState): Promise<void>;
   /** Where a dataset's data lives, for people: its file, or its table; nothing is created. */
   placeOf(ref: Pick<DatasetRef, 'userId' | 'dataset'>): string;
-  /** Every dataset with a state in this store, with where its data lives. */
+  /** Every dataset with a state in this store, with where its data lives and its recorded activity. */
   list(): Promise<
-    Array<{ ref: Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>; state: DatasetState; place: string }>
+    Array<{
+      ref: Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
+      state: DatasetState;
+      place: string;
+      activity?: DatasetActivity | undefined;
+    }>
   >;
+  /** Every stored item of a dataset, streamed (reconcile compares them with the server's). */
+  readItems(ref: DatasetRef): AsyncIterable<StoredItem>;
+  /**
+   * Changes what is remembered of a dataset's activity (dataset-activity.ts), never its data or state;
+   * a dataset without a state has nothing to remember it by, and is left as it is.
+   */
+  updateActivity(ref: DatasetRef, change: (previous: DatasetActivity | undefined) => DatasetActivity): Promise<void>;
   reset(ref: Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -17,6 +17,7 @@ import { type SyncSummary, syncDataset } from '../sync/sync-dataset.js';
 import { isTransientFailure } from '../sync/transient.js';
 import { transientWait } from '../util/backoff.js';
 import { SyncScheduler } from './sync-scheduler.js';
+import { ReceiptWindows, recordWebhookRun } from './run-activity.js';
 
 export type WebhookSyncEvent =
   | { type: 'sync-start'; userId: string; entity: string; dataset: string; run: number }
@@ -63,6 +64,8 @@ export interface WebhookSyncOptions {
   timeoutMs?: number | undefined;
   dispatcher?: Dispatcher | undefined;
   signal?: AbortSignal | undefined;
+  /** Clock in ms since the epoch, for the time from a webhook to its data committed (freshness). */
+  now?: (() => number) | undefined;
   onEvent?: ((event: WebhookSyncEvent) => void) | undefined;
 }
 
@@ -76,6 +79,8 @@ interface SyncRunner {
   nextRun: () => number;
   /** Runs `then` after `ms` (a pending retry); cancelled when the signal aborts. */
   later: (ms: number, then: () => void) => void;
+  /** When the deliveries each dataset's next run answers first arrived. */
+  receipts: ReceiptWindows;
 }
 
 /** A lifecycle event syncs nothing: it is reported with the catalogue's suggested use. */
@@ -109,15 +114,16 @@ async function runSync(
   path: string,
   again: (retry: number, inMs: number) => void,
   retry = 0,
+  key = '',
 ) {
   const { options, emit } = runner;
   const run = runner.nextRun();
+  const firstReceipt = runner.receipts.take(key);
   emit({ type: 'sync-start', userId, entity, dataset: path, run });
   try {
+    const ref = { baseUrl: options.baseUrl, token, path, userId };
     const summary = await syncDataset({
-      baseUrl: options.baseUrl,
-      token,
-      path,
+      ...ref,
       paths: options.paths,
       maxWaitMs: options.maxWaitMs,
       userId,
@@ -128,6 +134,7 @@ async function runSync(
       dispatcher: options.dispatcher,
       signal: options.signal,
     });
+    await recordWebhookRun(options.store, ref, summary, firstReceipt, options.now ?? Date.now);
     emit({ type: 'sync-done', userId, entity, run, summary });
   } catch (error) {
     const message = error instanceof LedgerhookError ? error.message : String(error);
@@ -135,6 +142,7 @@ async function runSync(
     if (isTransientFailure(error) && retry < (policy.max ?? 8) && !options.signal?.aborted) {
       const inMs = transientWait(retry + 1, policy);
       emit({ type: 'sync-retry', userId, entity, dataset: path, run, retry: retry + 1, inMs, error: message });
+      runner.receipts.note(key, firstReceipt);
       again(retry + 1, inMs);
       return;
     }
@@ -150,7 +158,12 @@ async function runSync(
 }
 
 /** Each entity named once gets a sync; unknown ones are reported, bursts coalesce per dataset. */
-function scheduleEntities(runner: SyncRunner, body: RawEntityUpdateBody, token: string): void {
+function scheduleEntities(
+  runner: SyncRunner,
+  body: RawEntityUpdateBody,
+  token: string,
+  receivedAtMs: number | undefined,
+): void {
   for (const name of new Set(body.entities)) {
     const entity = findEntity(name);
     if (!entity) {
@@ -166,8 +179,9 @@ function scheduleEntities(runner: SyncRunner, body: RawEntityUpdateBody, token: 
       dataset: datasetKey(path),
     });
     const userId = body.userId;
+    runner.receipts.note(key, receivedAtMs);
     const schedule = (retry: number) =>
-      runner.scheduler.request(key, () => runSync(runner, token, userId, name, path, later, retry));
+      runner.scheduler.request(key, () => runSync(runner, token, userId, name, path, later, retry, key));
     // A retry is a timer, then a request like any other (it coalesces with newer deliveries).
     const later = (retry: number, inMs: number) => runner.later(inMs, () => schedule(retry));
     const outcome = schedule(0);
@@ -176,7 +190,7 @@ function scheduleEntities(runner: SyncRunner, body: RawEntityUpdateBody, token: 
   }
 }
 
-function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody): void {
+function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody, receivedAtMs?: number): void {
   if (!parsed.ok) {
     runner.emit({
       type: 'invalid-body',
@@ -200,7 +214,7 @@ function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody): void {
     runner.emit({ type: 'no-token', userId: body.userId, entities: body.entities });
     return;
   }
-  scheduleEntities(runner, body, token);
+  scheduleEntities(runner, body, token, receivedAtMs);
 }
 
 /**
@@ -224,6 +238,7 @@ export function createWebhookSync(options: WebhookSyncOptions): {
     backoff: new SharedBackoff(),
     emit: (event) => options.onEvent?.(event),
     nextRun: () => ++runs,
+    receipts: new ReceiptWindows(),
     later: (ms, then) => {
       pending += 1;
       const timer = setTimeout(() => {
@@ -241,7 +256,7 @@ export function createWebhookSync(options: WebhookSyncOptions): {
     },
   };
   return {
-    handle: (delivery) => handleParsed(runner, delivery.parsed),
+    handle: (delivery) => handleParsed(runner, delivery.parsed, delivery.receivedAtMs),
     handleBody: (raw) => handleParsed(runner, parseWebhookBody(raw)),
     // Idle means no sync running, queued or waiting to be retried.
     idle: async () => {

@@ -7,6 +7,7 @@ import { tempFileName } from './temp-name.js';
 import { isObject } from '../../util/is-object.js';
 import { percentEncode } from '../identity.js';
 import type { DatasetState } from '../dataset-store.js';
+import type { DatasetActivity } from '../dataset-activity.js';
 
 /** What the file store remembers of one dataset: whose it is, where its file is, and its state. */
 export interface FileStoreRecord extends DatasetState {
@@ -21,6 +22,8 @@ export interface FileStoreRecord extends DatasetState {
    * a file matching it is as good as one matching the committed state.
    */
   pending?: DatasetState | undefined;
+  /** Webhook activity and the last reconcile (dataset-activity.ts): kept across commits, read leniently. */
+  activity?: DatasetActivity | undefined;
 }
 
 export type StateRecords = Record<string, FileStoreRecord>;

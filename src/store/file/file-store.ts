@@ -13,10 +13,13 @@ import type {
   DatasetStore,
   FullLoad,
   FullReadReason,
+  StoredItem,
 } from '../dataset-store.js';
 import { mergeIntoFile } from './file-store-merge.js';
 import { type FileStoreRecord, recordKey, StateFile, type StateRecords } from './file-store-state.js';
 import { datasetFileName, normaliseBaseUrl, stateKey, userDirName } from '../identity.js';
+import { activityFrom, type DatasetActivity } from '../dataset-activity.js';
+import { readItems } from './read-items.js';
 
 export interface FileStoreOptions {
   /** Directory of the data files; a user's files go in `<outDir>/<userDirName(userId)>/`. */
@@ -159,7 +162,9 @@ export class FileStore implements DatasetStore {
     };
     await this.stateFile.update((records) => {
       this.#assertOwner(records, ref, file);
-      records[this.#key(ref)] = record;
+      const key = this.#key(ref);
+      const activity = records[key]?.activity;
+      records[key] = activity ? { ...record, activity } : record;
       return { write: true, result: undefined };
     });
   }
@@ -233,12 +238,28 @@ export class FileStore implements DatasetStore {
     return this.fileFor(ref);
   }
 
-  async list(): Promise<Array<{ ref: Ref; state: DatasetState; place: string }>> {
-    return (await this.records()).map(([, record]) => ({
-      ref: { userId: record.userId, dataset: record.dataset, baseUrl: record.baseUrl },
-      state: stateOf(record),
-      place: record.file,
-    }));
+  async list(): Promise<Array<{ ref: Ref; state: DatasetState; place: string; activity?: DatasetActivity }>> {
+    return (await this.records()).map(([, record]) => {
+      const activity = activityFrom(record.activity);
+      return {
+        ref: { userId: record.userId, dataset: record.dataset, baseUrl: record.baseUrl },
+        state: stateOf(record),
+        place: record.file,
+        ...(activity ? { activity } : {}),
+      };
+    });
+  }
+
+  readItems(ref: DatasetRef): AsyncIterable<StoredItem> {
+    return readItems(this.fileFor(ref));
+  }
+
+  async updateActivity(ref: DatasetRef, change: (previous: DatasetActivity | undefined) => DatasetActivity) {
+    await this.stateFile.update((records) => {
+      const record = records[this.#key(ref)];
+      if (record) record.activity = change(activityFrom(record.activity));
+      return { write: record !== undefined, result: undefined };
+    });
   }
 
   /** Forgets the records of `keys`; files are kept. Returns the keys that were there. */

@@ -70,6 +70,14 @@ export async function upsertItems(
   return inserted;
 }
 
+export async function countItems(client: pg.ClientBase, ref: Pick<DatasetRef, 'userId' | 'dataset'>): Promise<number> {
+  const result = await client.query<{ n: string }>(
+    'SELECT count(*) AS n FROM ledgerhook_items WHERE user_id = $1 AND dataset = $2',
+    [ref.userId, ref.dataset],
+  );
+  return Number(result.rows[0]?.n ?? 0);
+}
+
 export async function deleteItems(client: pg.ClientBase, ref: DatasetRef, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
   const result = await client.query(

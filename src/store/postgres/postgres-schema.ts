@@ -25,6 +25,8 @@ const MIGRATIONS: readonly string[] = [
      token_fingerprint text NOT NULL DEFAULT '',
      PRIMARY KEY (user_id, dataset)
    );`,
+  // Issue #21: webhook activity and the last reconcile, beside the state (never part of a data commit).
+  'ALTER TABLE ledgerhook_state ADD COLUMN IF NOT EXISTS activity jsonb',
 ];
 
 /** Any 64-bit number unlikely to collide with an application's own advisory locks. */

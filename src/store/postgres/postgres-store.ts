@@ -1,6 +1,14 @@
 import type pg from 'pg';
 import { LedgerhookError } from '../../errors.js';
-import type { ChangeSet, CommitResult, DatasetRef, DatasetState, DatasetStore, FullLoad } from '../dataset-store.js';
+import type {
+  ChangeSet,
+  CommitResult,
+  DatasetRef,
+  DatasetState,
+  DatasetStore,
+  FullLoad,
+  StoredItem,
+} from '../dataset-store.js';
 import { createPostgresPool, redactUrl, storeError } from './postgres-connect.js';
 import { PostgresFullLoad } from './postgres-full-load.js';
 import {
@@ -11,10 +19,13 @@ import {
   STATE_COLUMNS,
   stateFromRow,
   upsertItems,
+  countItems,
   writeState,
   type StateRow,
 } from './postgres-rows.js';
 import { migrate, type MigrationResult } from './postgres-schema.js';
+import { readItemRows, updateActivityRow } from './postgres-activity.js';
+import { activityFrom, type DatasetActivity } from '../dataset-activity.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/db (a `?options=-c search_path=NAME` picks the schema). */
@@ -106,7 +117,8 @@ export class PostgresStore implements DatasetStore {
       const inserted = await upsertItems(client, ref, changes.upserts);
       const removed = await deleteItems(client, ref, removedIds);
       // Counted from the previous total, not with count(*): an incremental run touches only its rows.
-      const total = Number(before.items) + inserted - removed;
+      // A repair counts, since the rows it repairs may have been changed behind the count's back.
+      const total = changes.recount ? await countItems(client, ref) : Number(before.items) + inserted - removed;
       await writeState(client, ref, { ...state, items: total });
       return { total, upserted: upsertIds.size, removed };
     });
@@ -134,16 +146,34 @@ export class PostgresStore implements DatasetStore {
     return `ledgerhook_items in ${this.url}`;
   }
 
-  async list(): Promise<Array<{ ref: RefKey; state: DatasetState; place: string }>> {
+  async list(): Promise<Array<{ ref: RefKey; state: DatasetState; place: string; activity?: DatasetActivity }>> {
     await this.migrate();
     const result = await this.#withClient((client) =>
-      client.query<StateRow>(`SELECT ${STATE_COLUMNS} FROM ledgerhook_state ORDER BY user_id, dataset`),
+      client.query<StateRow & { activity: unknown }>(
+        `SELECT ${STATE_COLUMNS}, activity FROM ledgerhook_state ORDER BY user_id, dataset`,
+      ),
     );
-    return result.rows.map((row) => ({
-      ref: { userId: row.user_id, dataset: row.dataset, baseUrl: row.base_url },
-      state: stateFromRow(row),
-      place: this.placeOf(),
-    }));
+    return result.rows.map((row) => {
+      const activity = activityFrom(row.activity);
+      return {
+        ref: { userId: row.user_id, dataset: row.dataset, baseUrl: row.base_url },
+        state: stateFromRow(row),
+        place: this.placeOf(),
+        ...(activity ? { activity } : {}),
+      };
+    });
+  }
+
+  async *readItems(ref: DatasetRef): AsyncGenerator<StoredItem> {
+    assertStorable(ref);
+    await this.migrate();
+    yield* readItemRows((work) => this.#withClient(work), ref);
+  }
+
+  async updateActivity(ref: DatasetRef, change: (previous: DatasetActivity | undefined) => DatasetActivity) {
+    assertStorable(ref);
+    await this.migrate();
+    await this.#transaction((client) => updateActivityRow(client, ref, change));
   }
 
   /** Forgets the state and the rows of a dataset: the next run is a full one. */

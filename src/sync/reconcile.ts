@@ -1,0 +1,176 @@
+import { entityAtPath } from '../catalogue/entity-paths.js';
+import { LedgerhookError } from '../errors.js';
+import { compareIds, idKey, type ItemId } from '../dataset/item-id.js';
+import { DEFAULT_RETRY_POLICY } from '../http/retry-policy.js';
+import { withReconcile, withRun, type ReconcileRecord } from '../store/dataset-activity.js';
+import type { CommitResult, DatasetRef, StoredItem } from '../store/dataset-store.js';
+import { accessBeforeOwner } from './access-before-owner.js';
+import { explainEntityNotFound } from './entity-not-found.js';
+import { itemHash } from './item-hash.js';
+import { paginate } from './paginate.js';
+import { datasetRef, type SyncDatasetOptions } from './sync-dataset.js';
+
+export type ReconcileProgressEvent =
+  | { type: 'start'; dataset: string; storedItems: number }
+  | { type: 'page'; dataset: string; page: number; itemsSoFar: number }
+  | {
+      type: 'retry';
+      dataset: string;
+      attempt: number;
+      waitMs: number;
+      reason: string;
+      rateLimited?: boolean | undefined;
+    }
+  | { type: 'done'; result: ReconcileResult };
+
+export interface ReconcileOptions extends Omit<SyncDatasetOptions, 'full' | 'dryRun' | 'lagMs' | 'onProgress'> {
+  /** Apply the difference to the store in one commit (upserts and deletes together with the state). */
+  repair?: boolean | undefined;
+  onProgress?: ((event: ReconcileProgressEvent) => void) | undefined;
+}
+
+export interface ReconcileResult {
+  dataset: string;
+  userId: string;
+  equal: boolean;
+  pages: number;
+  serverItems: number;
+  storedItems: number;
+  /** On the server, not in the store. Sorted by id. */
+  missing: ItemId[];
+  /** In the store, not on the server. */
+  extra: ItemId[];
+  /** In both, with different content. */
+  different: ItemId[];
+  /** The server's lastUpdatedDate on the first page of the read. */
+  lastUpdatedDate: string;
+  /** Set when `repair` applied a difference. */
+  repaired?: CommitResult | undefined;
+}
+
+const byId = (a: ItemId, b: ItemId) => compareIds(a, b);
+
+/** The stored copy as id → hash, with a mark for every id the server also has. */
+async function storedHashes(items: AsyncIterable<StoredItem>) {
+  const stored = new Map<string, { id: ItemId; hash: string; seen: boolean }>();
+  for await (const item of items) stored.set(idKey(item.id), { id: item.id, hash: itemHash(item), seen: false });
+  return stored;
+}
+
+async function requireState(options: ReconcileOptions, ref: DatasetRef) {
+  const found = await (options.store.stateWithReason
+    ? options.store.stateWithReason(ref)
+    : options.store
+        .getState(ref)
+        .then((state) => (state ? { state } : { state: undefined, reason: 'first-sync' as const })));
+  if (found.state) return found.state;
+  const why = 'reason' in found && found.reason !== 'first-sync' ? ` (${found.reason.replace('-', ' ')})` : '';
+  throw new LedgerhookError(
+    'ERR_USAGE',
+    `${ref.dataset} has no synced copy in ${options.store.stateLocation}${why}: there is nothing to reconcile; sync it first`,
+    { details: { reason: 'dataset_not_synced', dataset: ref.dataset } },
+  );
+}
+
+/**
+ * Reads a dataset in full from the API without touching the stored copy and compares the two by id
+ * and content hash: missing, extra, different. Memory: one hash per stored item plus the differing
+ * server items (kept only for a repair). With `repair`, the difference is applied in one commit,
+ * and the state's lastUpdatedDate becomes this read's first page's (the earliest), so anything
+ * that changed while the read ran is read again by the next sync. Every run is recorded in the
+ * dataset's activity (last reconcile; a repaired difference counts as changes no webhook announced).
+ */
+export async function reconcileDataset(options: ReconcileOptions): Promise<ReconcileResult> {
+  const ref = datasetRef(options);
+  const emit = (event: ReconcileProgressEvent) => options.onProgress?.(event);
+  if (entityAtPath(ref.path, options.paths)?.paginated === false)
+    throw new LedgerhookError('ERR_USAGE', `${ref.dataset} is a document, not a list: each sync replaces it whole`, {
+      details: { reason: 'reconcile_document', dataset: ref.dataset },
+    });
+  const state = await requireState(options, ref).catch((error: unknown) =>
+    accessBeforeOwner(error, { ...options, path: ref.path, filter: ref.filter }),
+  );
+  const stored = await storedHashes(options.store.readItems(ref));
+  emit({ type: 'start', dataset: ref.dataset, storedItems: stored.size });
+  const fetched = new Map<string, StoredItem>();
+  let pages = 0;
+  let itemsRead = 0;
+  let lastUpdatedDate: string | undefined;
+  try {
+    for await (const entry of paginate({
+      ...options,
+      retry: {
+        ...(options.retry ?? DEFAULT_RETRY_POLICY),
+        ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
+      },
+      path: ref.path,
+      filter: ref.filter,
+      lastUpdatedDate: undefined,
+      onRetry: (event) => emit({ type: 'retry', dataset: ref.dataset, ...event }),
+    })) {
+      if (entry.kind === 'document')
+        throw new LedgerhookError('ERR_BAD_RESPONSE', `${ref.dataset} answered a document, not a list`, {
+          details: { reason: 'not_an_envelope' },
+        });
+      pages += 1;
+      lastUpdatedDate ??= entry.page.lastUpdatedDate;
+      for (const item of entry.page.data) {
+        const key = idKey(item.id);
+        const mine = stored.get(key);
+        if (mine) mine.seen = true;
+        // The same id on two pages (moved while the read ran): the later copy is the current one.
+        if (mine?.hash === itemHash(item)) fetched.delete(key);
+        else fetched.set(key, item);
+      }
+      itemsRead += entry.page.data.length;
+      emit({ type: 'page', dataset: ref.dataset, page: pages, itemsSoFar: itemsRead });
+      if (options.signal?.aborted) throw new LedgerhookError('ERR_ABORTED', 'stopped');
+    }
+  } catch (error) {
+    throw explainEntityNotFound(error, ref.path, options.paths);
+  }
+  const missing: ItemId[] = [];
+  const different: ItemId[] = [];
+  for (const [key, item] of fetched) (stored.has(key) ? different : missing).push(item.id);
+  const extra = [...stored.values()].filter((entry) => !entry.seen).map((entry) => entry.id);
+  // Every server id the store lacks is in `fetched` (no stored hash can match it).
+  const serverItems = stored.size - extra.length + missing.length;
+  const result: ReconcileResult = {
+    dataset: ref.dataset,
+    userId: ref.userId,
+    equal: missing.length + extra.length + different.length === 0,
+    pages,
+    serverItems,
+    storedItems: stored.size,
+    missing: missing.sort(byId),
+    extra: extra.sort(byId),
+    different: different.sort(byId),
+    lastUpdatedDate: lastUpdatedDate ?? state.lastUpdatedDate,
+  };
+  const at = new Date((options.now ?? Date.now)()).toISOString();
+  if (options.repair && !result.equal) {
+    if (options.signal?.aborted) throw new LedgerhookError('ERR_ABORTED', 'stopped');
+    result.repaired = await options.store.applyChanges(
+      ref,
+      { upserts: [...fetched.values()], deletedIds: result.extra, recount: true },
+      { ...state, lastUpdatedDate: result.lastUpdatedDate, syncedAt: at, items: 0 },
+    );
+  }
+  const record: ReconcileRecord = {
+    at,
+    serverItems,
+    storedItems: stored.size,
+    missing: missing.length,
+    extra: extra.length,
+    different: different.length,
+    repaired: result.repaired !== undefined,
+  };
+  // Only a repaired difference counts as missed changes: one left standing is found again by the
+  // next reconcile and would be counted twice; the last reconcile record shows it meanwhile.
+  const changes = record.repaired ? record.missing + record.extra + record.different : 0;
+  await options.store.updateActivity(ref, (previous) =>
+    withReconcile(withRun(previous, { cause: 'unannounced', changes, at }), record),
+  );
+  emit({ type: 'done', result });
+  return result;
+}
