@@ -58,6 +58,9 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
 
   // sync and state
   data_file_damaged: () => 'run the sync again with --full to rebuild it from the server',
+  dataset_not_synced: () => 'run `ledgerhook sync TARGET` first, with the same --out or --store, --base-url and filter',
+  reconcile_document: () => 'a document has no items to compare: `ledgerhook sync` replaces it whole each time',
+  reconcile_different: () => '--json lists the ids; --repair applies the difference, `ledgerhook sync --full` rebuilds',
   data_file_unreadable: () => 'check its permissions, or run the sync with --full to rebuild it',
   owner_mismatch: () =>
     'give each account (or server) its own --out, or `ledgerhook state reset DATASET` and sync with --full to hand the file over',

@@ -67,7 +67,7 @@ async function requireState(options: ReconcileOptions, ref: DatasetRef) {
   const why = 'reason' in found && found.reason !== 'first-sync' ? ` (${found.reason.replace('-', ' ')})` : '';
   throw new LedgerhookError(
     'ERR_USAGE',
-    `${ref.dataset} has no synced copy in ${options.store.stateLocation}${why}: there is nothing to reconcile; sync it first`,
+    `${ref.dataset} has no synced copy in ${options.store.stateLocation}${why}: there is nothing to reconcile`,
     { details: { reason: 'dataset_not_synced', dataset: ref.dataset } },
   );
 }

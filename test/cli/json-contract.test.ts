@@ -53,6 +53,8 @@ interface Fixtures {
   mock: RunningMockServer;
   token: string;
   env: Record<string, string>;
+  /** One output directory for the sync and reconcile rows. */
+  out: string;
 }
 
 type Args = (f: Fixtures) => string[];
@@ -78,8 +80,13 @@ const ONCE: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
   'captures list': { ok: (f) => ['captures', 'list', f.capture], fail: (f) => ['captures', 'list', `${f.capture}.x`] },
   'captures show': { ok: (f) => ['captures', 'show', f.capture], fail: (f) => ['captures', 'show', `${f.capture}:9`] },
   sync: {
-    ok: (f) => ['sync', 'expenses', '--base-url', f.mock.url, '--token', f.mock.token, '--out', tempDir()],
+    ok: (f) => ['sync', 'expenses', '--base-url', f.mock.url, '--token', f.mock.token, '--out', f.out],
     fail: (f) => ['sync', 'expenses', '--base-url', f.mock.url, '--token', 'wrong', '--out', tempDir()],
+  },
+  // Reconciles what the sync row above wrote (the table runs in order, with one settings directory).
+  reconcile: {
+    ok: (f) => ['reconcile', 'expenses', '--base-url', f.mock.url, '--token', f.mock.token, '--out', f.out],
+    fail: (f) => ['reconcile', '/never-synced', '--base-url', f.mock.url, '--token', f.mock.token, '--out', f.out],
   },
   'state list': { ok: () => ['state', 'list'], fail: () => ['state', 'list', '--env', 'nowhere'] },
   'state show': {
@@ -188,7 +195,7 @@ describe('one JSON contract for every --json (issue 19)', () => {
       env.STORE = schema.url;
       dropSchema = () => schema.drop();
     }
-    fixtures = { capture, receiver: receiver.url, mock, token, env };
+    fixtures = { capture, receiver: receiver.url, mock, token, env, out: join(dir, 'out') };
   });
 
   after(async () => {

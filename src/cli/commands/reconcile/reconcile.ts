@@ -1,0 +1,196 @@
+import { isAbsolute, relative } from 'node:path';
+import { LedgerhookError, usageError } from '../../../errors.js';
+import type { ItemId } from '../../../dataset/item-id.js';
+import type { DatasetStore } from '../../../store/dataset-store.js';
+import { normaliseBaseUrl } from '../../../store/identity.js';
+import {
+  type ReconcileOptions,
+  type ReconcileProgressEvent,
+  type ReconcileResult,
+  reconcileDataset,
+} from '../../../sync/reconcile.js';
+import { type DatasetOutcome, eachDataset } from '../../../sync/sync-many.js';
+import { datasetRef } from '../../../sync/sync-dataset.js';
+import { type CliContext, writeJson, writeLine } from '../../context.js';
+import { withAdvice } from '../../error-advice.js';
+import { jsonError } from '../../json-output.js';
+import { createProgressView } from '../../progress.js';
+import { fileStore, resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveToken } from '../../resolve-dataset.js';
+import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
+import { resolveEntityPaths } from '../../resolve-settings.js';
+import type { ReconcileCommandOptions } from './definition.js';
+
+/** Ids printed per kind of difference; --json lists every one. */
+const SHOWN_IDS = 20;
+
+const place = (store: DatasetStore, result: ReconcileResult) => {
+  const where = store.placeOf({ userId: result.userId, dataset: result.dataset });
+  return store.kind === 'files' && isAbsolute(where) ? relative(process.cwd(), where) : where;
+};
+
+function idList(ids: readonly ItemId[]): string {
+  const shown = ids.slice(0, SHOWN_IDS).map((id) => JSON.stringify(id));
+  return ids.length > SHOWN_IDS
+    ? `${shown.join(', ')} … and ${ids.length - SHOWN_IDS} more (--json lists all)`
+    : shown.join(', ');
+}
+
+function render(result: ReconcileResult, store: DatasetStore, ctx: CliContext): string[] {
+  const c = ctx.color;
+  const counts = `server ${result.serverItems}, stored ${result.storedItems} in ${place(store, result)}`;
+  if (result.equal) return [`${c.green('✔')} ${result.dataset}: equal (${counts})`];
+  const kinds = (['missing', 'extra', 'different'] as const).filter((kind) => result[kind].length > 0);
+  const lines = [
+    `${c.red('✖')} ${result.dataset}: ${kinds.map((kind) => `${result[kind].length} ${kind}`).join(', ')} (${counts})`,
+    ...kinds.map((kind) => `    ${kind}: ${idList(result[kind])}`),
+  ];
+  if (result.repaired)
+    lines.push(
+      `  ${c.green('repaired')}: ${result.repaired.upserted} upserted, ${result.repaired.removed} removed, ${result.repaired.total} in all; the next sync goes on from ${result.lastUpdatedDate}`,
+    );
+  return lines;
+}
+
+/** The datasets of this user that the store has a state for (--all): only those can be reconciled. */
+async function syncedPaths(
+  store: DatasetStore,
+  userId: string,
+  baseUrl: string,
+): Promise<Array<{ path: string; filter: Record<string, string> }>> {
+  const base = normaliseBaseUrl(baseUrl);
+  return (await store.list())
+    .filter(({ ref }) => ref.userId === userId && ref.baseUrl === base)
+    .map(({ ref }) => {
+      const [path = '', query = ''] = ref.dataset.split('?', 2);
+      return { path, filter: Object.fromEntries(new URLSearchParams(query)) };
+    });
+}
+
+function progressHandler(ctx: CliContext, progress: Awaited<ReturnType<typeof createProgressView>>) {
+  return (event: ReconcileProgressEvent) => {
+    if (event.type === 'start')
+      progress.update(`${event.dataset}: ${event.storedItems} stored items hashed, reading the server`);
+    else if (event.type === 'page')
+      progress.update(`${event.dataset}: page ${event.page}, ${event.itemsSoFar} items read`);
+    else if (event.type === 'retry')
+      progress.log(
+        ctx.color.yellow(
+          `${event.dataset}: retrying in ${(event.waitMs / 1000).toFixed(1)} s (attempt ${event.attempt}): ${event.reason}`,
+        ),
+      );
+  };
+}
+
+export async function run(options: ReconcileCommandOptions, ctx: CliContext): Promise<void> {
+  if (options.all && options.target !== undefined)
+    throw usageError('give a TARGET or --all, not both', 'conflicting_flags');
+  if (!options.all && options.target === undefined)
+    throw usageError(
+      'say what to reconcile: an entity name (e.g. expenses), a path (/expenses/expenses) or --all',
+      'missing_target',
+    );
+  const entityPaths = await resolveEntityPaths(options, ctx);
+  const baseUrl = await resolveBaseUrl(options, ctx);
+  if (baseUrl === undefined) throw usageError('no base URL', 'missing_base_url');
+  const token = await resolveToken(options, ctx);
+  const storeUrl = resolveStoreUrl(options, ctx);
+  const store = storeUrl ? await postgresStore(storeUrl, options.concurrency + 1) : await fileStore(ctx, options.out);
+  const progress = await createProgressView(ctx, { json: Boolean(options.json) });
+  let outcomes: Array<DatasetOutcome<ReconcileResult>>;
+  try {
+    const targets =
+      options.target === undefined
+        ? await syncedPaths(store, '', baseUrl)
+        : [{ path: resolveDatasetPath(options.target, entityPaths), filter: resolveFilter(options) }];
+    if (targets.length === 0)
+      throw usageError(
+        `no dataset has been synced from ${baseUrl} into ${store.stateLocation}: nothing to reconcile; sync one first`,
+        'dataset_not_synced',
+      );
+    const datasets: ReconcileOptions[] = targets.map(({ path, filter }) => ({
+      baseUrl,
+      token,
+      path,
+      filter,
+      paths: entityPaths,
+      store,
+      repair: options.repair,
+      limit: options.limit,
+      maxPages: options.maxPages,
+      maxWaitMs: options.maxWait,
+      maxResponseBytes: options.maxResponseBytes,
+      timeoutMs: Math.round(options.timeout * 1000),
+      signal: ctx.signal,
+      onProgress: progressHandler(ctx, progress),
+    }));
+    outcomes = await eachDataset(datasets, reconcileDataset, options.concurrency);
+    report(options, ctx, store, datasets, outcomes);
+  } finally {
+    progress.stop();
+    await store.close();
+  }
+  verdict(options, ctx, outcomes);
+}
+
+function report(
+  options: ReconcileCommandOptions,
+  ctx: CliContext,
+  store: DatasetStore,
+  datasets: readonly ReconcileOptions[],
+  outcomes: ReadonlyArray<DatasetOutcome<ReconcileResult>>,
+): void {
+  const nameOf = (index: number, path: string) => {
+    const dataset = datasets[index];
+    return dataset ? datasetRef(dataset).dataset : path;
+  };
+  if (options.json) {
+    const rendered = outcomes.map((outcome, index) =>
+      outcome.ok
+        ? { ok: true, ...outcome.summary, place: store.placeOf(outcome.summary) }
+        : 'stopped' in outcome
+          ? { ok: false, dataset: nameOf(index, outcome.path), stopped: true }
+          : { ok: false, dataset: nameOf(index, outcome.path), error: jsonError(outcome.error) },
+    );
+    const [only] = rendered;
+    if (options.all || !only) writeJson(ctx, { datasets: rendered });
+    else {
+      const { ok: _ok, error: _error, ...fields } = only as Record<string, unknown>;
+      writeJson(ctx, fields);
+    }
+    return;
+  }
+  for (const outcome of outcomes) {
+    if (outcome.ok) for (const line of render(outcome.summary, store, ctx)) writeLine(ctx.stdout, line);
+    else if (!('stopped' in outcome) && options.all)
+      writeLine(ctx.stderr, `${ctx.color.red('✖')} ${outcome.path}: ${withAdvice(outcome.error)}`);
+  }
+}
+
+/** Exit 130 when stopped, the error of a failed dataset, 1 for a difference, else 0. */
+function verdict(
+  options: ReconcileCommandOptions,
+  ctx: CliContext,
+  outcomes: ReadonlyArray<DatasetOutcome<ReconcileResult>>,
+) {
+  if (ctx.signal.aborted || outcomes.some((outcome) => !outcome.ok && 'stopped' in outcome))
+    throw new LedgerhookError(
+      'ERR_ABORTED',
+      'reconcile stopped; nothing was changed by the datasets it had not finished',
+    );
+  const failed = outcomes.filter((outcome) => !outcome.ok);
+  const first = failed[0];
+  if (first && !('stopped' in first)) {
+    if (!options.all) throw first.error;
+    throw new LedgerhookError(
+      first.error.code,
+      `${failed.length} of ${outcomes.length} datasets could not be reconciled`,
+    );
+  }
+  const different = outcomes.filter((outcome) => outcome.ok && !outcome.summary.equal).length;
+  if (different > 0)
+    throw new LedgerhookError(
+      'ERR_CHECK_FAILED',
+      `${different} of ${outcomes.length} dataset${outcomes.length === 1 ? '' : 's'} differed from the service${options.repair ? ' (repaired)' : ''}`,
+      { details: { reason: 'reconcile_different' } },
+    );
+}

@@ -1,0 +1,86 @@
+/**
+ * `ledgerhook reconcile` as a user runs it (issue 21): against a server written in the test, three
+ * changes no webhook announced are found (exit 1, ids in --json), --repair applies them, and a
+ * second run is equal (exit 0). Unusable input is one line and exit 2.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { startPagedListServer } from '../helpers/paged-list-server.js';
+
+describe('ledgerhook reconcile (issue 21)', () => {
+  it('finds three planted differences, lists them, repairs them, and is then equal', async () => {
+    const server = await startPagedListServer(120);
+    const dir = tempDir();
+    const env = { LEDGERHOOK_CONFIG_DIR: join(dir, 'config') };
+    const common = [
+      'invoices',
+      '--base-url',
+      server.baseUrl,
+      '--token',
+      't',
+      '--out',
+      join(dir, 'out'),
+      '--limit',
+      '50',
+    ];
+    try {
+      const synced = await runCli(['sync', ...common], { env });
+      assert.equal(synced.code, 0, synced.stderr);
+      server.put({ id: 3, amount: 3000, type: 'BUSINESS' });
+      server.remove(60);
+      server.put({ id: 121, amount: 121, type: 'BUSINESS' });
+
+      const found = await runCli(['reconcile', ...common], { env });
+      assert.equal(found.code, 1, found.stderr);
+      assert.match(found.stdout, /\/invoices: 1 missing, 1 extra, 1 different \(server 120, stored 120 in /);
+      assert.match(found.stdout, /missing: 121\n/);
+      assert.match(found.stdout, /extra: 60\n/);
+      assert.match(found.stdout, /different: 3\n/);
+      assert.match(found.stderr, /differed from the service; --json lists the ids; --repair applies the difference/);
+
+      const json = await runCli(['reconcile', ...common, '--json'], { env });
+      assert.equal(json.code, 1);
+      const document = JSON.parse(json.stdout);
+      assert.equal(document.ok, false);
+      assert.equal(document.error.reason, 'reconcile_different');
+      assert.deepEqual([document.missing, document.extra, document.different], [[121], [60], [3]]);
+
+      const repaired = await runCli(['reconcile', ...common, '--repair'], { env });
+      assert.equal(repaired.code, 1, repaired.stderr);
+      assert.match(repaired.stdout, /repaired: 2 upserted, 1 removed, 120 in all/);
+      const file = JSON.parse(readFileSync(join(dir, 'out', 'invoices.json'), 'utf8')) as Array<{ id: number }>;
+      assert.deepEqual(
+        file,
+        server.items().sort((a, b) => a.id - b.id),
+      );
+      const equal = await runCli(['reconcile', ...common], { env });
+      assert.equal(equal.code, 0, equal.stderr);
+      assert.match(equal.stdout, /\/invoices: equal \(server 120, stored 120/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('says in one line that a dataset never synced has nothing to reconcile (exit 2)', async () => {
+    const server = await startPagedListServer(3);
+    const dir = tempDir();
+    try {
+      const result = await runCli(
+        ['reconcile', 'invoices', '--base-url', server.baseUrl, '--token', 't', '--out', join(dir, 'out')],
+        { env: { LEDGERHOOK_CONFIG_DIR: join(dir, 'config') } },
+      );
+      assert.equal(result.code, 2);
+      assertOneLineError(result);
+      assert.match(
+        result.stderr,
+        /\/invoices has no synced copy .*nothing to reconcile; run `ledgerhook sync TARGET` first/,
+      );
+      assert.equal(server.pages, 0);
+    } finally {
+      await server.close();
+    }
+  });
+});
