@@ -9,6 +9,7 @@ import { defineInspect } from './commands/inspect/definition.js';
 import { defineListen } from './commands/listen/definition.js';
 import { defineMock } from './commands/mock/definition.js';
 import { defineQueue } from './commands/queue/definition.js';
+import { defineFreshness } from './commands/freshness/definition.js';
 import { defineReconcile } from './commands/reconcile/definition.js';
 import { defineReplay } from './commands/replay/definition.js';
 import { defineSendSample } from './commands/send-sample/definition.js';
@@ -37,6 +38,7 @@ export const COMMANDS: ReadonlyArray<(program: Command, run: RunCommand) => void
   defineMock,
   defineSync,
   defineReconcile,
+  defineFreshness,
   defineState,
   defineWorker,
   defineQueue,

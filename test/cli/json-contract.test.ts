@@ -88,6 +88,7 @@ const ONCE: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
     ok: (f) => ['reconcile', 'expenses', '--base-url', f.mock.url, '--token', f.mock.token, '--out', f.out],
     fail: (f) => ['reconcile', '/never-synced', '--base-url', f.mock.url, '--token', f.mock.token, '--out', f.out],
   },
+  freshness: { ok: () => ['freshness'], fail: (f) => ['freshness', '--capture', `${f.capture}.missing`] },
   'state list': { ok: () => ['state', 'list'], fail: () => ['state', 'list', '--env', 'nowhere'] },
   'state show': {
     ok: (f) => ['state', 'show', 'expenses', '--base-url', f.mock.url],

@@ -13,6 +13,7 @@ import { addDatasetOptions, type DatasetFlags } from '../sync/definition.js';
 export interface ReconcileCommandOptions extends DatasetFlags {
   all?: boolean;
   repair?: boolean;
+  user?: string;
   limit: number;
   out: string;
   token?: string;
@@ -35,6 +36,7 @@ export function defineReconcile(program: Command, run: RunCommand): void {
     .argument('[target]', 'an entity name (expense, invoice...) or a path (/expenses/expenses)')
     .option('--all', 'every dataset of the catalogue that has been synced')
     .option('--repair', 'apply the difference to the stored copy (one commit; the next sync goes on from this read)')
+    .option('--user <id>', "a user's datasets as `listen --sync` keeps them (give that user's token)")
     .option('--out <dir>', 'directory of the JSON files', './ledgerhook-data')
     .option(
       '--token-file <file>',
@@ -74,6 +76,7 @@ export function defineReconcile(program: Command, run: RunCommand): void {
       examples(
         'ledgerhook reconcile expenses',
         'ledgerhook reconcile expenses --repair',
+        'ledgerhook reconcile invoices --user user_42 --token-file user_42.token --out ./data',
         'ledgerhook reconcile /expenses/expenses --type PENDING --json | jq .missing',
         'ledgerhook reconcile --all --store postgres://127.0.0.1:5432/app',
       ),

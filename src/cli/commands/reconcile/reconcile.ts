@@ -100,7 +100,7 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
   try {
     const targets =
       options.target === undefined
-        ? await syncedPaths(store, '', baseUrl)
+        ? await syncedPaths(store, options.user ?? '', baseUrl)
         : [{ path: resolveDatasetPath(options.target, entityPaths), filter: resolveFilter(options) }];
     if (targets.length === 0)
       throw usageError(
@@ -112,6 +112,7 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
       token,
       path,
       filter,
+      userId: options.user ?? '',
       paths: entityPaths,
       store,
       repair: options.repair,
