@@ -90,6 +90,7 @@ export const ERROR_REASONS = [
   'queue_url_invalid',
   'reconcile_different',
   'reconcile_document',
+  'reconcile_every_without_watch',
   'redirected',
   'refused_replay_not_confirmed',
   'reject_status_covers_2xx',

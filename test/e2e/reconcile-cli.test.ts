@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { startPagedListServer } from '../helpers/paged-list-server.js';
 
 describe('ledgerhook reconcile (issue 21)', () => {
@@ -82,5 +82,58 @@ describe('ledgerhook reconcile (issue 21)', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('sync --watch --reconcile-every (issue 21)', () => {
+  it('repairs on schedule what incremental reads cannot see, and says so in a reconcile line', async () => {
+    const server = await startPagedListServer(20);
+    const dir = tempDir();
+    const env = { LEDGERHOOK_CONFIG_DIR: join(dir, 'config') };
+    const watch = startCli(
+      ['sync', 'invoices', '--base-url', server.baseUrl, '--token', 't', '--out', join(dir, 'out'), '--json'].concat([
+        '--watch',
+        '--interval',
+        '100ms',
+        '--reconcile-every',
+        '1s',
+      ]),
+      { env },
+    );
+    try {
+      await watch.waitFor((line) => line?.kind === 'round' && line.round === 1);
+      server.putSilently({ id: 4, amount: 4444, type: 'BUSINESS' });
+      const reconcile = await watch.waitFor(
+        (line) => line?.kind === 'reconcile' && line.datasets[0]?.different?.length > 0,
+        20_000,
+      );
+      assert.deepEqual(reconcile.datasets[0].different, [4]);
+      assert.equal(reconcile.datasets[0].repaired.upserted, 1);
+      const file = JSON.parse(readFileSync(join(dir, 'out', 'invoices.json'), 'utf8')) as Array<{
+        id: number;
+        amount: number;
+      }>;
+      assert.equal(file.find((item) => item.id === 4)?.amount, 4444);
+      assert.equal((await watch.stop('SIGINT')).code, 0);
+    } finally {
+      if (watch.child.exitCode === null) await watch.stop('SIGKILL');
+      await server.close();
+    }
+  });
+
+  it('refuses --reconcile-every without --watch in one line (exit 2)', async () => {
+    const result = await runCli([
+      'sync',
+      'invoices',
+      '--reconcile-every',
+      '6h',
+      '--token',
+      't',
+      '--base-url',
+      'http://127.0.0.1:9/',
+    ]);
+    assert.equal(result.code, 2);
+    assertOneLineError(result);
+    assert.match(result.stderr, /--reconcile-every goes with --watch/);
   });
 });

@@ -42,6 +42,10 @@ export async function startPagedListServer(initial: number) {
     put(item: PagedItem) {
       items.set(item.id, { item, at: tick() });
     },
+    /** A change an incremental read never sees (its change time is left as it was): only a full read finds it. */
+    putSilently(item: PagedItem) {
+      items.set(item.id, { item, at: items.get(item.id)?.at ?? 0 });
+    },
     remove(id: number) {
       items.set(id, { item: null, at: tick() });
     },

@@ -1,6 +1,4 @@
-import { isAbsolute, relative } from 'node:path';
 import { LedgerhookError, usageError } from '../../../errors.js';
-import type { ItemId } from '../../../dataset/item-id.js';
 import type { DatasetStore } from '../../../store/dataset-store.js';
 import { normaliseBaseUrl } from '../../../store/identity.js';
 import {
@@ -19,37 +17,7 @@ import { fileStore, resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveTo
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import type { ReconcileCommandOptions } from './definition.js';
-
-/** Ids printed per kind of difference; --json lists every one. */
-const SHOWN_IDS = 20;
-
-const place = (store: DatasetStore, result: ReconcileResult) => {
-  const where = store.placeOf({ userId: result.userId, dataset: result.dataset });
-  return store.kind === 'files' && isAbsolute(where) ? relative(process.cwd(), where) : where;
-};
-
-function idList(ids: readonly ItemId[]): string {
-  const shown = ids.slice(0, SHOWN_IDS).map((id) => JSON.stringify(id));
-  return ids.length > SHOWN_IDS
-    ? `${shown.join(', ')} … and ${ids.length - SHOWN_IDS} more (--json lists all)`
-    : shown.join(', ');
-}
-
-function render(result: ReconcileResult, store: DatasetStore, ctx: CliContext): string[] {
-  const c = ctx.color;
-  const counts = `server ${result.serverItems}, stored ${result.storedItems} in ${place(store, result)}`;
-  if (result.equal) return [`${c.green('✔')} ${result.dataset}: equal (${counts})`];
-  const kinds = (['missing', 'extra', 'different'] as const).filter((kind) => result[kind].length > 0);
-  const lines = [
-    `${c.red('✖')} ${result.dataset}: ${kinds.map((kind) => `${result[kind].length} ${kind}`).join(', ')} (${counts})`,
-    ...kinds.map((kind) => `    ${kind}: ${idList(result[kind])}`),
-  ];
-  if (result.repaired)
-    lines.push(
-      `  ${c.green('repaired')}: ${result.repaired.upserted} upserted, ${result.repaired.removed} removed, ${result.repaired.total} in all; the next sync goes on from ${result.lastUpdatedDate}`,
-    );
-  return lines;
-}
+import { renderReconcile as render } from './render-reconcile.js';
 
 /** The datasets of this user that the store has a state for (--all): only those can be reconciled. */
 async function syncedPaths(

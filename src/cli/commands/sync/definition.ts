@@ -42,6 +42,8 @@ export interface SyncCommandOptions extends DatasetFlags {
   /** Milliseconds of waiting allowed per request for 429 and 5xx answers. */
   maxWait: number;
   lag: number;
+  /** Milliseconds between two reconciles of --watch (issue #21). */
+  reconcileEvery?: number;
   json?: boolean;
 }
 
@@ -126,6 +128,12 @@ export function defineSync(program: Command, run: RunCommand): void {
         .argParser(duration('--interval', { minMs: 100, maxMs: 24 * 3_600_000 }))
         .default(60_000, formatDuration(60_000)),
     )
+    .addOption(
+      new Option(
+        '--reconcile-every <duration>',
+        'with --watch: now and then compare each dataset with the service and repair it (`ledgerhook reconcile --repair`), e.g. 6h',
+      ).argParser(duration('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 })),
+    )
     .option('--full', 'ignore the stored state and rebuild from a full read')
     .option('--dry-run', 'fetch and report, write nothing')
     .option(
@@ -148,6 +156,7 @@ export function defineSync(program: Command, run: RunCommand): void {
         'ledgerhook sync expenses --store postgres://127.0.0.1:5432/app',
         'ledgerhook sync expenses --token-file ~/.ledgerhook-token --timeout 20 --max-pages 5000',
         'ledgerhook sync expenses --type PENDING --watch --interval 30s',
+        'ledgerhook sync --all --watch --interval 5m --reconcile-every 6h',
       ),
     )
     .action((target: string | undefined, options: Omit<SyncCommandOptions, 'target'>) =>

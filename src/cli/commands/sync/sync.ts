@@ -11,7 +11,9 @@ import {
   type SyncProgressEvent,
   type SyncSummary,
 } from '../../../sync/sync-dataset.js';
-import { type SyncOutcome, syncDatasets } from '../../../sync/sync-many.js';
+import { type DatasetOutcome, type SyncOutcome, syncDatasets } from '../../../sync/sync-many.js';
+import type { ReconcileResult } from '../../../sync/reconcile.js';
+import { renderReconcile } from '../reconcile/render-reconcile.js';
 import { watchDatasets } from '../../../sync/sync-watch.js';
 import { type CliContext, writeJson, writeLine } from '../../context.js';
 import type { SyncCommandOptions } from './definition.js';
@@ -120,6 +122,11 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   if (options.watch && options.json) markJsonLines(ctx);
   if (options.all && options.target !== undefined)
     throw usageError('give a TARGET or --all, not both', 'conflicting_flags');
+  if (options.reconcileEvery !== undefined && !options.watch)
+    throw usageError(
+      '--reconcile-every goes with --watch; for one reconcile now, run `ledgerhook reconcile`',
+      'reconcile_every_without_watch',
+    );
   if (!options.all && options.target === undefined)
     throw usageError(
       'say what to sync: an entity name (e.g. expenses), a path (/expenses/expenses) or --all; `ledgerhook entities` lists them',
@@ -184,14 +191,16 @@ async function watch(
 ): Promise<void> {
   let rounds = 0;
   try {
-    for await (const { round, outcomes } of watchDatasets(datasets, {
+    for await (const { round, outcomes, reconciled } of watchDatasets(datasets, {
       intervalMs: options.interval,
       concurrency: options.concurrency,
       signal: ctx.signal,
+      reconcileEveryMs: options.reconcileEvery,
     })) {
       rounds = round;
       progress.stop();
       report(options, ctx, store, datasets, outcomes, round);
+      if (reconciled) reportReconciled(options, ctx, store, reconciled, round);
       if (!options.json)
         writeLine(
           ctx.stderr,
@@ -207,6 +216,33 @@ async function watch(
   const stopped = `watch stopped after ${rounds} round${rounds === 1 ? '' : 's'}; each dataset is as of its last finished sync (nothing half-written)`;
   if (options.json) writeLine(ctx.stdout, jsonLine('stopped', { rounds }));
   else writeLine(ctx.stderr, stopped);
+}
+
+/** A watch's reconcile: a JSON line, or each dataset's result (failures on stderr, as a round's). */
+function reportReconciled(
+  options: SyncCommandOptions,
+  ctx: CliContext,
+  store: DatasetStore,
+  reconciled: ReadonlyArray<DatasetOutcome<ReconcileResult>>,
+  round: number,
+): void {
+  if (options.json) {
+    const datasets = reconciled.map((outcome) =>
+      outcome.ok
+        ? { ok: true, ...outcome.summary }
+        : 'stopped' in outcome
+          ? { ok: false, dataset: outcome.path, stopped: true }
+          : { ok: false, dataset: outcome.path, error: jsonError(outcome.error) },
+    );
+    writeLine(ctx.stdout, jsonLine('reconcile', { round, datasets }));
+    return;
+  }
+  for (const outcome of reconciled) {
+    if (outcome.ok)
+      for (const line of renderReconcile(outcome.summary, store, ctx)) writeLine(ctx.stdout, `reconcile ${line}`);
+    else if (!('stopped' in outcome))
+      writeLine(ctx.stderr, `${ctx.color.red('✖')} reconcile ${outcome.path}: ${withAdvice(outcome.error)}`);
+  }
 }
 
 /** The local time of day with its zone offset: a round's line says when it ran. */
