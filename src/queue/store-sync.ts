@@ -1,33 +1,38 @@
 import type { EntityPaths } from '../catalogue/entity-paths.js';
 import type { DatasetStore } from '../store/dataset-store.js';
+import { reconcileDataset } from '../sync/reconcile.js';
 import { syncDataset } from '../sync/sync-dataset.js';
-import type { RunSync } from './sync-worker.js';
+import { recordWebhookRun } from '../webhook-sync/run-activity.js';
+import type { RunReconcile, RunSync } from './sync-worker.js';
 
-/**
- * The worker's RunSync: syncDataset of the job's dataset into the store (a full read the first
- * time, then only changes). Data and state commit together, so a run killed at any moment leaves
- * the previous data and state, and the re-run converges.
- */
-export function storeSync(options: {
+interface StoreRunOptions {
   store: DatasetStore;
   baseUrl: string;
   limit?: number | undefined;
   paths?: EntityPaths | undefined;
-}): RunSync {
-  return async ({ job, token, dispatcher, backoff, signal }) => {
+  /** Clock for the time from a webhook to its data committed (freshness). */
+  now?: (() => number) | undefined;
+}
+
+/**
+ * The worker's RunSync: syncDataset of the job's dataset into the store (a full read the first
+ * time, then only changes). Data and state commit together, so a run killed at any moment leaves
+ * the previous data and state, and the re-run converges. The run is recorded in the dataset's
+ * activity (a webhook-caused run, timed from the job's creation) for `ledgerhook freshness`.
+ */
+export function storeSync(options: StoreRunOptions): RunSync {
+  return async ({ job, token, dispatcher, backoff, signal, receivedAtMs }) => {
+    const ref = { baseUrl: options.baseUrl, token, path: job.path, filter: job.filter, userId: job.userId };
     const summary = await syncDataset({
-      baseUrl: options.baseUrl,
-      token,
-      path: job.path,
+      ...ref,
       paths: options.paths,
-      filter: job.filter,
-      userId: job.userId,
       store: options.store,
       limit: options.limit,
       dispatcher,
       backoff,
       signal,
     });
+    await recordWebhookRun(options.store, ref, summary, receivedAtMs, options.now ?? Date.now);
     return {
       dataset: summary.dataset,
       mode: summary.mode,
@@ -36,6 +41,36 @@ export function storeSync(options: {
       deleted: summary.deleted,
       total: summary.total,
       lastUpdatedDate: summary.lastUpdatedDate,
+    };
+  };
+}
+
+/** The worker's RunReconcile: reconcileDataset with repair (worker --reconcile-every). */
+export function storeReconcile(options: StoreRunOptions): RunReconcile {
+  return async ({ job, token, dispatcher, backoff, signal }) => {
+    const result = await reconcileDataset({
+      baseUrl: options.baseUrl,
+      token,
+      path: job.path,
+      filter: job.filter,
+      userId: job.userId,
+      paths: options.paths,
+      store: options.store,
+      limit: options.limit,
+      repair: true,
+      dispatcher,
+      backoff,
+      signal,
+    });
+    return {
+      dataset: result.dataset,
+      equal: result.equal,
+      serverItems: result.serverItems,
+      storedItems: result.storedItems,
+      missing: result.missing.length,
+      extra: result.extra.length,
+      different: result.different.length,
+      repaired: result.repaired !== undefined,
     };
   };
 }

@@ -1,14 +1,14 @@
 import type { EntityPaths } from '../catalogue/entity-paths.js';
-import { DelayedError, UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { Worker } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
 import { SharedBackoff } from '../http/retry-policy.js';
-import { isTransientFailure } from '../sync/transient.js';
-import { transientWait } from '../util/backoff.js';
 import type { SyncSummary } from '../sync/sync-dataset.js';
 import { rateLimitedDispatcher } from './rate-limited-dispatcher.js';
 import { connectRedis } from './redis-connection.js';
-import { datasetOf, parseSyncJobData, SYNC_JOB_NAME, tokenKey, type SyncJobData } from './sync-job.js';
+import type { SyncJobData } from './sync-job.js';
+import { jobProcessor } from './job-processor.js';
+import { ReconcileSchedule } from './reconcile-schedule.js';
 import { TokenRateGate, type TokenRateLimit } from './token-rate-gate.js';
 
 /** What one run reports (the fields `listen --sync` prints): a sync's summary less its dry-run flag. */
@@ -21,7 +21,30 @@ export type RunSync = (input: {
   dispatcher: Dispatcher;
   backoff: SharedBackoff;
   signal: AbortSignal;
+  /** When the job was created: the receipt of the first delivery it answers. */
+  receivedAtMs?: number | undefined;
 }) => Promise<SyncRunSummary>;
+
+/** What a worker's reconcile job reports: the counts, not every id (the store's activity keeps them). */
+export interface ReconcileRunSummary {
+  dataset: string;
+  equal: boolean;
+  serverItems: number;
+  storedItems: number;
+  missing: number;
+  extra: number;
+  different: number;
+  repaired: boolean;
+}
+
+/** Reconciles one dataset of the store with the service, with repair (worker --reconcile-every). */
+export type RunReconcile = (input: {
+  job: SyncJobData;
+  token: string;
+  dispatcher: Dispatcher;
+  backoff: SharedBackoff;
+  signal: AbortSignal;
+}) => Promise<ReconcileRunSummary>;
 
 export type SyncWorkerEvent =
   | { type: 'worker-ready'; queue: string; concurrency: number }
@@ -40,6 +63,15 @@ export type SyncWorkerEvent =
       retryInMs?: number | undefined;
     }
   | { type: 'no-token'; userId: string; entities: string[]; run: string }
+  | { type: 'reconcile-scheduled'; run: string; queued: number }
+  | {
+      type: 'reconcile-done';
+      userId: string;
+      entity: string;
+      dataset: string;
+      run: string;
+      result: ReconcileRunSummary;
+    }
   | { type: 'job-invalid'; run: string }
   | { type: 'job-returned'; userId: string; entity: string; run: string }
   | { type: 'stalled'; run: string }
@@ -51,6 +83,14 @@ export interface SyncWorkerOptions {
   concurrency?: number | undefined;
   tokenFor: (userId: string) => string | undefined;
   runSync: RunSync;
+  /** Runs reconcile jobs; without it they fail as not runnable here. */
+  runReconcile?: RunReconcile | undefined;
+  /**
+   * Reconcile every synced dataset this often (a BullMQ job scheduler shared by every worker of the
+   * queue); `reconcileJobs` lists them (reconcile-schedule.ts).
+   */
+  reconcileEveryMs?: number | undefined;
+  reconcileJobs?: (() => Promise<SyncJobData[]>) | undefined;
   /**
    * List paths that replace the catalogue's for some entities (as given to the producer): a job may
    * name its entity's catalogue path or this path, and the worker requests this one.
@@ -77,95 +117,6 @@ export interface RunningSyncWorker {
   close(graceMs?: number): Promise<void>;
 }
 
-/** A 401/403/404 or refused data will not heal by retrying: the job fails at once (sync/transient.ts). */
-const isPermanent = (error: unknown) => !isTransientFailure(error);
-
-interface ProcessorEdges {
-  emit: (event: SyncWorkerEvent) => void;
-  dispatcher: Dispatcher;
-  backoffFor: (tokenKey: string) => SharedBackoff;
-  stopping: AbortSignal;
-}
-
-/** One job: checked (Redis data is input like any other), run, and reported. */
-function jobProcessor(options: SyncWorkerOptions, edges: ProcessorEdges) {
-  const { emit, stopping } = edges;
-  return async (job: Job, lockToken?: string): Promise<SyncRunSummary> => {
-    if (stopping.aborted) {
-      // A closing worker can still be handed a job: a slot that was waiting for one when the
-      // shutdown began takes the job another slot has just put back. It goes back unrun (running
-      // it would wait on a signal that has already fired, and close() would never return).
-      await job.moveToWait(lockToken);
-      throw new WaitingError();
-    }
-    const run = job.id ?? '?';
-    const data = parseSyncJobData(job.data, options.paths);
-    if (job.name !== SYNC_JOB_NAME || !data) {
-      emit({ type: 'job-invalid', run });
-      throw new UnrecoverableError('not a ledgerhook sync job');
-    }
-    const token = options.tokenFor(data.userId);
-    if (!token) {
-      emit({ type: 'no-token', userId: data.userId, entities: [data.entity], run });
-      throw new UnrecoverableError('no access token for this user');
-    }
-    const { userId, entity } = data;
-    const dataset = datasetOf(data);
-    emit({ type: 'sync-start', userId, entity, dataset, run, attempt: job.attemptsMade + 1 });
-    try {
-      const backoff = edges.backoffFor(tokenKey(token));
-      const summary = await options.runSync({
-        job: data,
-        token,
-        dispatcher: edges.dispatcher,
-        backoff,
-        signal: stopping,
-      });
-      emit({ type: 'sync-done', userId, entity, run, summary });
-      return summary;
-    } catch (error) {
-      if (stopping.aborted) {
-        // Shutting down: the job goes back to the queue without using up an attempt.
-        await job.moveToWait(lockToken);
-        emit({ type: 'job-returned', userId, entity, run });
-        throw new WaitingError();
-      }
-      const message = error instanceof Error ? error.message : String(error);
-      if (isPermanent(error)) {
-        emit({ type: 'sync-failed', userId, entity, dataset, run, error: message, willRetry: false });
-        throw new UnrecoverableError(message);
-      }
-      // A delivery answered 2xx must be synced: a transient failure delays the job (no attempt used)
-      // with capped exponential backoff, and records why for `queue status`.
-      const retries = transientRetries(job) + 1;
-      const waitMs = transientWait(retries, options.transientRetry);
-      await job.updateData({
-        ...job.data,
-        retry: { count: retries, lastError: message.slice(0, 500), at: Date.now() },
-      });
-      await job.moveToDelayed(Date.now() + waitMs, lockToken);
-      emit({
-        type: 'sync-failed',
-        userId,
-        entity,
-        dataset,
-        run,
-        error: message,
-        willRetry: true,
-        retries,
-        retryInMs: waitMs,
-      });
-      throw new DelayedError();
-    }
-  };
-}
-
-/** How often a job has been retried for transient failures (recorded in its data, read back as input). */
-function transientRetries(job: Job): number {
-  const retry = (job.data as { retry?: { count?: unknown } } | undefined)?.retry;
-  return typeof retry?.count === 'number' && Number.isSafeInteger(retry.count) && retry.count >= 0 ? retry.count : 0;
-}
-
 /** The worker half of issue #13: BullMQ jobs in, `runSync` per job, events out. */
 export async function startSyncWorker(options: SyncWorkerOptions): Promise<RunningSyncWorker> {
   const emit = (event: SyncWorkerEvent) => options.onEvent?.(event);
@@ -183,7 +134,17 @@ export async function startSyncWorker(options: SyncWorkerOptions): Promise<Runni
     }
     return backoff;
   };
-  const processor = jobProcessor(options, { emit, dispatcher, backoffFor, stopping: stopping.signal });
+  const schedule = options.reconcileJobs
+    ? await ReconcileSchedule.open(redis, options.queueName, options.reconcileEveryMs)
+    : undefined;
+  const processor = jobProcessor(options, {
+    emit,
+    dispatcher,
+    backoffFor,
+    stopping: stopping.signal,
+    fanOutReconcile: async (job) =>
+      schedule && options.reconcileJobs ? schedule.fanOut(await options.reconcileJobs(), job) : 0,
+  });
 
   const worker = new Worker(options.queueName, processor, {
     connection: redis,
@@ -212,6 +173,7 @@ export async function startSyncWorker(options: SyncWorkerOptions): Promise<Runni
         clearTimeout(timer);
         stopping.abort(new LedgerhookError('ERR_ABORTED', 'stopped'));
         await dispatcher.close().catch(() => {});
+        await schedule?.close().catch(() => {});
         redis.disconnect();
       }
     },

@@ -1,6 +1,6 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { RunCommand } from '../../runner.js';
-import { decimal, examples, integer } from '../../parsers.js';
+import { decimal, duration, examples, integer } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addQueueOptions, type QueueFlags } from '../queue/definition.js';
 import { addStoreOption } from '../store/definition.js';
@@ -17,6 +17,8 @@ export interface WorkerCommandOptions extends QueueFlags {
   rateLimit?: string;
   lockSeconds: number;
   shutdownGrace: number;
+  /** Milliseconds between two reconciles of every synced dataset (issue #21). */
+  reconcileEvery?: number;
   json?: boolean;
 }
 
@@ -55,6 +57,12 @@ export function defineWorker(program: Command, run: RunCommand): void {
       'on SIGTERM, how long running jobs may finish before they are put back in the queue',
       decimal('--shutdown-grace', { min: 0, max: 3600 }),
       30,
+    )
+    .addOption(
+      new Option(
+        '--reconcile-every <duration>',
+        'now and then compare every synced dataset with the service and repair it (one schedule per queue, however many workers give it), e.g. 6h',
+      ).argParser(duration('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 })),
     );
   addJsonOption(command, 'print one JSON object per line (ready, each run, summary) and nothing else on stdout');
   command
@@ -64,6 +72,7 @@ export function defineWorker(program: Command, run: RunCommand): void {
         'ledgerhook worker --queue redis://127.0.0.1:6379 --store postgres://127.0.0.1:5432/app --base-url https://api.example.com/rest/v5 --tokens tokens.json',
         '# two workers on one machine, eight jobs each:',
         'LEDGERHOOK_QUEUE=redis://10.0.0.5:6379 LEDGERHOOK_STORE=postgres://db/app ledgerhook worker --tokens tokens.json --concurrency 8 --json',
+        'ledgerhook worker --tokens tokens.json --reconcile-every 6h   # prove nothing was missed, and repair',
       ),
     )
     .action((options: WorkerCommandOptions) => run(() => import('./worker.js'), options));

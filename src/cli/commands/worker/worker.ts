@@ -38,6 +38,13 @@ function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined 
       return c.yellow(`  ! job ${event.run} lost its worker: queued again`);
     case 'worker-error':
       return c.red(`  ! ${event.message}`);
+    case 'reconcile-scheduled':
+      return c.dim(`  ⧖ reconcile: ${event.queued} dataset${event.queued === 1 ? '' : 's'} queued (job ${event.run})`);
+    case 'reconcile-done': {
+      const r = event.result;
+      const difference = `${r.missing} missing, ${r.extra} extra, ${r.different} different${r.repaired ? ', repaired' : ''}`;
+      return `  ${r.equal ? c.green('✔') : c.yellow('≠')} reconcile ${r.dataset} for ${user(event.userId)}: ${r.equal ? `equal (${r.serverItems} items)` : difference}`;
+    }
   }
 }
 
@@ -69,10 +76,11 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
     const token = await resolveToken(options, ctx);
     tokenFor = () => token;
   }
-  const [{ startSyncWorker }, { PostgresStore }, { storeSync }] = await Promise.all([
+  const [{ startSyncWorker }, { PostgresStore }, { storeReconcile, storeSync }, { reconcileJobs }] = await Promise.all([
     import('../../../queue/sync-worker.js'),
     import('../../../store/postgres/postgres-store.js'),
     import('../../../queue/store-sync.js'),
+    import('../../../queue/reconcile-schedule.js'),
   ]);
   const store = new PostgresStore({ url: storeUrl, maxConnections: options.concurrency + 1 });
   await store.migrate();
@@ -87,6 +95,9 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
     stalledIntervalMs: Math.max(1000, Math.round((options.lockSeconds * 1000) / 2)),
     paths,
     runSync: storeSync({ store, baseUrl, limit: options.limit, paths }),
+    runReconcile: storeReconcile({ store, baseUrl, limit: options.limit, paths }),
+    reconcileEveryMs: options.reconcileEvery,
+    reconcileJobs: () => reconcileJobs(store, baseUrl, paths),
     onEvent: (event) => {
       if (event.type === 'sync-done') counts.done += 1;
       else if (event.type === 'sync-failed') counts.failed += 1;
@@ -94,7 +105,12 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
       if (options.json) {
         // Shaped like listen --sync's lines: a run's summary fields sit beside kind, userId and entity.
         const { type, ...rest } = event;
-        const fields = event.type === 'sync-done' ? { ...rest, summary: undefined, ...event.summary } : rest;
+        const fields =
+          event.type === 'sync-done'
+            ? { ...rest, summary: undefined, ...event.summary }
+            : event.type === 'reconcile-done'
+              ? { ...rest, result: undefined, ...event.result }
+              : rest;
         out.write(jsonLine(type, fields));
         if (type === 'worker-ready') out.flush();
       } else {

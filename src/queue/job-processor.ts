@@ -1,0 +1,108 @@
+import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq';
+import type { Dispatcher } from 'undici';
+import type { SharedBackoff } from '../http/retry-policy.js';
+import { isTransientFailure } from '../sync/transient.js';
+import { transientWait } from '../util/backoff.js';
+import { RECONCILE_ALL_JOB_NAME, RECONCILE_JOB_NAME } from './reconcile-schedule.js';
+import { datasetOf, parseSyncJobData, SYNC_JOB_NAME, tokenKey } from './sync-job.js';
+import type { SyncRunSummary, SyncWorkerEvent, SyncWorkerOptions } from './sync-worker.js';
+
+/** A 401/403/404 or refused data will not heal by retrying: the job fails at once (sync/transient.ts). */
+const isPermanent = (error: unknown) => !isTransientFailure(error);
+
+export interface ProcessorEdges {
+  emit: (event: SyncWorkerEvent) => void;
+  dispatcher: Dispatcher;
+  backoffFor: (tokenKey: string) => SharedBackoff;
+  stopping: AbortSignal;
+  /** Enqueues one reconcile job per synced dataset (the schedule's reconcile-all job). */
+  fanOutReconcile: (job: Job) => Promise<number>;
+}
+
+/** How often a job has been retried for transient failures (recorded in its data, read back as input). */
+function transientRetries(job: Job): number {
+  const retry = (job.data as { retry?: { count?: unknown } } | undefined)?.retry;
+  return typeof retry?.count === 'number' && Number.isSafeInteger(retry.count) && retry.count >= 0 ? retry.count : 0;
+}
+
+/**
+ * One job: checked (Redis data is input like any other), run, and reported. A sync job syncs its
+ * dataset; a reconcile job compares it with the service and repairs it; reconcile-all fans out.
+ */
+export function jobProcessor(options: SyncWorkerOptions, edges: ProcessorEdges) {
+  const { emit, stopping } = edges;
+  return async (job: Job, lockToken?: string): Promise<SyncRunSummary | { reconciled: number } | undefined> => {
+    if (stopping.aborted) {
+      // A closing worker can still be handed a job: a slot that was waiting for one when the
+      // shutdown began takes the job another slot has just put back. It goes back unrun (running
+      // it would wait on a signal that has already fired, and close() would never return).
+      await job.moveToWait(lockToken);
+      throw new WaitingError();
+    }
+    const run = job.id ?? '?';
+    if (job.name === RECONCILE_ALL_JOB_NAME) {
+      const queued = await edges.fanOutReconcile(job);
+      emit({ type: 'reconcile-scheduled', run, queued });
+      return { reconciled: queued };
+    }
+    const data = parseSyncJobData(job.data, options.paths);
+    const reconcile = job.name === RECONCILE_JOB_NAME && options.runReconcile !== undefined;
+    if ((job.name !== SYNC_JOB_NAME && !reconcile) || !data) {
+      emit({ type: 'job-invalid', run });
+      throw new UnrecoverableError('not a ledgerhook sync job');
+    }
+    const token = options.tokenFor(data.userId);
+    if (!token) {
+      emit({ type: 'no-token', userId: data.userId, entities: [data.entity], run });
+      throw new UnrecoverableError('no access token for this user');
+    }
+    const { userId, entity } = data;
+    const dataset = datasetOf(data);
+    emit({ type: 'sync-start', userId, entity, dataset, run, attempt: job.attemptsMade + 1 });
+    try {
+      const input = { job: data, token, dispatcher: edges.dispatcher, backoff: edges.backoffFor(tokenKey(token)) };
+      if (reconcile && options.runReconcile) {
+        const result = await options.runReconcile({ ...input, signal: stopping });
+        emit({ type: 'reconcile-done', userId, entity, dataset, run, result });
+        return undefined;
+      }
+      // The job was created by the first delivery of its burst (later ones coalesce into it).
+      const summary = await options.runSync({ ...input, signal: stopping, receivedAtMs: job.timestamp });
+      emit({ type: 'sync-done', userId, entity, run, summary });
+      return summary;
+    } catch (error) {
+      if (stopping.aborted) {
+        // Shutting down: the job goes back to the queue without using up an attempt.
+        await job.moveToWait(lockToken);
+        emit({ type: 'job-returned', userId, entity, run });
+        throw new WaitingError();
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      if (isPermanent(error)) {
+        emit({ type: 'sync-failed', userId, entity, dataset, run, error: message, willRetry: false });
+        throw new UnrecoverableError(message);
+      }
+      // A delivery answered 2xx must be synced: a transient failure delays the job (no attempt used)
+      // with capped exponential backoff, and records why for `queue status`.
+      const retries = transientRetries(job) + 1;
+      const waitMs = transientWait(retries, options.transientRetry);
+      await job.updateData({
+        ...job.data,
+        retry: { count: retries, lastError: message.slice(0, 500), at: Date.now() },
+      });
+      await job.moveToDelayed(Date.now() + waitMs, lockToken);
+      emit({
+        type: 'sync-failed',
+        userId,
+        entity,
+        dataset,
+        run,
+        error: message,
+        willRetry: true,
+        retries,
+        retryInMs: waitMs,
+      });
+      throw new DelayedError();
+    }
+  };
+}
