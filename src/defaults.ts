@@ -36,3 +36,6 @@ export const DEFAULT_MAX_PAGES = 100_000;
  * hundred bytes.
  */
 export const DIAGNOSE_MAX_BODY_BYTES = 64 * 1024;
+
+/** Days of per-item change history a store keeps (issue #21); current tombstones are kept regardless. */
+export const DEFAULT_HISTORY_DAYS = 90;

@@ -10,6 +10,7 @@ import { defineListen } from './commands/listen/definition.js';
 import { defineMock } from './commands/mock/definition.js';
 import { defineQueue } from './commands/queue/definition.js';
 import { defineFreshness } from './commands/freshness/definition.js';
+import { defineHistory } from './commands/history/definition.js';
 import { defineReconcile } from './commands/reconcile/definition.js';
 import { defineReplay } from './commands/replay/definition.js';
 import { defineSendSample } from './commands/send-sample/definition.js';
@@ -39,6 +40,7 @@ export const COMMANDS: ReadonlyArray<(program: Command, run: RunCommand) => void
   defineSync,
   defineReconcile,
   defineFreshness,
+  defineHistory,
   defineState,
   defineWorker,
   defineQueue,

@@ -131,10 +131,10 @@ export function prepareOutDir(outDir: string): void {
 export async function fileStore(
   ctx: CliContext,
   outDir: string,
-  options: { create?: boolean } = {},
+  options: { create?: boolean; historyDays?: number } = {},
 ): Promise<FileStore> {
   // A wrong --out costs nothing: found before any request.
   if (options.create) prepareOutDir(outDir);
   const { FileStore } = await import('../store/file/file-store.js');
-  return new FileStore({ outDir, stateFile: await stateFilePath(ctx) });
+  return new FileStore({ outDir, stateFile: await stateFilePath(ctx), historyDays: options.historyDays });
 }

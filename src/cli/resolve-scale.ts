@@ -23,9 +23,9 @@ export function resolveStoreUrl(flags: { store?: string | undefined }, ctx: CliC
 }
 
 /** The Postgres store of `--store` (pg is loaded only here). */
-export async function postgresStore(url: string, maxConnections: number) {
+export async function postgresStore(url: string, maxConnections: number, historyDays?: number) {
   const { PostgresStore } = await import('../store/postgres/postgres-store.js');
-  return new PostgresStore({ url, maxConnections });
+  return new PostgresStore({ url, maxConnections, historyDays });
 }
 
 /** "1000/300" → 1000 requests per 300 seconds. */

@@ -9,6 +9,7 @@
  */
 import type { ItemId } from '../dataset/item-id.js';
 import type { DatasetActivity } from './dataset-activity.js';
+import type { ChangeOrigin, HistoryEntry, RemovalReason } from './dataset-history.js';
 
 export type StoredItem = Record<string, unknown> & { id: ItemId };
 
@@ -41,6 +42,8 @@ export interface DatasetState {
   tokenFingerprint: string;
   /** Store-specific integrity data (the file store keeps a checksum of the file here). */
   checksum?: string | undefined;
+  /** The run that committed this state (its changes carry the same id in the history). */
+  run?: string | undefined;
 }
 
 export interface ChangeSet {
@@ -53,6 +56,14 @@ export interface ChangeSet {
    * count, which the difference being repaired may have made wrong.
    */
   recount?: boolean | undefined;
+  /** Where the changes came from: recorded with each change in the dataset's history. */
+  origin?: ChangeOrigin | undefined;
+  /**
+   * Keep each removed item as a tombstone (its last content, when and why it left) instead of only
+   * forgetting it; `reasons` says why, by idKey (an id without one is recorded as deleted).
+   */
+  keepDeleted?: boolean | undefined;
+  reasons?: ReadonlyMap<string, RemovalReason> | undefined;
 }
 
 export interface CommitResult {
@@ -118,6 +129,13 @@ export interface DatasetStore {
    * a dataset without a state has nothing to remember it by, and is left as it is.
    */
   updateActivity(ref: DatasetRef, change: (previous: DatasetActivity | undefined) => DatasetActivity): Promise<void>;
+  /**
+   * The recorded versions of one item (oldest first), or of every item, each with where it came from;
+   * kept `historyDays` (a store option). Full reads are not itemised: they replace the dataset.
+   */
+  history(ref: Pick<DatasetRef, 'userId' | 'dataset'>, id?: ItemId): Promise<HistoryEntry[]>;
+  /** The items removed while tombstones were kept, each with its last content, when and why it left. */
+  tombstones(ref: Pick<DatasetRef, 'userId' | 'dataset'>): Promise<HistoryEntry[]>;
   reset(ref: Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>): Promise<boolean>;
   close(): Promise<void>;
 }

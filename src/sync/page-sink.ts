@@ -1,4 +1,5 @@
 import type {
+  ChangeSet,
   CommitResult,
   DatasetRef,
   DatasetState,
@@ -22,6 +23,8 @@ export class PageSink {
   #committed = false;
   readonly #changes = new Map<string, StoredItem>();
   readonly #deleted = new Map<string, number | string>();
+  /** The lastUpdatedDate of the page each changed id came on (the history's provenance). */
+  readonly pageOf = new Map<string, string>();
   received = 0;
 
   constructor(store: DatasetStore, ref: DatasetRef, mode: 'full' | 'incremental', dryRun: boolean) {
@@ -38,7 +41,11 @@ export class PageSink {
   async add(page: ListPage): Promise<void> {
     this.received += page.data.length;
     if (this.#mode === 'incremental') {
-      for (const entry of page.data) this.#changes.set(idKey(entry.id), entry);
+      for (const entry of page.data) {
+        const key = idKey(entry.id);
+        this.#changes.set(key, entry);
+        this.pageOf.set(key, page.lastUpdatedDate);
+      }
       for (const id of page.deletedIds ?? []) this.#deleted.set(idKey(id), id);
     } else if (!this.#dryRun) {
       this.#load ??= await this.#store.beginFull(this.#ref);
@@ -46,10 +53,22 @@ export class PageSink {
     }
   }
 
-  /** Hands everything to the store with the next state; with dryRun, only says what would change. */
-  async commit(next: DatasetState): Promise<CommitResult> {
-    // An id both upserted and deleted is kept: data is its current state.
+  /** The ids to remove: deletedIds less any id that data also brought (data is its current state). */
+  removals(): Array<number | string> {
     for (const key of this.#changes.keys()) this.#deleted.delete(key);
+    return [...this.#deleted.values()];
+  }
+
+  /**
+   * Hands everything to the store with the next state (and where the changes came from, whether
+   * removed items are kept as tombstones); with dryRun, only says what would change.
+   */
+  async commit(
+    next: DatasetState,
+    extra: Pick<ChangeSet, 'origin' | 'keepDeleted' | 'reasons'> = {},
+  ): Promise<CommitResult> {
+    // An id both upserted and deleted is kept: data is its current state.
+    this.removals();
     if (this.#dryRun)
       return {
         upserted: this.received,
@@ -61,7 +80,7 @@ export class PageSink {
         ? await (this.#load ?? (await this.#store.beginFull(this.#ref))).commit(next)
         : await this.#store.applyChanges(
             this.#ref,
-            { upserts: [...this.#changes.values()], deletedIds: [...this.#deleted.values()] },
+            { upserts: [...this.#changes.values()], deletedIds: [...this.#deleted.values()], ...extra },
             next,
           );
     this.#committed = true;

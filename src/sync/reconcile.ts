@@ -8,6 +8,7 @@ import { accessBeforeOwner } from './access-before-owner.js';
 import { explainEntityNotFound } from './entity-not-found.js';
 import { itemHash } from './item-hash.js';
 import { paginate } from './paginate.js';
+import { changeExtras, startRun } from './change-origin.js';
 import { datasetRef, type SyncDatasetOptions } from './sync-dataset.js';
 
 export type ReconcileProgressEvent =
@@ -150,9 +151,18 @@ export async function reconcileDataset(options: ReconcileOptions): Promise<Recon
   const at = new Date((options.now ?? Date.now)()).toISOString();
   if (options.repair && !result.equal) {
     if (options.signal?.aborted) throw new LedgerhookError('ERR_ABORTED', 'stopped');
+    // The repair's history: every change it applies, caused by a reconcile (extras left the server's list).
+    const extra = changeExtras(
+      startRun(Date.parse(at), 'reconcile'),
+      at,
+      result.lastUpdatedDate,
+      new Map(),
+      options.keepDeleted === true,
+      undefined,
+    );
     result.repaired = await options.store.applyChanges(
       ref,
-      { upserts: [...fetched.values()], deletedIds: result.extra, recount: true },
+      { upserts: [...fetched.values()], deletedIds: result.extra, recount: true, ...extra },
       { ...state, lastUpdatedDate: result.lastUpdatedDate, syncedAt: at, items: 0 },
     );
   }

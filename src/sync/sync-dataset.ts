@@ -9,6 +9,9 @@ import type { EnvelopeQuirk } from '../dataset/envelope.js';
 import { explainEntityNotFound } from './entity-not-found.js';
 import { PageSink } from './page-sink.js';
 import { paginate } from './paginate.js';
+import { changeExtras, removalReasons, startRun } from './change-origin.js';
+import { lookBack } from './look-back.js';
+import type { ChangeCause } from '../store/dataset-history.js';
 
 export type SyncProgressEvent =
   | {
@@ -71,19 +74,17 @@ export interface SyncDatasetOptions
    * date in UTC (`…Z`), which is what the spec shows; any other value is sent as stored.
    */
   lagMs?: number | undefined;
+  /**
+   * Keep removed items as tombstones (their last content, when and why they left: deleted, or
+   * left the filter) instead of only forgetting them; see change-origin.ts for how the reason is found.
+   */
+  keepDeleted?: boolean | undefined;
+  /** What caused this run, for the history: a plain sync (default), a webhook (and its delivery id). */
+  cause?: ChangeCause | undefined;
+  deliveryId?: string | undefined;
   /** Clock in ms since the epoch (only for syncedAt; lastUpdatedDate always comes from the server). */
   now?: (() => number) | undefined;
   onProgress?: ((event: SyncProgressEvent) => void) | undefined;
-}
-
-/** The stored lastUpdatedDate moved back by `lagMs`, in the server's own ISO form (with or without ms). */
-export function lookBack(lastUpdatedDate: string, lagMs: number): string {
-  if (lagMs <= 0) return lastUpdatedDate;
-  const match = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.exec(lastUpdatedDate);
-  const at = Date.parse(lastUpdatedDate);
-  if (!match || Number.isNaN(at)) return lastUpdatedDate;
-  const iso = new Date(at - lagMs).toISOString();
-  return match[1] === undefined ? iso.replace(/\.\d{3}Z$/, 'Z') : iso;
 }
 
 export interface SyncSummary {
@@ -99,6 +100,8 @@ export interface SyncSummary {
   fullReason?: FullReadReason | undefined;
   /** Envelope habits of the server the spec does not show (a last page's cursor null or ""), once each. */
   quirks?: EnvelopeQuirk[] | undefined;
+  /** This run's id: its changes carry it in the dataset's history (`run` there). */
+  runId?: string | undefined;
 }
 
 /** The ref of a dataset: who, which server, which path and filter. */
@@ -153,6 +156,8 @@ async function commitPages(
   sink: PageSink,
   summary: SyncSummary,
   emit: Emit,
+  run: ReturnType<typeof startRun>,
+  since: string | undefined,
 ) {
   if (summary.lastUpdatedDate === null)
     throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${ref.dataset} returned no page`, {
@@ -160,13 +165,17 @@ async function commitPages(
     });
   if (!options.dryRun) emit({ type: 'writing', dataset: ref.dataset });
   if (options.signal?.aborted) throw stopped();
-  const result = await sink.commit({
-    lastUpdatedDate: summary.lastUpdatedDate,
-    items: 0,
-    syncedAt: syncedAt(options),
-    mode,
-    tokenFingerprint: ref.tokenFingerprint,
-  });
+  const keepDeleted = options.keepDeleted === true;
+  const reasons =
+    keepDeleted && mode === 'incremental' && !options.dryRun
+      ? await removalReasons(options, ref, since, sink.removals())
+      : undefined;
+  const at = syncedAt(options);
+  const extra = changeExtras(run, at, summary.lastUpdatedDate, sink.pageOf, keepDeleted, reasons);
+  const result = await sink.commit(
+    { lastUpdatedDate: summary.lastUpdatedDate, items: 0, syncedAt: at, mode, tokenFingerprint: ref.tokenFingerprint },
+    extra,
+  );
   Object.assign(summary, { upserted: result.upserted, deleted: result.removed, total: result.total });
 }
 
@@ -195,16 +204,19 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     location: options.store.location,
   });
 
+  const since = state ? lookBack(state.lastUpdatedDate, options.lagMs ?? 0) : undefined;
+  const run = startRun((options.now ?? Date.now)(), options.cause, options.deliveryId);
+  const retry = {
+    ...(options.retry ?? DEFAULT_RETRY_POLICY),
+    ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
+  };
   const pages = paginate({
     ...options,
-    retry: {
-      ...(options.retry ?? DEFAULT_RETRY_POLICY),
-      ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
-    },
+    retry,
     path,
     filter: ref.filter,
     allowDocument: isDocument,
-    lastUpdatedDate: state ? lookBack(state.lastUpdatedDate, options.lagMs ?? 0) : undefined,
+    lastUpdatedDate: since,
     onRetry: (event) => emit({ type: 'retry', dataset, ...event }),
   });
   const summary: SyncSummary = {
@@ -217,6 +229,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     lastUpdatedDate: null,
     dryRun: Boolean(options.dryRun),
     ...(why ? { fullReason: why } : {}),
+    runId: run.run,
   };
   const sink = new PageSink(options.store, ref, mode, Boolean(options.dryRun));
   try {
@@ -234,7 +247,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
       emit({ type: 'page', dataset, page: summary.pages, items: item.page.data.length, itemsSoFar, deletedSoFar });
       if (options.signal?.aborted) throw stopped();
     }
-    await commitPages(options, ref, mode, sink, summary, emit);
+    await commitPages({ ...options, retry }, ref, mode, sink, summary, emit, run, since);
     emit({ type: 'done', summary });
     return summary;
   } catch (error) {

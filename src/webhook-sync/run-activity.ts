@@ -8,19 +8,25 @@ import { datasetRef, type SyncSummary } from '../sync/sync-dataset.js';
  * next window (the follow-up run answers it).
  */
 export class ReceiptWindows {
-  readonly #first = new Map<string, number>();
+  readonly #first = new Map<string, Receipt>();
 
-  note(key: string, receivedAtMs: number | undefined): void {
-    if (receivedAtMs === undefined) return;
+  note(key: string, receipt: Receipt | undefined): void {
+    if (receipt === undefined) return;
     const before = this.#first.get(key);
-    if (before === undefined || receivedAtMs < before) this.#first.set(key, receivedAtMs);
+    if (before === undefined || receipt.atMs < before.atMs) this.#first.set(key, receipt);
   }
 
-  take(key: string): number | undefined {
+  take(key: string): Receipt | undefined {
     const first = this.#first.get(key);
     this.#first.delete(key);
     return first;
   }
+}
+
+/** The first delivery a run answers: when it arrived, and its id (the run's provenance). */
+export interface Receipt {
+  atMs: number;
+  deliveryId?: string | undefined;
 }
 
 /**

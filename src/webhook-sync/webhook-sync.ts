@@ -1,23 +1,18 @@
 import type { Dispatcher } from 'undici';
 import { findEntity } from '../catalogue/entities.js';
 import { checkEntityPaths, entityPath, type EntityPaths } from '../catalogue/entity-paths.js';
-import { findEvent } from '../catalogue/events.js';
 import { LedgerhookError } from '../errors.js';
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
-import {
-  type RawEntityUpdateBody,
-  type RawLifecycleEventBody,
-  parseWebhookBody,
-  type ParsedWebhookBody,
-} from '../webhook/bodies.js';
+import { type RawEntityUpdateBody, parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
 import type { DatasetStore } from '../store/dataset-store.js';
-import { datasetKey, stateKey, tokenFingerprint, userDirName } from '../store/identity.js';
+import { datasetKey, stateKey, tokenFingerprint } from '../store/identity.js';
 import { SharedBackoff } from '../http/retry-policy.js';
 import { type SyncSummary, syncDataset } from '../sync/sync-dataset.js';
 import { isTransientFailure } from '../sync/transient.js';
 import { transientWait } from '../util/backoff.js';
 import { SyncScheduler } from './sync-scheduler.js';
-import { ReceiptWindows, recordWebhookRun } from './run-activity.js';
+import { badUserReason, lifecycleEvent } from './body-events.js';
+import { type Receipt, ReceiptWindows, recordWebhookRun } from './run-activity.js';
 
 export type WebhookSyncEvent =
   | { type: 'sync-start'; userId: string; entity: string; dataset: string; run: number }
@@ -64,6 +59,8 @@ export interface WebhookSyncOptions {
   timeoutMs?: number | undefined;
   dispatcher?: Dispatcher | undefined;
   signal?: AbortSignal | undefined;
+  /** Keep removed items as tombstones with when and why they left (syncDataset's keepDeleted). */
+  keepDeleted?: boolean | undefined;
   /** Clock in ms since the epoch, for the time from a webhook to its data committed (freshness). */
   now?: (() => number) | undefined;
   onEvent?: ((event: WebhookSyncEvent) => void) | undefined;
@@ -81,28 +78,6 @@ interface SyncRunner {
   later: (ms: number, then: () => void) => void;
   /** When the deliveries each dataset's next run answers first arrived. */
   receipts: ReceiptWindows;
-}
-
-/** A lifecycle event syncs nothing: it is reported with the catalogue's suggested use. */
-function lifecycleEvent(body: RawLifecycleEventBody): WebhookSyncEvent {
-  const event = findEvent(body.event);
-  return {
-    type: 'lifecycle',
-    userId: body.userId,
-    event: body.event,
-    known: Boolean(event),
-    message: event?.suggestedUse ?? 'not in the catalogue (a custom event arranged with the API team?)',
-  };
-}
-
-/** Why a userId cannot name a user of its own, or undefined when it can. */
-function badUserReason(userId: string): string | undefined {
-  try {
-    userDirName(userId);
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
 }
 
 /** One dataset's sync as the scheduler runs it: reported from start to done or failed, never thrown. */
@@ -124,6 +99,9 @@ async function runSync(
     const ref = { baseUrl: options.baseUrl, token, path, userId };
     const summary = await syncDataset({
       ...ref,
+      cause: 'webhook',
+      deliveryId: firstReceipt?.deliveryId,
+      keepDeleted: options.keepDeleted,
       paths: options.paths,
       maxWaitMs: options.maxWaitMs,
       userId,
@@ -134,7 +112,7 @@ async function runSync(
       dispatcher: options.dispatcher,
       signal: options.signal,
     });
-    await recordWebhookRun(options.store, ref, summary, firstReceipt, options.now ?? Date.now);
+    await recordWebhookRun(options.store, ref, summary, firstReceipt?.atMs, options.now ?? Date.now);
     emit({ type: 'sync-done', userId, entity, run, summary });
   } catch (error) {
     const message = error instanceof LedgerhookError ? error.message : String(error);
@@ -162,7 +140,7 @@ function scheduleEntities(
   runner: SyncRunner,
   body: RawEntityUpdateBody,
   token: string,
-  receivedAtMs: number | undefined,
+  receipt: Receipt | undefined,
 ): void {
   for (const name of new Set(body.entities)) {
     const entity = findEntity(name);
@@ -179,7 +157,7 @@ function scheduleEntities(
       dataset: datasetKey(path),
     });
     const userId = body.userId;
-    runner.receipts.note(key, receivedAtMs);
+    runner.receipts.note(key, receipt);
     const schedule = (retry: number) =>
       runner.scheduler.request(key, () => runSync(runner, token, userId, name, path, later, retry, key));
     // A retry is a timer, then a request like any other (it coalesces with newer deliveries).
@@ -190,7 +168,7 @@ function scheduleEntities(
   }
 }
 
-function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody, receivedAtMs?: number): void {
+function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody, receipt?: Receipt): void {
   if (!parsed.ok) {
     runner.emit({
       type: 'invalid-body',
@@ -214,7 +192,7 @@ function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody, receivedAtM
     runner.emit({ type: 'no-token', userId: body.userId, entities: body.entities });
     return;
   }
-  scheduleEntities(runner, body, token, receivedAtMs);
+  scheduleEntities(runner, body, token, receipt);
 }
 
 /**
@@ -256,7 +234,8 @@ export function createWebhookSync(options: WebhookSyncOptions): {
     },
   };
   return {
-    handle: (delivery) => handleParsed(runner, delivery.parsed, delivery.receivedAtMs),
+    handle: (delivery) =>
+      handleParsed(runner, delivery.parsed, { atMs: delivery.receivedAtMs, deliveryId: delivery.id }),
     handleBody: (raw) => handleParsed(runner, parseWebhookBody(raw)),
     // Idle means no sync running, queued or waiting to be retried.
     idle: async () => {

@@ -88,6 +88,10 @@ const ONCE: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
     ok: (f) => ['reconcile', 'expenses', '--base-url', f.mock.url, '--token', f.mock.token, '--out', f.out],
     fail: (f) => ['reconcile', '/never-synced', '--base-url', f.mock.url, '--token', f.mock.token, '--out', f.out],
   },
+  history: {
+    ok: (f) => ['history', 'expenses', '7', '--out', f.out],
+    fail: (f) => ['history', 'expenses', '--out', f.out, '--store', 'mysql://x'],
+  },
   freshness: { ok: () => ['freshness'], fail: (f) => ['freshness', '--capture', `${f.capture}.missing`] },
   'state list': { ok: () => ['state', 'list'], fail: () => ['state', 'list', '--env', 'nowhere'] },
   'state show': {

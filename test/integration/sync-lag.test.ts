@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startMockServer } from '../../src/mock/mock-server.js';
 import { FileStore } from '../../src/store/file/file-store.js';
-import { lookBack, syncDataset } from '../../src/sync/sync-dataset.js';
+import { lookBack } from '../../src/sync/look-back.js';
+import { syncDataset } from '../../src/sync/sync-dataset.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 
 /** The server's clock is the test's: `at(ms)` moves it; items carry the ms they changed at. */

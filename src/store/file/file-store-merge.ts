@@ -20,6 +20,8 @@ export async function mergeIntoFile(
   changes: ChangeSet,
   expected: readonly FileDigest[],
   writer: AtomicItemWriter,
+  /** Told of each item dropped, with its last content (for the history and tombstones). */
+  onRemoved?: (item: Item) => void,
 ): Promise<CommitResult> {
   const sorted = [...changes.upserts].sort((a, b) => compareIds(a.id, b.id));
   const deleted = new Set(changes.deletedIds.map(idKey));
@@ -54,6 +56,7 @@ export async function mergeIntoFile(
       pending = put(change);
     } else if (deleted.has(idKey(item.id))) {
       removed += 1;
+      onRemoved?.(item);
     } else {
       pending = writer.writeJson(line);
       total += 1;

@@ -2,7 +2,8 @@ import { realpath, stat } from 'node:fs/promises';
 import { makeDirectory } from '../../util/fs-errors.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { LedgerhookError } from '../../errors.js';
-import { AtomicItemWriter, type FileDigest, writeDocumentAtomically, writeFailed } from './data-file.js';
+import { DEFAULT_HISTORY_DAYS } from '../../defaults.js';
+import { AtomicItemWriter, type FileDigest, type Item, writeDocumentAtomically, writeFailed } from './data-file.js';
 import { FullReadWriter } from './full-read-writer.js';
 import { removeStaleTempFiles } from './stale-temp-files.js';
 import type {
@@ -20,12 +21,18 @@ import { type FileStoreRecord, recordKey, StateFile, type StateRecords } from '.
 import { datasetFileName, normaliseBaseUrl, stateKey, userDirName } from '../identity.js';
 import { activityFrom, type DatasetActivity } from '../dataset-activity.js';
 import { readItems } from './read-items.js';
+import type { ItemId } from '../../dataset/item-id.js';
+import type { HistoryEntry } from '../dataset-history.js';
+import { foldTombstones } from './change-log.js';
+import { FileChangeLog } from './file-change-log.js';
 
 export interface FileStoreOptions {
   /** Directory of the data files; a user's files go in `<outDir>/<userDirName(userId)>/`. */
   outDir: string;
   /** The state file (the CLI puts `state.json` beside its settings). */
   stateFile: string;
+  /** Days of change history kept beside each data file (default 90); current tombstones are always kept. */
+  historyDays?: number | undefined;
 }
 
 type Ref = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
@@ -38,6 +45,7 @@ function stateOf(record: DatasetState): DatasetState {
     mode: record.mode,
     tokenFingerprint: record.tokenFingerprint,
     checksum: record.checksum,
+    ...(typeof record.run === 'string' ? { run: record.run } : {}),
   };
 }
 
@@ -56,10 +64,12 @@ export class FileStore implements DatasetStore {
   readonly kind = 'files' as const;
   readonly outDir: string;
   readonly stateFile: StateFile;
+  readonly #log: FileChangeLog;
 
   constructor(options: FileStoreOptions) {
     this.outDir = resolve(options.outDir);
     this.stateFile = new StateFile(options.stateFile);
+    this.#log = new FileChangeLog(options.historyDays ?? DEFAULT_HISTORY_DAYS);
   }
 
   get stateLocation(): string {
@@ -212,15 +222,27 @@ export class FileStore implements DatasetStore {
       .filter((entry): entry is DatasetState => entry !== undefined)
       .map((entry) => ({ items: entry.items, checksum: entry.checksum ?? '' }));
     const writer = await AtomicItemWriter.create(file);
+    const removed: Item[] = [];
     let result: CommitResult;
     try {
-      result = await mergeIntoFile(file, changes, expected, writer);
+      result = await mergeIntoFile(file, changes, expected, writer, (item) => removed.push(item));
+      // The run's changes are in the log (fsynced) before its data is in place: none is ever lost.
+      if (changes.origin) await this.#log.record(file, record, changes, removed);
     } catch (error) {
       await writer.discard();
       throw error;
     }
-    await this.#install(ref, file, state, (before) => writer.commit(before));
+    await this.#install(ref, file, { ...state, run: changes.origin?.run }, (before) => writer.commit(before));
+    if (changes.origin) await this.#log.committed(file, changes.origin);
     return result;
+  }
+
+  history(ref: Pick<DatasetRef, 'userId' | 'dataset'>, id?: ItemId): Promise<HistoryEntry[]> {
+    return this.#log.history(this.fileFor(ref), this.stateFile, id);
+  }
+
+  async tombstones(ref: Pick<DatasetRef, 'userId' | 'dataset'>): Promise<HistoryEntry[]> {
+    return foldTombstones(await this.history(ref));
   }
 
   async saveDocument(ref: DatasetRef, body: unknown, state: DatasetState): Promise<void> {

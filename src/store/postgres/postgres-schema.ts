@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { HISTORY_MIGRATION } from './postgres-history.js';
 
 /**
  * The store's tables (issue #13), created on first use or by `store migrate`. Each migration runs
@@ -27,6 +28,8 @@ const MIGRATIONS: readonly string[] = [
    );`,
   // Issue #21: webhook activity and the last reconcile, beside the state (never part of a data commit).
   'ALTER TABLE ledgerhook_state ADD COLUMN IF NOT EXISTS activity jsonb',
+  // Issue #21: per-item history with provenance, and tombstones (postgres-history.ts).
+  HISTORY_MIGRATION,
 ];
 
 /** Any 64-bit number unlikely to collide with an application's own advisory locks. */

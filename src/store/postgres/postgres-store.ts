@@ -25,6 +25,9 @@ import {
 } from './postgres-rows.js';
 import { migrate, type MigrationResult } from './postgres-schema.js';
 import { readItemRows, updateActivityRow } from './postgres-activity.js';
+import { deleteReturning, readHistoryRows, readTombstoneRows, recordChanges } from './postgres-history.js';
+import type { HistoryEntry } from '../dataset-history.js';
+import { DEFAULT_HISTORY_DAYS } from '../../defaults.js';
 import { activityFrom, type DatasetActivity } from '../dataset-activity.js';
 
 export interface PostgresStoreOptions {
@@ -32,6 +35,8 @@ export interface PostgresStoreOptions {
   url: string;
   /** Connections at most (a worker needs one per concurrent job, plus one). */
   maxConnections?: number | undefined;
+  /** Days of change history kept (default 90); current tombstones are kept regardless. */
+  historyDays?: number | undefined;
 }
 
 type RefKey = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
@@ -45,11 +50,13 @@ export class PostgresStore implements DatasetStore {
   readonly kind = 'postgres' as const;
   readonly url: string;
   readonly #pool: pg.Pool;
+  readonly #historyDays: number;
   #ready: Promise<MigrationResult> | undefined;
 
   constructor(options: PostgresStoreOptions) {
     this.url = redactUrl(options.url);
     this.#pool = createPostgresPool(options.url, options.maxConnections ?? 4);
+    this.#historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS;
   }
 
   /** Creates or upgrades the tables (idempotent); every other method calls it first. */
@@ -115,11 +122,19 @@ export class PostgresStore implements DatasetStore {
       const upsertIds = new Set(changes.upserts.map((item) => rowKey(item.id)));
       const removedIds = [...new Set(changes.deletedIds.map(rowKey))].filter((id) => !upsertIds.has(id));
       const inserted = await upsertItems(client, ref, changes.upserts);
-      const removed = await deleteItems(client, ref, removedIds);
+      let removed: number;
+      if (changes.origin) {
+        const gone = await deleteReturning(client, ref, removedIds);
+        removed = gone.length;
+        await recordChanges(client, ref, changes.origin, changes.upserts, gone, {
+          ...changes,
+          days: this.#historyDays,
+        });
+      } else removed = await deleteItems(client, ref, removedIds);
       // Counted from the previous total, not with count(*): an incremental run touches only its rows.
       // A repair counts, since the rows it repairs may have been changed behind the count's back.
       const total = changes.recount ? await countItems(client, ref) : Number(before.items) + inserted - removed;
-      await writeState(client, ref, { ...state, items: total });
+      await writeState(client, ref, { ...state, items: total, run: changes.origin?.run });
       return { total, upserted: upsertIds.size, removed };
     });
   }
@@ -168,6 +183,18 @@ export class PostgresStore implements DatasetStore {
     assertStorable(ref);
     await this.migrate();
     yield* readItemRows((work) => this.#withClient(work), ref);
+  }
+
+  async history(ref: Pick<DatasetRef, 'userId' | 'dataset'>, id?: StoredItem['id']): Promise<HistoryEntry[]> {
+    assertStorable(ref);
+    await this.migrate();
+    return this.#withClient((client) => readHistoryRows(client, ref, id));
+  }
+
+  async tombstones(ref: Pick<DatasetRef, 'userId' | 'dataset'>): Promise<HistoryEntry[]> {
+    assertStorable(ref);
+    await this.migrate();
+    return this.#withClient((client) => readTombstoneRows(client, ref));
   }
 
   async updateActivity(ref: DatasetRef, change: (previous: DatasetActivity | undefined) => DatasetActivity) {

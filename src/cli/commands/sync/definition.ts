@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { RunCommand } from '../../runner.js';
 import {
+  DEFAULT_HISTORY_DAYS,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_PAGE_LIMIT,
@@ -42,6 +43,8 @@ export interface SyncCommandOptions extends DatasetFlags {
   /** Milliseconds of waiting allowed per request for 429 and 5xx answers. */
   maxWait: number;
   lag: number;
+  keepDeleted?: boolean;
+  historyDays: number;
   /** Milliseconds between two reconciles of --watch (issue #21). */
   reconcileEvery?: number;
   json?: boolean;
@@ -133,6 +136,16 @@ export function defineSync(program: Command, run: RunCommand): void {
         '--reconcile-every <duration>',
         'with --watch: now and then compare each dataset with the service and repair it (`ledgerhook reconcile --repair`), e.g. 6h',
       ).argParser(duration('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 })),
+    )
+    .option(
+      '--keep-deleted',
+      'keep removed items as tombstones, with when and why they left (deleted, or left_filter: no longer matching --type/--filter); `ledgerhook history DATASET --deleted` lists them',
+    )
+    .option(
+      '--history-days <n>',
+      'days of per-item history (`ledgerhook history`) kept beside the data; tombstones are kept regardless',
+      integer('--history-days', { min: 1, max: 36_500 }),
+      DEFAULT_HISTORY_DAYS,
     )
     .option('--full', 'ignore the stored state and rebuild from a full read')
     .option('--dry-run', 'fetch and report, write nothing')

@@ -143,8 +143,8 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   const token = await resolveToken(options, ctx);
   const storeUrl = resolveStoreUrl(options, ctx);
   const store = storeUrl
-    ? await postgresStore(storeUrl, options.concurrency + 1)
-    : await fileStore(ctx, options.out, { create: !options.dryRun });
+    ? await postgresStore(storeUrl, options.concurrency + 1, options.historyDays)
+    : await fileStore(ctx, options.out, { create: !options.dryRun, historyDays: options.historyDays });
   const progress = await createProgressView(ctx, { json: Boolean(options.json) });
   const soFar: ReadSoFar = new Map();
   const onProgress = progressHandler(ctx, progress, Boolean(options.json), soFar, Boolean(options.all));
@@ -161,6 +161,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     maxPages: options.maxPages,
     maxWaitMs: options.maxWait,
     lagMs: options.lag,
+    keepDeleted: options.keepDeleted,
     maxResponseBytes: options.maxResponseBytes,
     timeoutMs: Math.round(options.timeout * 1000),
     signal: ctx.signal,

@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+import type { RunCommand } from '../../runner.js';
+import { examples, integer } from '../../parsers.js';
+import { addJsonOption } from '../../common-options.js';
+import { addStoreOption } from '../store/definition.js';
+import { collect } from '../../parsers.js';
+
+export interface HistoryCommandOptions {
+  target: string;
+  id?: string | undefined;
+  user?: string;
+  out: string;
+  store?: string;
+  type?: string;
+  filter?: string[];
+  deleted?: boolean;
+  last: number;
+  json?: boolean;
+}
+
+export function defineHistory(program: Command, run: RunCommand): void {
+  const command = program
+    .command('history')
+    .summary("an item's versions and where each came from (run, webhook delivery, page), or the tombstones")
+    .description(
+      "Every recorded version of an item, oldest first: when it was committed, by which run, caused by a plain sync, a webhook (with its delivery id) or a reconcile, the lastUpdatedDate of the page that brought it, and what changed. Without ID, the dataset's latest changes; with --deleted, the items removed while --keep-deleted was on, with when and why they left (deleted, or left_filter: no longer matching the dataset's filter). Kept --history-days (sync's; default 90); full reads replace a dataset and are not itemised.",
+    )
+    .argument('<target>', 'an entity name (expense, invoice...) or a path (/expenses/expenses)')
+    .argument('[id]', 'the item id')
+    .option('--deleted', 'list the tombstones instead')
+    .option('--user <id>', "a user's dataset as `listen --sync` keeps it")
+    .option('--type <type>', 'the type filter of spec 4.3 (e.g. PENDING)')
+    .option('--filter <key=value>', 'any other query parameter of the dataset (repeatable)', collect)
+    .option('--out <dir>', 'directory of the JSON files', './ledgerhook-data')
+    .option(
+      '--last <n>',
+      'without ID: how many of the latest changes',
+      integer('--last', { min: 1, max: 100_000 }),
+      50,
+    );
+  addStoreOption(command, 'Postgres instead of local files');
+  addJsonOption(command);
+  command
+    .addHelpText(
+      'after',
+      examples(
+        'ledgerhook history expenses 7',
+        'ledgerhook history /expenses/expenses 7 --type PENDING --json',
+        'ledgerhook history expenses --deleted --type PENDING',
+        'ledgerhook history invoices --user user_42 --out ./data --last 20',
+      ),
+    )
+    .action((target: string, id: string | undefined, options: Omit<HistoryCommandOptions, 'target' | 'id'>) =>
+      run(() => import('./history.js'), { ...options, target, id }),
+    );
+}

@@ -1,0 +1,86 @@
+import type { ItemId } from '../../../dataset/item-id.js';
+import type { HistoryEntry } from '../../../store/dataset-history.js';
+import { datasetKey } from '../../../store/identity.js';
+import { type CliContext, writeJson, writeLine } from '../../context.js';
+import { printable } from '../../render-delivery.js';
+import { fileStore, resolveDatasetPath, resolveFilter } from '../../resolve-dataset.js';
+import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
+import { resolveEntityPaths } from '../../resolve-settings.js';
+import type { HistoryCommandOptions } from './definition.js';
+
+/** An id as typed: a whole number is the number (7 and "7" are one id), anything else a string. */
+const parseId = (text: string): ItemId => (/^-?(0|[1-9]\d{0,15})$/.test(text) ? Number(text) : text);
+
+/** Top-level fields that differ between two versions, as `field: old → new` (values cut short). */
+function changedFields(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown> | undefined,
+): string {
+  if (!before || !after) return '';
+  const show = (value: unknown) => {
+    const text = value === undefined ? '—' : JSON.stringify(value);
+    return printable(text.length > 40 ? `${text.slice(0, 39)}…` : text);
+  };
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  return keys
+    .filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]))
+    .map((key) => `${printable(key)}: ${show(before[key])} → ${show(after[key])}`)
+    .join(', ');
+}
+
+function line(entry: HistoryEntry, previous: HistoryEntry | undefined, withId: boolean): string {
+  const what =
+    entry.op === 'upsert'
+      ? previous && previous.op === 'upsert'
+        ? 'changed'
+        : 'added'
+      : `removed${entry.reason ? ` (${entry.reason})` : ''}`;
+  const source = entry.cause === 'webhook' ? `webhook ${printable(entry.deliveryId ?? '?')}` : entry.cause;
+  const diff = entry.op === 'upsert' ? changedFields(previous?.item, entry.item) : '';
+  const id = withId ? `id ${printable(JSON.stringify(entry.id))} ` : '';
+  return `${entry.at}  ${id}${what}  by ${source}, ${entry.run}${entry.page ? `, page of ${entry.page}` : ''}${diff ? `\n    ${diff}` : ''}`;
+}
+
+export async function run(options: HistoryCommandOptions, ctx: CliContext): Promise<void> {
+  const path = resolveDatasetPath(options.target, await resolveEntityPaths({}, ctx));
+  const ref = { userId: options.user ?? '', dataset: datasetKey(path, resolveFilter(options)) };
+  const storeUrl = resolveStoreUrl(options, ctx);
+  const store = storeUrl ? await postgresStore(storeUrl, 1) : await fileStore(ctx, options.out);
+  let entries: HistoryEntry[];
+  try {
+    entries = options.deleted
+      ? await store.tombstones(ref)
+      : await store.history(ref, options.id === undefined ? undefined : parseId(options.id));
+  } finally {
+    await store.close();
+  }
+  const shown = options.id === undefined && !options.deleted ? entries.slice(-options.last) : entries;
+  if (options.json) {
+    writeJson(ctx, {
+      dataset: ref.dataset,
+      userId: ref.userId,
+      ...(options.id !== undefined ? { id: parseId(options.id) } : {}),
+      entries: shown,
+    });
+    return;
+  }
+  const subject = options.deleted ? 'tombstones' : options.id !== undefined ? `id ${printable(options.id)}` : 'changes';
+  if (shown.length === 0) {
+    writeLine(ctx.stdout, ctx.color.dim(`${ref.dataset}: no ${subject} recorded (${store.placeOf(ref)})`));
+    return;
+  }
+  writeLine(
+    ctx.stdout,
+    ctx.color.bold(
+      `${ref.dataset}${ref.userId ? ` of ${JSON.stringify(ref.userId)}` : ''}: ${shown.length} ${subject === 'changes' ? 'latest changes' : subject}`,
+    ),
+  );
+  let previous: HistoryEntry | undefined;
+  for (const entry of shown) {
+    writeLine(
+      ctx.stdout,
+      `  ${line(entry, options.id !== undefined ? previous : undefined, options.id === undefined)}`,
+    );
+    previous = entry;
+  }
+}

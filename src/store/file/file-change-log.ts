@@ -1,0 +1,45 @@
+import { idKey, type ItemId } from '../../dataset/item-id.js';
+import { changeEntries, type ChangeOrigin, type HistoryEntry } from '../dataset-history.js';
+import type { ChangeSet } from '../dataset-store.js';
+import { appendChanges, changeLogPath, markRun, pruneChangeLog, readHistory } from './change-log.js';
+import type { Item } from './data-file.js';
+import type { FileStoreRecord, StateFile } from './file-store-state.js';
+
+const DAY_MS = 86_400_000;
+
+/** The file store's use of its change logs (change-log.ts): record before the commit, mark after, read, prune. */
+export class FileChangeLog {
+  readonly #days: number;
+
+  constructor(days: number) {
+    this.#days = days;
+  }
+
+  /** Appends the commit's changes (fsynced), after dropping what is older than the kept days. */
+  async record(file: string, record: FileStoreRecord, changes: ChangeSet, removed: readonly Item[]): Promise<void> {
+    const origin = changes.origin;
+    if (!origin) return;
+    const path = changeLogPath(file);
+    const cutoff = new Date(Date.parse(origin.at) - this.#days * DAY_MS).toISOString();
+    await pruneChangeLog(path, cutoff, [record.run, record.pending?.run]);
+    await appendChanges(
+      path,
+      changeEntries(origin, changes.upserts, removed, {
+        keepDeleted: changes.keepDeleted,
+        reasons: changes.reasons,
+        key: idKey,
+      }),
+    );
+  }
+
+  /** The run's marker once its data and state are committed. */
+  committed(file: string, origin: ChangeOrigin): Promise<void> {
+    return markRun(changeLogPath(file), origin.run, origin.at, true);
+  }
+
+  /** A file belongs to one owner (file-store.ts), so its record is found by the file alone. */
+  async history(file: string, state: StateFile, id?: ItemId): Promise<HistoryEntry[]> {
+    const record = Object.values(await state.read()).find((entry) => entry.file === file);
+    return readHistory(changeLogPath(file), [record?.run, record?.pending?.run], id);
+  }
+}
