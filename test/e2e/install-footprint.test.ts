@@ -15,7 +15,17 @@ import { assertOneLineError, tempDir } from '../helpers/cli.js';
  * names the package to install.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const DESIGN_CARD = ['chalk', 'commander', 'conf', 'jose', 'ora', 'proper-lockfile', 'undici'];
+// @commander-js/extra-typings: commander's own typings, a re-export bundled into the CLI like commander.
+const DESIGN_CARD = [
+  '@commander-js/extra-typings',
+  'chalk',
+  'commander',
+  'conf',
+  'jose',
+  'ora',
+  'proper-lockfile',
+  'undici',
+];
 
 interface Manifest {
   dependencies?: Record<string, string>;
