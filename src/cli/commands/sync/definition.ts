@@ -1,18 +1,20 @@
-import type { Command } from 'commander';
-import type { RunCommand } from '../../runner.js';
+import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import {
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_PAGE_LIMIT,
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../../../defaults.js';
-import { Option } from 'commander';
 import { collect, decimal, duration, examples, formatDuration, integer } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
 import { ENVIRONMENTS } from '../../../settings/environments.js';
 
-/** Flags shared by sync and state: which dataset on which server. */
+/**
+ * What resolve-dataset.ts reads of the flags of sync, state, worker and listen --sync: which dataset
+ * on which server. The commands' own option types are inferred from their definitions.
+ */
 export interface DatasetFlags {
   target?: string | undefined;
   type?: string | undefined;
@@ -23,35 +25,10 @@ export interface DatasetFlags {
   store?: string | undefined;
 }
 
-export interface SyncCommandOptions extends DatasetFlags {
-  all?: boolean;
-  limit: number;
-  out: string;
-  token?: string;
-  tokenFile?: string;
-  full?: boolean;
-  dryRun?: boolean;
-  concurrency: number;
-  maxPages: number;
-  maxResponseBytes: number;
-  /** Seconds per request. */
-  timeout: number;
-  watch?: boolean;
-  /** Milliseconds between two rounds of --watch. */
-  interval: number;
-  /** Milliseconds of waiting allowed per request for 429 and 5xx answers. */
-  maxWait: number;
-  lag: number;
-  json?: boolean;
-}
-
-export interface StateCommandOptions extends DatasetFlags {
-  action: 'list' | 'show' | 'reset';
-  all?: boolean;
-  json?: boolean;
-}
-
-export function addDatasetOptions(command: Command): Command {
+/** Which dataset on which server: shared by sync and state show/reset. */
+export function addDatasetOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
   return addStoreOption(command, 'Postgres instead of local files')
     .option('--type <type>', 'the type filter of spec 4.3 (e.g. PENDING)')
     .option('--filter <key=value>', 'any other query parameter of the dataset (repeatable)', collect)
@@ -62,7 +39,8 @@ export function addDatasetOptions(command: Command): Command {
     );
 }
 
-export function defineSync(program: Command, run: RunCommand): void {
+// --max-wait, --lag and --interval parse to milliseconds (duration()); --timeout stays in seconds.
+function syncCommand(program: Command) {
   const command = program
     .command('sync')
     .summary('sync a dataset page by page into local JSON, fetching only what changed')
@@ -134,9 +112,13 @@ export function defineSync(program: Command, run: RunCommand): void {
       integer('--concurrency', { min: 1, max: 32 }),
       4,
     );
-  addDatasetOptions(command);
-  addJsonOption(command);
-  command
+  return addJsonOption(addDatasetOptions(command));
+}
+
+export type SyncCommandOptions = OptionsOf<typeof syncCommand> & { target: string | undefined };
+
+export function defineSync(program: Command, run: RunCommand): void {
+  syncCommand(program)
     .addHelpText(
       'after',
       examples(
@@ -150,7 +132,5 @@ export function defineSync(program: Command, run: RunCommand): void {
         'ledgerhook sync expenses --type PENDING --watch --interval 30s',
       ),
     )
-    .action((target: string | undefined, options: Omit<SyncCommandOptions, 'target'>) =>
-      run(() => import('./sync.js'), { ...options, target }),
-    );
+    .action((target, options) => run(() => import('./sync.js'), { ...options, target }));
 }
