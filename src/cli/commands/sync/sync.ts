@@ -176,7 +176,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
  * Ctrl-C, which ends it like listen: exit 0, each dataset as of its last finished sync.
  */
 async function watch(
-  options: SyncCommandOptions,
+  options: Pick<SyncCommandOptions, 'interval' | 'concurrency' | 'json' | 'all'>,
   ctx: CliContext,
   store: DatasetStore,
   datasets: readonly SyncDatasetOptions[],
@@ -218,7 +218,7 @@ function clock(date = new Date()): string {
 }
 
 function report(
-  options: SyncCommandOptions,
+  options: Pick<SyncCommandOptions, 'json' | 'all'>,
   ctx: CliContext,
   store: DatasetStore,
   datasets: readonly SyncDatasetOptions[],
@@ -264,7 +264,7 @@ function report(
 
 /** The exit: interrupted (which datasets finished, which were left), failed, or fine. */
 function verdict(
-  options: SyncCommandOptions,
+  options: Pick<SyncCommandOptions, 'all'>,
   ctx: CliContext,
   outcomes: readonly SyncOutcome[],
   soFar: ReadSoFar = new Map(),
