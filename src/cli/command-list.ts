@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { defineCaptures } from './commands/captures/definition.js';
 import { defineCatalogue } from './commands/catalogue/definition.js';
 import { defineCheckReceiver } from './commands/check-receiver/definition.js';

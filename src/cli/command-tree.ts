@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { ENTITIES } from '../catalogue/entities.js';
 import { EVENTS, WEBHOOK_TYPES } from '../catalogue/events.js';
 import { ENVIRONMENTS, PATH_SETTING_PREFIX, SETTING_KEYS } from '../settings/environments.js';
@@ -56,7 +56,7 @@ function optionValues(
   return [];
 }
 
-export function completionTree(command: Command, path: string[] = []): CompletionNode {
+export function completionTree(command: CommandUnknownOpts, path: string[] = []): CompletionNode {
   const key = path.join(' ');
   const argument = command.registeredArguments[0];
   return {

@@ -1,10 +1,16 @@
-import { Option, type Command } from 'commander';
+import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_HEADER_NAME } from '../defaults.js';
 import { ENVIRONMENTS } from '../settings/environments.js';
 import { collect, decimal } from './parsers.js';
 
+// Each helper is generic over the command it is given and returns it with its flags added, so that
+// the options of a command built with it are inferred (OptionsOf in runner.ts).
+
 /** --secret, --secret-file, --env: how every webhook command finds its secret. */
-export function addSecretOptions(command: Command, { repeatable = false } = {}): Command {
+export function addSecretOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+  { repeatable = false } = {},
+) {
   return command
     .option(
       '--secret-file <file>',
@@ -24,7 +30,9 @@ export function addSecretOptions(command: Command, { repeatable = false } = {}):
     );
 }
 
-export function addHeaderNameOption(command: Command): Command {
+export function addHeaderNameOption<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
   return command.option(
     '--header-name <name>',
     `verification header name (default: LEDGERHOOK_HEADER_NAME, else the stored headerName, else ${DEFAULT_HEADER_NAME})`,
@@ -32,12 +40,20 @@ export function addHeaderNameOption(command: Command): Command {
 }
 
 /** The verification header as the service sends it: its name and what stands before the JWT. */
-export function addVerificationHeaderOptions(command: Command): Command {
+export function addVerificationHeaderOptions<
+  Args extends unknown[],
+  Opts extends OptionValues,
+  Globals extends OptionValues,
+>(command: Command<Args, Opts, Globals>) {
   return addVerificationPrefixOption(addHeaderNameOption(command));
 }
 
 /** How long to wait for a receiver's answer to one delivery (send-sample, replay, check-receiver). */
-export function addDeliveryTimeoutOption(command: Command): Command {
+export function addDeliveryTimeoutOption<
+  Args extends unknown[],
+  Opts extends OptionValues,
+  Globals extends OptionValues,
+>(command: Command<Args, Opts, Globals>) {
   return command.option(
     '--timeout <seconds>',
     'how long to wait for each answer',
@@ -46,16 +62,20 @@ export function addDeliveryTimeoutOption(command: Command): Command {
   );
 }
 
-export function addVerificationPrefixOption(command: Command): Command {
+export function addVerificationPrefixOption<
+  Args extends unknown[],
+  Opts extends OptionValues,
+  Globals extends OptionValues,
+>(command: Command<Args, Opts, Globals>) {
   return command.option(
     '--verification-prefix <text>',
     'what the service puts before the JWT in the verification header, e.g. "Bearer " (default: LEDGERHOOK_VERIFICATION_PREFIX, else the stored verificationPrefix, else none: the bare JWT of spec 5.2)',
   );
 }
 
-export function addJsonOption(
-  command: Command,
+export function addJsonOption<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
   description = 'print one JSON document on stdout and nothing else there',
-): Command {
+) {
   return command.option('--json', description);
 }

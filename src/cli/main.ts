@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command } from '@commander-js/extra-typings';
 import { loadColor, writeLine, type CliContext } from './context.js';
 import { jsonOutcome } from './json-output.js';
 import { outcomeOf } from './outcome.js';

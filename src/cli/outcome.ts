@@ -1,4 +1,4 @@
-import { CommanderError } from 'commander';
+import { CommanderError } from '@commander-js/extra-typings';
 import { isLedgerhookError } from '../errors.js';
 import { missingPeerError } from '../util/optional-peer.js';
 import { withAdvice } from './error-advice.js';

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEFAULT_MOCK_TOKEN } from '../defaults.js';
 
 /**
@@ -24,7 +24,7 @@ const SECRET_FLAGS: readonly { option: string; flag: string; instead: string; ex
 ];
 
 /** The warning lines for the credential flags given on the command line of `command`. */
-export function secretFlagWarnings(command: Command): string[] {
+export function secretFlagWarnings(command: CommandUnknownOpts): string[] {
   const lines: string[] = [];
   for (const { option, flag, instead, except } of SECRET_FLAGS) {
     if (except?.includes(command.name())) continue;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Command } from 'commander';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { captureRecord, writeMixedCapture } from '../helpers/capture-file.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
 import { programFromDefinitions, runInProcess } from '../helpers/in-process-cli.js';
@@ -10,7 +10,7 @@ import { programFromDefinitions, runInProcess } from '../helpers/in-process-cli.
 const EXAMPLES = /Examples:\n( {2}#.*\n)* {2}\$ ledgerhook /;
 
 /** A command's --help page, with the text the definitions add after it (as outputHelp prints it). */
-function helpOf(command: Command): string {
+function helpOf(command: CommandUnknownOpts): string {
   let text = '';
   command.configureOutput({ writeOut: (chunk) => (text += chunk), writeErr: () => {} });
   command.outputHelp();

@@ -1,5 +1,5 @@
 import { Readable, Writable } from 'node:stream';
-import { Command } from 'commander';
+import { Command } from '@commander-js/extra-typings';
 import { loadColor, type CliContext } from '../../src/cli/context.js';
 import { defineCommands } from '../../src/cli/command-list.js';
 import { jsonOutcome } from '../../src/cli/json-output.js';

@@ -1,7 +1,8 @@
 /**
  * The map is the territory: docs/architecture.md's layer table, read as data, against every import in
  * src/. A library folder imports only from its own row and the rows above it; every folder is on the
- * map; commander, chalk and ora are imported only by src/cli/, and the library never imports the CLI.
+ * map; commander (and its typed re-export), chalk and ora are imported only by src/cli/, and the library
+ * never imports the CLI.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -11,7 +12,13 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = join(ROOT, 'src');
-const CLI_ONLY = new Set(['commander', 'chalk', 'ora']);
+const CLI_ONLY = new Set(['commander', '@commander-js/extra-typings', 'chalk', 'ora']);
+/** The package a bare specifier names: `@scope/name/sub` → @scope/name, `name/sub` → name. */
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /** The table's rows, bottom-up: each a set of folder names (`util/` → util, `errors.ts` → errors). */
 function layerRows(): string[][] {
@@ -89,10 +96,10 @@ describe('the layer table is true (docs/architecture.md)', () => {
     assert.deepEqual(upward, []);
   });
 
-  it('commander, chalk and ora are imported only by src/cli/', () => {
+  it('commander, @commander-js/extra-typings, chalk and ora are imported only by src/cli/', () => {
     const leaks = library
       .flatMap(importsOf)
-      .filter(({ specifier }) => CLI_ONLY.has(specifier.split('/')[0] ?? ''))
+      .filter(({ specifier }) => CLI_ONLY.has(packageOf(specifier)))
       .map(({ file, specifier }) => `${relative(SRC, file)} imports ${specifier}`);
     assert.deepEqual(leaks, []);
   });
@@ -101,6 +108,7 @@ describe('the layer table is true (docs/architecture.md)', () => {
     // sync is above store: store importing sync would run up the table.
     assert.ok((rank.get('store') ?? 99) < (rank.get('sync') ?? -1));
     assert.ok((rank.get('defaults') ?? 99) < (rank.get('webhook') ?? -1));
+    assert.equal(packageOf('@commander-js/extra-typings/esm.mjs'), '@commander-js/extra-typings');
     const edges = library.flatMap(importsOf).filter(({ specifier }) => specifier.startsWith('.'));
     assert.ok(edges.length > 300, `only ${edges.length} relative imports were read`);
   });

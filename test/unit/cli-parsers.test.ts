@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { Chalk } from 'chalk';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError } from '@commander-js/extra-typings';
 import { run as runMock } from '../../src/cli/commands/mock/mock.js';
 import type { CliContext } from '../../src/cli/context.js';
 import { defineMock, type MockCommandOptions } from '../../src/cli/commands/mock/definition.js';

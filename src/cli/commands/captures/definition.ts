@@ -1,29 +1,12 @@
-import type { Command } from 'commander';
-import type { CaptureSelector } from '../../../capture/read-captures.js';
-import type { RunCommand } from '../../runner.js';
-import type { SecretFlags } from '../../resolve-settings.js';
+import type { Command, OptionValues } from '@commander-js/extra-typings';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
 import { addJsonOption, addSecretOptions } from '../../common-options.js';
 
-export interface CapturesListOptions extends CaptureSelector {
-  action: 'list';
-  file: string;
-  json?: boolean | undefined;
-}
-
-export interface CapturesShowOptions extends SecretFlags {
-  action: 'show';
-  /** FILE, FILE#id or FILE:index. */
-  spec: string;
-  raw?: boolean | undefined;
-  tolerance: number;
-  json?: boolean | undefined;
-}
-
-export type CapturesCommandOptions = CapturesListOptions | CapturesShowOptions;
-
 /** The selectors replay takes, so that what `captures list` shows is what `replay` sends. */
-function addSelectorOptions(command: Command): Command {
+function addSelectorOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
   return command
     .option('--id <id>', 'only the delivery with this id')
     .option('--index <n>', 'only the delivery at this 0-based position', integer('--index', { min: 0 }))
@@ -32,6 +15,43 @@ function addSelectorOptions(command: Command): Command {
     .option('--event <name>', 'only this LIFECYCLE_EVENT')
     .option('--user <id>', 'only deliveries for this userId');
 }
+
+function listCommand(captures: Command) {
+  return addJsonOption(
+    addSelectorOptions(
+      captures
+        .command('list')
+        .description('one row per delivery: index, id, time, verdict, type/event, user, size')
+        .argument('<file>', 'capture file written by listen --capture'),
+    ),
+    'print { file, count, deliveries, warnings } as one JSON document',
+  );
+}
+
+function showCommand(captures: Command) {
+  const command = captures
+    .command('show')
+    .description(
+      'one delivery in full: request headers, decoded token, verdict with reasons, pretty body (default: the last delivery). With a secret, the verify checklist is re-run as of the moment it arrived.',
+    )
+    .argument('<file[#id|:index]>', 'capture file, optionally with #id or :index (0-based) of one delivery')
+    .option('--raw', 'write only the exact body bytes to stdout')
+    .option('--tolerance <seconds>', 'maximum webhook age for the checklist', integer('--tolerance', { min: 0 }), 300);
+  return addJsonOption(
+    addSecretOptions(command, { repeatable: true }),
+    'print the delivery (headers, token, checks, body) as one JSON document',
+  );
+}
+
+export type CapturesListOptions = OptionsOf<typeof listCommand> & { action: 'list'; file: string };
+
+export type CapturesShowOptions = OptionsOf<typeof showCommand> & {
+  action: 'show';
+  /** FILE, FILE#id or FILE:index. */
+  spec: string;
+};
+
+export type CapturesCommandOptions = CapturesListOptions | CapturesShowOptions;
 
 export function defineCaptures(program: Command, run: RunCommand): void {
   const captures = program
@@ -49,12 +69,7 @@ export function defineCaptures(program: Command, run: RunCommand): void {
       ),
     );
   const load = () => import('./captures.js');
-  const list = captures
-    .command('list')
-    .description('one row per delivery: index, id, time, verdict, type/event, user, size')
-    .argument('<file>', 'capture file written by listen --capture');
-  addJsonOption(addSelectorOptions(list), 'print { file, count, deliveries, warnings } as one JSON document');
-  list
+  listCommand(captures)
     .addHelpText(
       'after',
       examples(
@@ -63,20 +78,8 @@ export function defineCaptures(program: Command, run: RunCommand): void {
         'ledgerhook captures list deliveries.jsonl --user user_1 --json',
       ),
     )
-    .action((file: string, options: Omit<CapturesListOptions, 'action' | 'file'>) =>
-      run(load, { action: 'list', file, ...options }),
-    );
-  const show = captures
-    .command('show')
-    .description(
-      'one delivery in full: request headers, decoded token, verdict with reasons, pretty body (default: the last delivery). With a secret, the verify checklist is re-run as of the moment it arrived.',
-    )
-    .argument('<file[#id|:index]>', 'capture file, optionally with #id or :index (0-based) of one delivery')
-    .option('--raw', 'write only the exact body bytes to stdout')
-    .option('--tolerance <seconds>', 'maximum webhook age for the checklist', integer('--tolerance', { min: 0 }), 300);
-  addSecretOptions(show, { repeatable: true });
-  addJsonOption(show, 'print the delivery (headers, token, checks, body) as one JSON document');
-  show
+    .action((file, options) => run(load, { action: 'list', file, ...options }));
+  showCommand(captures)
     .addHelpText(
       'after',
       examples(
@@ -85,7 +88,5 @@ export function defineCaptures(program: Command, run: RunCommand): void {
         'ledgerhook captures show deliveries.jsonl:3 --raw | sha256sum',
       ),
     )
-    .action((spec: string, options: Omit<CapturesShowOptions, 'action' | 'spec'>) =>
-      run(load, { action: 'show', spec, ...options }),
-    );
+    .action((spec, options) => run(load, { action: 'show', spec, ...options }));
 }

@@ -1,8 +1,7 @@
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { DEFAULT_RECEIVER_SKEW_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../../../defaults.js';
 import { RECEIVER_CASE_TABLE } from '../../../delivery/receiver-case-table.js';
-import type { RunCommand } from '../../runner.js';
-import type { SecretFlags } from '../../resolve-settings.js';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
 import {
   addJsonOption,
@@ -11,21 +10,7 @@ import {
   addDeliveryTimeoutOption,
 } from '../../common-options.js';
 
-export interface CheckReceiverCommandOptions extends SecretFlags {
-  to: string;
-  only?: string;
-  skip?: string;
-  tolerance: number;
-  skew: number;
-  strict?: boolean;
-  rejectStatus?: string;
-  rejectBody?: string;
-  verificationPrefix?: string;
-  timeout: number;
-  json?: boolean;
-}
-
-export function defineCheckReceiver(program: Command, run: RunCommand): void {
+function checkReceiverCommand(program: Command) {
   const command = program
     .command('check-receiver')
     .summary('check that your receiver accepts valid webhooks and rejects forged, altered and invalid ones')
@@ -54,14 +39,16 @@ export function defineCheckReceiver(program: Command, run: RunCommand): void {
       '4xx',
     )
     .option('--reject-body <text>', 'an answer whose body contains this text counts as rejected, whatever its status');
-  addDeliveryTimeoutOption(command);
-  addSecretOptions(command);
-  addVerificationHeaderOptions(command);
-  addJsonOption(command);
+  return addJsonOption(addVerificationHeaderOptions(addSecretOptions(addDeliveryTimeoutOption(command))));
+}
+
+export type CheckReceiverCommandOptions = OptionsOf<typeof checkReceiverCommand>;
+
+export function defineCheckReceiver(program: Command, run: RunCommand): void {
   const cases = RECEIVER_CASE_TABLE.map(
     (c) => `  ${c.id.padEnd(22)}${c.expect.padEnd(7)} ${c.level.padEnd(12)} ${c.title}`,
   ).join('\n');
-  command
+  checkReceiverCommand(program)
     .addHelpText(
       'after',
       `\nCases (id, expected, level):\n${cases}\n${examples(
@@ -70,5 +57,5 @@ export function defineCheckReceiver(program: Command, run: RunCommand): void {
         'ledgerhook check-receiver --to 3000/webhooks --reject-status 202 --skew 10',
       )}`,
     )
-    .action((options: CheckReceiverCommandOptions) => run(() => import('./check-receiver.js'), options));
+    .action((options) => run(() => import('./check-receiver.js'), options));
 }

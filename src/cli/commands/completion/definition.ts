@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { RunCommand } from '../../runner.js';
 import { examples, oneOf } from '../../parsers.js';
 
@@ -7,7 +7,7 @@ export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export interface CompletionCommandOptions {
   shell: (typeof SHELLS)[number];
   /** The whole program, so that the script is generated from the same definitions as --help. */
-  program: Command;
+  program: CommandUnknownOpts;
 }
 
 export function defineCompletion(program: Command, run: RunCommand): void {
@@ -27,5 +27,5 @@ export function defineCompletion(program: Command, run: RunCommand): void {
         'ledgerhook completion fish > ~/.config/fish/completions/ledgerhook.fish',
       ),
     )
-    .action((shell: CompletionCommandOptions['shell']) => run(() => import('./completion.js'), { shell, program }));
+    .action((shell) => run(() => import('./completion.js'), { shell, program }));
 }

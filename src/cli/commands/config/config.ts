@@ -122,7 +122,10 @@ function configEnvironment(flag: string | undefined, ctx: CliContext): Environme
   return value;
 }
 
-async function list(options: ConfigCommandOptions, ctx: CliContext): Promise<void> {
+async function list(
+  options: Pick<Extract<ConfigCommandOptions, { action: 'list' }>, 'json'>,
+  ctx: CliContext,
+): Promise<void> {
   const store = await settingsStore(ctx);
   const all = store.all();
   const masked = Object.fromEntries(

@@ -1,16 +1,8 @@
-import type { Command } from 'commander';
+import type { Command, OptionValues } from '@commander-js/extra-typings';
 import { ENVIRONMENTS, SETTING_KEYS } from '../../../settings/environments.js';
-import type { RunCommand } from '../../runner.js';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
-
-export interface ConfigCommandOptions {
-  action: 'get' | 'set' | 'unset' | 'list' | 'path';
-  key?: string;
-  value?: string | undefined;
-  env?: string;
-  json?: boolean;
-}
 
 const SECRET_KEYS = Object.entries(SETTING_KEYS)
   .filter(([, { secret }]) => secret)
@@ -20,6 +12,75 @@ const KEYS_HELP = [
   ...Object.entries(SETTING_KEYS).map(([key, { describe }]) => `  ${key.padEnd(14)}${describe}`),
   `  ${'paths.ENTITY'.padEnd(14)}the list path of one entity where the service differs from the catalogue, e.g. paths.expense /expenses/expenses`,
 ].join('\n');
+
+function addEnvOption<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
+  return command.option(
+    '--env <name>',
+    `environment: ${ENVIRONMENTS.join(' or ')} (default: LEDGERHOOK_ENV or sandbox)`,
+  );
+}
+
+function getCommand(config: Command) {
+  return addEnvOption(
+    config
+      .command('get')
+      .description('print one setting (secrets masked)')
+      .argument('<key>')
+      .addHelpText(
+        'after',
+        examples('ledgerhook config get baseUrl', 'ledgerhook config get webhookSecret --env production'),
+      ),
+  );
+}
+
+function setCommand(config: Command) {
+  return addEnvOption(
+    config
+      .command('set')
+      .description(
+        `store a setting. For a secret (${SECRET_KEYS.join(', ')}) give no value on a terminal to be asked with hidden input, or - to read it from stdin; a secret typed as an argument lands in the shell history (a warning says so). headerName must be a valid HTTP header name; tokensFile must exist and is stored as an absolute path`,
+      )
+      .argument('<key>')
+      .argument('[value]', 'the value; - reads stdin; omit it for a hidden prompt (secrets, on a terminal)')
+      .addHelpText(
+        'after',
+        examples(
+          'ledgerhook config set webhookSecret   # asks, input hidden',
+          'ledgerhook config set webhookSecret - --env production < production.secret',
+          'ledgerhook config set headerName Acme-Verification',
+          'ledgerhook config set tokensFile ./tokens.json',
+        ),
+      ),
+  );
+}
+
+function unsetCommand(config: Command) {
+  return addEnvOption(
+    config
+      .command('unset')
+      .description('remove a setting')
+      .argument('<key>')
+      .addHelpText('after', examples('ledgerhook config unset token --env production')),
+  );
+}
+
+function listCommand(config: Command) {
+  return addJsonOption(
+    config
+      .command('list')
+      .description('print every stored setting of every environment (secrets masked)')
+      .addHelpText('after', examples('ledgerhook config list', 'ledgerhook config list --json')),
+  );
+}
+
+export type ConfigCommandOptions =
+  | (OptionsOf<typeof getCommand> & { action: 'get'; key: string })
+  | (OptionsOf<typeof setCommand> & { action: 'set'; key: string; value: string | undefined })
+  | (OptionsOf<typeof unsetCommand> & { action: 'unset'; key: string })
+  | (OptionsOf<typeof listCommand> & { action: 'list' })
+  | { action: 'path' };
 
 export function defineConfig(program: Command, run: RunCommand): void {
   const config = program
@@ -39,51 +100,10 @@ export function defineConfig(program: Command, run: RunCommand): void {
       ),
     );
   const load = () => import('./config.js');
-  const envOption = (command: Command) =>
-    command.option('--env <name>', `environment: ${ENVIRONMENTS.join(' or ')} (default: LEDGERHOOK_ENV or sandbox)`);
-  envOption(
-    config
-      .command('get')
-      .description('print one setting (secrets masked)')
-      .argument('<key>')
-      .addHelpText(
-        'after',
-        examples('ledgerhook config get baseUrl', 'ledgerhook config get webhookSecret --env production'),
-      ),
-  ).action((key: string, options: { env?: string }) => run(load, { action: 'get', key, ...options }));
-  envOption(
-    config
-      .command('set')
-      .description(
-        `store a setting. For a secret (${SECRET_KEYS.join(', ')}) give no value on a terminal to be asked with hidden input, or - to read it from stdin; a secret typed as an argument lands in the shell history (a warning says so). headerName must be a valid HTTP header name; tokensFile must exist and is stored as an absolute path`,
-      )
-      .argument('<key>')
-      .argument('[value]', 'the value; - reads stdin; omit it for a hidden prompt (secrets, on a terminal)')
-      .addHelpText(
-        'after',
-        examples(
-          'ledgerhook config set webhookSecret   # asks, input hidden',
-          'ledgerhook config set webhookSecret - --env production < production.secret',
-          'ledgerhook config set headerName Acme-Verification',
-          'ledgerhook config set tokensFile ./tokens.json',
-        ),
-      ),
-  ).action((key: string, value: string | undefined, options: { env?: string }) =>
-    run(load, { action: 'set', key, value, ...options }),
-  );
-  envOption(
-    config
-      .command('unset')
-      .description('remove a setting')
-      .argument('<key>')
-      .addHelpText('after', examples('ledgerhook config unset token --env production')),
-  ).action((key: string, options: { env?: string }) => run(load, { action: 'unset', key, ...options }));
-  addJsonOption(
-    config
-      .command('list')
-      .description('print every stored setting of every environment (secrets masked)')
-      .addHelpText('after', examples('ledgerhook config list', 'ledgerhook config list --json')),
-  ).action((options: { json?: boolean }) => run(load, { action: 'list', ...options }));
+  getCommand(config).action((key, options) => run(load, { action: 'get', key, ...options }));
+  setCommand(config).action((key, value, options) => run(load, { action: 'set', key, value, ...options }));
+  unsetCommand(config).action((key, options) => run(load, { action: 'unset', key, ...options }));
+  listCommand(config).action((options) => run(load, { action: 'list', ...options }));
   config
     .command('path')
     .description('print where the settings file lives')

@@ -27,7 +27,7 @@ function mutationLine(r: MutationResult): string {
  * Tells the demo's story as its events arrive: numbered steps, each heading printed when the
  * first event of its step does. Prints nothing with --json.
  */
-function demoNarrator(options: DemoCommandOptions, ctx: CliContext) {
+function demoNarrator(options: Pick<DemoCommandOptions, 'json'>, ctx: CliContext) {
   const c = ctx.color;
   const say = (text = '') => !options.json && writeLine(ctx.stdout, text);
   let step = 0;

@@ -1,24 +1,10 @@
-import type { Command } from 'commander';
-import type { RunCommand } from '../../runner.js';
-import { examples, integer } from '../../parsers.js';
+import type { Command } from '@commander-js/extra-typings';
+import type { OptionsOf, RunCommand } from '../../runner.js';
+import { collect, examples, integer } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
-import { collect } from '../../parsers.js';
 
-export interface HistoryCommandOptions {
-  target: string;
-  id?: string | undefined;
-  user?: string;
-  out: string;
-  store?: string;
-  type?: string;
-  filter?: string[];
-  deleted?: boolean;
-  last: number;
-  json?: boolean;
-}
-
-export function defineHistory(program: Command, run: RunCommand): void {
+function historyCommand(program: Command) {
   const command = program
     .command('history')
     .summary("an item's versions and where each came from (run, webhook delivery, page), or the tombstones")
@@ -38,9 +24,13 @@ export function defineHistory(program: Command, run: RunCommand): void {
       integer('--last', { min: 1, max: 100_000 }),
       50,
     );
-  addStoreOption(command, 'Postgres instead of local files');
-  addJsonOption(command);
-  command
+  return addJsonOption(addStoreOption(command, 'Postgres instead of local files'));
+}
+
+export type HistoryCommandOptions = OptionsOf<typeof historyCommand> & { target: string; id: string | undefined };
+
+export function defineHistory(program: Command, run: RunCommand): void {
+  historyCommand(program)
     .addHelpText(
       'after',
       examples(
@@ -50,7 +40,5 @@ export function defineHistory(program: Command, run: RunCommand): void {
         'ledgerhook history invoices --user user_42 --out ./data --last 20',
       ),
     )
-    .action((target: string, id: string | undefined, options: Omit<HistoryCommandOptions, 'target' | 'id'>) =>
-      run(() => import('./history.js'), { ...options, target, id }),
-    );
+    .action((target, id, options) => run(() => import('./history.js'), { ...options, target, id }));
 }

@@ -1,20 +1,10 @@
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { DEFAULT_INSPECTOR_PORT, DEFAULT_TOLERANCE_SECONDS } from '../../../defaults.js';
-import type { RunCommand } from '../../runner.js';
-import type { SecretFlags } from '../../resolve-settings.js';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
 import { addJsonOption, addSecretOptions, addVerificationPrefixOption } from '../../common-options.js';
 
-export interface InspectCommandOptions extends SecretFlags {
-  file: string;
-  port: number;
-  host?: string | undefined;
-  to?: string | undefined;
-  tolerance: number;
-  json?: boolean | undefined;
-}
-
-export function defineInspect(program: Command, run: RunCommand): void {
+function inspectCommand(program: Command) {
   const command = program
     .command('inspect')
     .summary('open the inspector page over a capture file (offline)')
@@ -36,10 +26,16 @@ export function defineInspect(program: Command, run: RunCommand): void {
       integer('--tolerance', { min: 0 }),
       DEFAULT_TOLERANCE_SECONDS,
     );
-  addSecretOptions(command, { repeatable: true });
-  addVerificationPrefixOption(command);
-  addJsonOption(command, 'print one JSON line { kind: "inspecting", inspectorUrl, deliveries } when ready');
-  command
+  return addJsonOption(
+    addVerificationPrefixOption(addSecretOptions(command, { repeatable: true })),
+    'print one JSON line { kind: "inspecting", inspectorUrl, deliveries } when ready',
+  );
+}
+
+export type InspectCommandOptions = OptionsOf<typeof inspectCommand> & { file: string };
+
+export function defineInspect(program: Command, run: RunCommand): void {
+  inspectCommand(program)
     .addHelpText(
       'after',
       examples(
@@ -47,7 +43,5 @@ export function defineInspect(program: Command, run: RunCommand): void {
         'ledgerhook inspect deliveries.jsonl --port 0 --secret-file sandbox.secret --to http://localhost:3000/webhooks',
       ),
     )
-    .action((file: string, options: Omit<InspectCommandOptions, 'file'>) =>
-      run(() => import('./inspect.js'), { ...options, file }),
-    );
+    .action((file, options) => run(() => import('./inspect.js'), { ...options, file }));
 }

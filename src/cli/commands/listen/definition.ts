@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import type { Command, OptionValues } from '@commander-js/extra-typings';
 import {
   DEFAULT_IDLE_TIMEOUT_SECONDS,
   DEFAULT_LISTEN_PORT,
@@ -7,49 +7,15 @@ import {
   DEFAULT_PAGE_LIMIT,
   DEFAULT_TOLERANCE_SECONDS,
 } from '../../../defaults.js';
-import type { RunCommand } from '../../runner.js';
-import type { SecretFlags } from '../../resolve-settings.js';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { decimal, examples, integer } from '../../parsers.js';
 import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
 import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
 
-export interface ListenCommandOptions extends SecretFlags {
-  port: number;
-  host: string;
-  path?: string;
-  capture?: string;
-  captureSync?: boolean;
-  captureRefusedBodies?: boolean;
-  forwardTo?: string;
-  acceptInvalid?: boolean;
-  allowFutureIat?: boolean;
-  maxBody: number;
-  requestTimeout: number;
-  idleTimeout: number;
-  maxConnections: number;
-  tolerance: number;
-  sync?: boolean;
-  insecureNoVerify?: boolean;
-  token?: string;
-  tokenFile?: string;
-  tokens?: string;
-  baseUrl?: string;
-  out: string;
-  limit: number;
-  syncConcurrency: number;
-  /** With --sync: enqueue for `ledgerhook worker`s instead of syncing here (issue #13). */
-  queue?: string;
-  queueName?: string;
-  json?: boolean;
-  // inspector and habits (issue #14)
-  printBody?: boolean | undefined;
-  ui?: boolean | undefined;
-  uiPort?: number | undefined;
-  uiHost?: string | undefined;
-}
-
-function addServingOptions(command: Command): Command {
+function addServingOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
   return command
     .option(
       '--port <port>',
@@ -97,7 +63,9 @@ function addServingOptions(command: Command): Command {
     );
 }
 
-function addSyncOptions(command: Command): Command {
+function addSyncOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
   return command
     .option('--sync', 'on each verified ENTITY_UPDATE, sync the named entities of that user incrementally')
     .option('--insecure-no-verify', 'with --sync: allow syncing without a webhook secret (deliveries unverified)')
@@ -122,7 +90,9 @@ function addSyncOptions(command: Command): Command {
 }
 
 /** inspector and habits (issue #14) */
-function addInspectorOptions(command: Command): Command {
+function addInspectorOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
   return command
     .option('--print-body', 'print each body, pretty-printed, under its line')
     .option('--ui', `also serve the inspector page (default http://127.0.0.1:${DEFAULT_INSPECTOR_PORT}/TOKEN/)`)
@@ -134,24 +104,27 @@ function addInspectorOptions(command: Command): Command {
     .option('--ui-host <host>', 'interface of the inspector page (implies --ui; default 127.0.0.1, loopback only)');
 }
 
-export function defineListen(program: Command, run: RunCommand): void {
+function listenCommand(program: Command) {
   const command = program
     .command('listen')
     .summary('receive webhooks locally: verify, print, capture and forward them')
     .description(
       "Receive webhook deliveries locally. Each is verified with the environment's secret (400 with the reason when invalid, like the spec's sample receiver), printed, optionally appended to a capture file (before it is answered) and forwarded byte-exact to your app. Under load or abuse it answers 503 with Retry-After instead of growing. Ctrl-C stops it cleanly and prints a summary.",
     );
-  addServingOptions(command);
-  addSyncOptions(command);
-  addQueueOptions(command, 'with --sync: instead of syncing here, enqueue a job per (user, dataset) in this Redis');
-  addInspectorOptions(command);
-  addSecretOptions(command, { repeatable: true });
-  addVerificationHeaderOptions(command);
-  addJsonOption(
-    command,
+  const queued = addQueueOptions(
+    addSyncOptions(addServingOptions(command)),
+    'with --sync: instead of syncing here, enqueue a job per (user, dataset) in this Redis',
+  );
+  return addJsonOption(
+    addVerificationHeaderOptions(addSecretOptions(addInspectorOptions(queued), { repeatable: true })),
     'print one JSON object per line (kind: listening, delivery, refused, sync-..., summary) and nothing else on stdout',
   );
-  command
+}
+
+export type ListenCommandOptions = OptionsOf<typeof listenCommand>;
+
+export function defineListen(program: Command, run: RunCommand): void {
+  listenCommand(program)
     .addHelpText(
       'after',
       examples(
@@ -168,5 +141,5 @@ export function defineListen(program: Command, run: RunCommand): void {
         'ledgerhook listen --sync --queue redis://127.0.0.1:6379 --host 0.0.0.0 --secret-file production.secret',
       ),
     )
-    .action((options: ListenCommandOptions) => run(() => import('./listen.js'), options));
+    .action((options) => run(() => import('./listen.js'), options));
 }

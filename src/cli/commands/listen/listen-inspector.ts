@@ -7,12 +7,15 @@ import type { LabelledSecret } from '../../../webhook/secrets.js';
 import type { ListenCommandOptions } from './definition.js';
 import { serveInspector } from '../../inspector-cli.js';
 
+/** What the inspector of `listen --ui` reads of listen's flags. */
+export type InspectorFlags = Pick<ListenCommandOptions, 'captureRefusedBodies' | 'uiPort' | 'uiHost' | 'tolerance'>;
+
 /**
  * `listen --ui`: the listener's delivery events feed the inspector through the same adapter as a
  * capture file (CaptureRecord → InspectorDelivery). Loaded only when --ui is given.
  */
 export function listenInspector(
-  options: ListenCommandOptions,
+  options: InspectorFlags,
   secrets: readonly LabelledSecret[],
   verificationPrefix?: string | undefined,
 ) {

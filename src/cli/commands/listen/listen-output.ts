@@ -15,7 +15,11 @@ import { prettyBody, printable } from '../../render-delivery.js';
 
 type LineWriter = ReturnType<typeof batchedLineWriter>;
 
-export function listenerPrinter(options: ListenCommandOptions, ctx: CliContext, out: LineWriter) {
+export function listenerPrinter(
+  options: Pick<ListenCommandOptions, 'json' | 'printBody'>,
+  ctx: CliContext,
+  out: LineWriter,
+) {
   return (event: ListenerEvent) => {
     if (options.json) {
       const { type, ...fields } = event;
@@ -31,7 +35,7 @@ export function listenerPrinter(options: ListenCommandOptions, ctx: CliContext, 
   };
 }
 
-export function syncPrinter(options: ListenCommandOptions, ctx: CliContext, out: LineWriter) {
+export function syncPrinter(options: Pick<ListenCommandOptions, 'json'>, ctx: CliContext, out: LineWriter) {
   return (event: WebhookSyncEvent) => {
     if (!options.json) {
       const line = syncEventLine(event, ctx);
@@ -45,7 +49,7 @@ export function syncPrinter(options: ListenCommandOptions, ctx: CliContext, out:
   };
 }
 
-export function queuePrinter(options: ListenCommandOptions, ctx: CliContext, out: LineWriter) {
+export function queuePrinter(options: Pick<ListenCommandOptions, 'json'>, ctx: CliContext, out: LineWriter) {
   return (event: QueueRecorderEvent) => {
     const { outcome, ...fields } = event;
     const line = options.json ? jsonLine(outcome, fields) : queueEventLine(event, ctx);
@@ -64,7 +68,11 @@ export interface Banner {
   queue: string | undefined;
 }
 
-export function printBanner(options: ListenCommandOptions, ctx: CliContext, banner: Banner): void {
+export function printBanner(
+  options: Pick<ListenCommandOptions, 'json' | 'capture' | 'out'>,
+  ctx: CliContext,
+  banner: Banner,
+): void {
   const { url, inspectorUrl, verifying, headerName, forwardTo, syncing, queue } = banner;
   if (options.json) {
     writeLine(
@@ -100,7 +108,11 @@ export function printBanner(options: ListenCommandOptions, ctx: CliContext, bann
   writeLine(ctx.stderr, ctx.color.dim('Ctrl-C to stop'));
 }
 
-export function printListenSummary(options: ListenCommandOptions, ctx: CliContext, listener: RunningListener): void {
+export function printListenSummary(
+  options: Pick<ListenCommandOptions, 'json' | 'capture'>,
+  ctx: CliContext,
+  listener: RunningListener,
+): void {
   const s = listener.stats;
   if (options.json) writeLine(ctx.stdout, jsonLine('summary', { ...s, captured: listener.captured }));
   else

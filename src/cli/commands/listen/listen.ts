@@ -6,6 +6,7 @@ import { batchedLineWriter } from '../../batched-lines.js';
 import type { CliContext } from '../../context.js';
 import { markJsonLines } from '../../json-output.js';
 import type { ListenCommandOptions } from './definition.js';
+import type { InspectorFlags } from './listen-inspector.js';
 import { resolveHeaderName, resolveVerificationPrefix, resolveWebhookSecrets } from '../../resolve-settings.js';
 import { createListenSync } from './listen-sync.js';
 import { createListenQueue, queueSubscriber } from './listen-queue.js';
@@ -24,7 +25,10 @@ function checkPairs(options: ListenCommandOptions): void {
     throw usageError('--capture-sync and --capture-refused-bodies go with --capture FILE', 'conflicting_flags');
 }
 
-function checkFlags(options: ListenCommandOptions, secrets: readonly LabelledSecret[]): void {
+function checkFlags(
+  options: Pick<ListenCommandOptions, 'sync' | 'insecureNoVerify'>,
+  secrets: readonly LabelledSecret[],
+): void {
   // Syncing on deliveries nobody verified would let anyone trigger syncs with the real access token.
   if (options.sync && secrets.length === 0 && !options.insecureNoVerify)
     throw usageError(
@@ -35,7 +39,7 @@ function checkFlags(options: ListenCommandOptions, secrets: readonly LabelledSec
 
 /** The inspector (--ui, --ui-port or --ui-host) is fed by the same events as the printer; loaded only then. */
 async function loadInspector(
-  options: ListenCommandOptions,
+  options: InspectorFlags & Pick<ListenCommandOptions, 'ui'>,
   secrets: readonly LabelledSecret[],
   verificationPrefix: string | undefined,
 ): Promise<Inspector | undefined> {

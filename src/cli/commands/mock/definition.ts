@@ -1,32 +1,11 @@
-import { Option, type Command } from 'commander';
+import { Option, type Command } from '@commander-js/extra-typings';
 import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../../../defaults.js';
 import { DEFAULT_EXPENSE_ITEMS, DEFAULT_OTHER_ITEMS } from '../../../mock/mock-types.js';
-import type { RunCommand } from '../../runner.js';
-import type { SecretFlags } from '../../resolve-settings.js';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { decimal, examples, integer, rateLimit } from '../../parsers.js';
 import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 
-export interface MockCommandOptions extends SecretFlags {
-  port: number;
-  host: string;
-  token?: string | undefined;
-  seed: number;
-  items: number;
-  otherItems: number;
-  user?: string | undefined;
-  churn?: number | undefined;
-  webhookUrl?: string | undefined;
-  latency?: number | undefined;
-  failRate?: number | undefined;
-  dropRate?: number | undefined;
-  rateLimit?: { requests: number; windowSeconds: number } | undefined;
-  deletedIdsOn: 'first' | 'last' | 'every';
-  since: 'exclusive' | 'inclusive';
-  granularity: 'ms' | 's';
-  json?: boolean | undefined;
-}
-
-export function defineMock(program: Command, run: RunCommand): void {
+function mockCommand(program: Command) {
   const command = program
     .command('mock')
     .summary('run a local emulator of the bookkeeping API (paging, incremental sync, webhooks, faults)')
@@ -87,13 +66,16 @@ export function defineMock(program: Command, run: RunCommand): void {
         .choices(['ms', 's'])
         .default('ms'),
     );
-  addSecretOptions(command);
-  addVerificationHeaderOptions(command);
-  addJsonOption(
-    command,
+  return addJsonOption(
+    addVerificationHeaderOptions(addSecretOptions(command)),
     'print { baseUrl, token } as the first line, then one JSON object per line per change and webhook',
   );
-  command
+}
+
+export type MockCommandOptions = OptionsOf<typeof mockCommand>;
+
+export function defineMock(program: Command, run: RunCommand): void {
+  mockCommand(program)
     .addHelpText(
       'after',
       examples(
@@ -105,5 +87,5 @@ export function defineMock(program: Command, run: RunCommand): void {
         `curl -X POST -d '{"path":"/expenses","create":2,"update":1,"delete":1,"retype":1}' http://127.0.0.1:4010/__mock/mutate`,
       ),
     )
-    .action((options: MockCommandOptions) => run(() => import('./mock.js'), options));
+    .action((options) => run(() => import('./mock.js'), options));
 }

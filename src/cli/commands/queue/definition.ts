@@ -1,21 +1,18 @@
-import type { Command } from 'commander';
-import type { RunCommand } from '../../runner.js';
+import type { Command, OptionValues } from '@commander-js/extra-typings';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 
-/** Where the jobs are: shared by listen --queue, worker and queue status. */
+/** Where the jobs are: what resolveQueue reads of listen --queue, worker and queue status. */
 export interface QueueFlags {
   queue?: string;
   queueName?: string;
 }
 
-export interface QueueStatusOptions extends QueueFlags {
-  action?: 'status' | 'retry';
-  failed?: boolean;
-  json?: boolean;
-}
-
-export function addQueueOptions(command: Command, what = 'Redis of the job queue'): Command {
+export function addQueueOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+  what = 'Redis of the job queue',
+) {
   return command
     .option('--queue <url>', `${what}, e.g. redis://127.0.0.1:6379 (default: LEDGERHOOK_QUEUE)`)
     .option(
@@ -24,13 +21,8 @@ export function addQueueOptions(command: Command, what = 'Redis of the job queue
     );
 }
 
-export function defineQueue(program: Command, run: RunCommand): void {
-  const queue = program
-    .command('queue')
-    .summary('look at the sync job queue (Redis/BullMQ) shared by receivers and workers')
-    .description('Inspect the queue that `listen --sync --queue` fills and `ledgerhook worker` drains.')
-    .addHelpText('after', examples('ledgerhook queue status --queue redis://127.0.0.1:6379'));
-  addJsonOption(
+function statusCommand(queue: Command) {
+  return addJsonOption(
     addQueueOptions(
       queue
         .command('status')
@@ -43,8 +35,11 @@ export function defineQueue(program: Command, run: RunCommand): void {
           ),
         ),
     ),
-  ).action((options: QueueStatusOptions) => run(() => import('./queue.js'), { ...options, action: 'status' }));
-  addJsonOption(
+  );
+}
+
+function retryCommand(queue: Command) {
+  return addJsonOption(
     addQueueOptions(
       queue
         .command('retry')
@@ -57,5 +52,20 @@ export function defineQueue(program: Command, run: RunCommand): void {
           examples('ledgerhook queue retry --failed --queue redis://127.0.0.1:6379', 'ledgerhook queue retry --json'),
         ),
     ),
-  ).action((options: QueueStatusOptions) => run(() => import('./queue.js'), { ...options, action: 'retry' }));
+  );
+}
+
+export type QueueCommandOptions =
+  | (OptionsOf<typeof statusCommand> & { action: 'status' })
+  | (OptionsOf<typeof retryCommand> & { action: 'retry' });
+
+export function defineQueue(program: Command, run: RunCommand): void {
+  const queue = program
+    .command('queue')
+    .summary('look at the sync job queue (Redis/BullMQ) shared by receivers and workers')
+    .description('Inspect the queue that `listen --sync --queue` fills and `ledgerhook worker` drains.')
+    .addHelpText('after', examples('ledgerhook queue status --queue redis://127.0.0.1:6379'));
+  const load = () => import('./queue.js');
+  statusCommand(queue).action((options) => run(load, { ...options, action: 'status' }));
+  retryCommand(queue).action((options) => run(load, { ...options, action: 'retry' }));
 }

@@ -1,11 +1,11 @@
 import { queueStatus } from '../../../queue/queue-status.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
-import type { QueueStatusOptions } from './definition.js';
+import type { QueueCommandOptions } from './definition.js';
 import { resolveQueue } from '../../resolve-scale.js';
 import { printable } from '../../render-delivery.js';
 import { table } from '../../table.js';
 
-export async function run(options: QueueStatusOptions, ctx: CliContext): Promise<void> {
+export async function run(options: QueueCommandOptions, ctx: CliContext): Promise<void> {
   const target = resolveQueue(options, ctx);
   if (options.action === 'retry') {
     const { retryFailedJobs } = await import('../../../queue/queue-retry.js');

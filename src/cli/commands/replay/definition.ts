@@ -1,7 +1,5 @@
-import type { Command } from 'commander';
-import type { RunCommand } from '../../runner.js';
-import type { SecretFlags } from '../../resolve-settings.js';
-import type { CaptureSelector } from '../../../capture/read-captures.js';
+import type { Command } from '@commander-js/extra-typings';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
 import {
   addJsonOption,
@@ -10,21 +8,7 @@ import {
   addDeliveryTimeoutOption,
 } from '../../common-options.js';
 
-export interface ReplayCommandOptions extends SecretFlags, CaptureSelector {
-  file: string;
-  to: string;
-  asCaptured?: boolean;
-  includeUnverified?: boolean;
-  includeRefused?: boolean;
-  resignRefused?: boolean;
-  dryRun?: boolean;
-  concurrency: number;
-  delay?: number;
-  timeout: number;
-  json?: boolean;
-}
-
-export function defineReplay(program: Command, run: RunCommand): void {
+function replayCommand(program: Command) {
   const command = program
     .command('replay')
     .summary('replay captured deliveries into your app, re-signed so they still verify')
@@ -49,11 +33,13 @@ export function defineReplay(program: Command, run: RunCommand): void {
     .option('--dry-run', 'list what would be sent, and how (re-signed or as captured); send nothing')
     .option('--concurrency <n>', 'deliveries in flight at once', integer('--concurrency', { min: 1, max: 1000 }), 1)
     .option('--delay <ms>', 'pause between deliveries (keeps the captured order)', integer('--delay', { min: 0 }));
-  addDeliveryTimeoutOption(command);
-  addSecretOptions(command);
-  addVerificationHeaderOptions(command);
-  addJsonOption(command);
-  command
+  return addJsonOption(addVerificationHeaderOptions(addSecretOptions(addDeliveryTimeoutOption(command))));
+}
+
+export type ReplayCommandOptions = OptionsOf<typeof replayCommand> & { file: string };
+
+export function defineReplay(program: Command, run: RunCommand): void {
+  replayCommand(program)
     .addHelpText(
       'after',
       examples(
@@ -65,7 +51,5 @@ export function defineReplay(program: Command, run: RunCommand): void {
         'ledgerhook replay deliveries.jsonl --to 3000 --id dlv_lx2k9a1b2c3d --include-refused --resign-refused   # warns',
       ),
     )
-    .action((file: string, options: Omit<ReplayCommandOptions, 'file'>) =>
-      run(() => import('./replay.js'), { ...options, file }),
-    );
+    .action((file, options) => run(() => import('./replay.js'), { ...options, file }));
 }

@@ -17,7 +17,10 @@ import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } fr
 const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
 
 /** --type and --event are checked against the catalogue (and the capture: custom events exist). */
-function validateFilters(options: ReplayCommandOptions, records: readonly CaptureRecord[]): void {
+function validateFilters(
+  options: Pick<ReplayCommandOptions, 'type' | 'event'>,
+  records: readonly CaptureRecord[],
+): void {
   const type = options.type;
   if (type !== undefined && !WEBHOOK_TYPES.some((known) => known === type.toUpperCase()))
     throw usageError(
@@ -57,7 +60,13 @@ function humanLine(line: ReplayLine, record: CaptureRecord, ctx: CliContext): st
 type Skipped = Array<{ id: string; verdict: string }>;
 
 /** Says on stderr what is not sent, and warns when refused deliveries are about to verify. */
-function announce(plan: ReplayPlan, skipped: Skipped, url: URL, options: ReplayCommandOptions, ctx: CliContext): void {
+function announce(
+  plan: ReplayPlan,
+  skipped: Skipped,
+  url: URL,
+  options: Pick<ReplayCommandOptions, 'json' | 'dryRun'>,
+  ctx: CliContext,
+): void {
   const c = ctx.color;
   // Where it goes, resolved, before anything is sent (a typed target is never silently reinterpreted).
   if (!options.json)
@@ -79,7 +88,13 @@ function announce(plan: ReplayPlan, skipped: Skipped, url: URL, options: ReplayC
     );
 }
 
-function dryRun(plan: ReplayPlan, skipped: Skipped, url: URL, options: ReplayCommandOptions, ctx: CliContext): void {
+function dryRun(
+  plan: ReplayPlan,
+  skipped: Skipped,
+  url: URL,
+  options: Pick<ReplayCommandOptions, 'json'>,
+  ctx: CliContext,
+): void {
   const lines = plan.send.map((p) => ({ id: p.record.id, verdict: describeVerdict(p.record), mode: p.mode }));
   if (options.json) {
     writeJson(ctx, { url: url.href, dryRun: true, deliveries: lines, skipped });

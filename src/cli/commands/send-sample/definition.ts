@@ -1,8 +1,7 @@
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { ENTITIES } from '../../../catalogue/entities.js';
 import { EVENTS } from '../../../catalogue/events.js';
-import type { RunCommand } from '../../runner.js';
-import type { SecretFlags } from '../../resolve-settings.js';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { collect, examples, integer } from '../../parsers.js';
 import {
   addJsonOption,
@@ -10,23 +9,6 @@ import {
   addVerificationHeaderOptions,
   addDeliveryTimeoutOption,
 } from '../../common-options.js';
-
-export interface SendSampleCommandOptions extends SecretFlags {
-  type?: string | undefined;
-  to: string;
-  event?: string;
-  user?: string;
-  entities?: string;
-  eventData?: string;
-  set?: string[];
-  body?: string;
-  unsigned?: boolean;
-  iat?: number;
-  timeout: number;
-  count: number;
-  concurrency: number;
-  json?: boolean;
-}
 
 const wrap = (words: readonly string[], indent: string) => {
   const lines: string[] = [];
@@ -41,7 +23,7 @@ const wrap = (words: readonly string[], indent: string) => {
   return lines.map((text) => `${indent}${text}`).join('\n');
 };
 
-export function defineSendSample(program: Command, run: RunCommand): void {
+function sendSampleCommand(program: Command) {
   const command = program
     .command('send-sample')
     .summary('send a realistic, correctly signed webhook to a receiver')
@@ -74,11 +56,13 @@ export function defineSendSample(program: Command, run: RunCommand): void {
       integer('--concurrency', { min: 1, max: 1000 }),
       1,
     );
-  addDeliveryTimeoutOption(command);
-  addSecretOptions(command);
-  addVerificationHeaderOptions(command);
-  addJsonOption(command);
-  command
+  return addJsonOption(addVerificationHeaderOptions(addSecretOptions(addDeliveryTimeoutOption(command))));
+}
+
+export type SendSampleCommandOptions = OptionsOf<typeof sendSampleCommand> & { type: string | undefined };
+
+export function defineSendSample(program: Command, run: RunCommand): void {
+  sendSampleCommand(program)
     .addHelpText(
       'after',
       `\nEvents:\n${wrap(
@@ -95,7 +79,5 @@ export function defineSendSample(program: Command, run: RunCommand): void {
         'ledgerhook send-sample ENTITY_UPDATE --count 5000 --concurrency 50 --to 3000',
       )}`,
     )
-    .action((type: string | undefined, options: Omit<SendSampleCommandOptions, 'type'>) =>
-      run(() => import('./send-sample.js'), { ...options, type }),
-    );
+    .action((type, options) => run(() => import('./send-sample.js'), { ...options, type }));
 }

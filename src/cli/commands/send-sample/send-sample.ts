@@ -115,7 +115,12 @@ async function prepareSend(options: SendSampleCommandOptions, ctx: CliContext): 
   };
 }
 
-function printAnswer(send: Send, response: DeliveryResponse, options: SendSampleCommandOptions, ctx: CliContext) {
+function printAnswer(
+  send: Send,
+  response: DeliveryResponse,
+  options: Pick<SendSampleCommandOptions, 'json'>,
+  ctx: CliContext,
+) {
   if (options.json) {
     writeJson(ctx, {
       url: send.url.href,
@@ -139,7 +144,7 @@ function printAnswer(send: Send, response: DeliveryResponse, options: SendSample
 }
 
 /** One delivery (the default): its answer printed, and anything but 2xx a failed check. */
-async function sendOne(send: Send, options: SendSampleCommandOptions, ctx: CliContext): Promise<void> {
+async function sendOne(send: Send, options: Pick<SendSampleCommandOptions, 'json'>, ctx: CliContext): Promise<void> {
   const delivery = await send.makeDelivery();
   if (!options.json)
     writeLine(ctx.stdout, `${ctx.color.bold('POST')} ${send.url.href}  ${ctx.color.dim(describeBody(send.body))}`);
@@ -155,7 +160,12 @@ async function sendOne(send: Send, options: SendSampleCommandOptions, ctx: CliCo
     throw new LedgerhookError('ERR_CHECK_FAILED', `the receiver answered ${response.status}, not 2xx`);
 }
 
-function printSummary(url: URL, summary: SendSummary, options: SendSampleCommandOptions, ctx: CliContext): void {
+function printSummary(
+  url: URL,
+  summary: SendSummary,
+  options: Pick<SendSampleCommandOptions, 'json'>,
+  ctx: CliContext,
+): void {
   if (options.json) {
     const rate = Math.round(summary.sent / Math.max(0.001, summary.elapsedMs / 1000));
     writeJson(ctx, { url: url.href, ...summary, elapsedMs: Math.round(summary.elapsedMs), perSecond: rate });
@@ -183,7 +193,11 @@ function checkSummary(summary: SendSummary): void {
 }
 
 /** --count N: sent with a progress line, each with a fresh token, then summarised. */
-async function sendMany(send: Send, options: SendSampleCommandOptions, ctx: CliContext): Promise<void> {
+async function sendMany(
+  send: Send,
+  options: Pick<SendSampleCommandOptions, 'json' | 'count' | 'concurrency'>,
+  ctx: CliContext,
+): Promise<void> {
   const progress = await createProgressView(ctx, { json: Boolean(options.json) });
   if (!options.json)
     writeLine(

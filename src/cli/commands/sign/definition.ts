@@ -1,20 +1,11 @@
-import { Option, type Command } from 'commander';
-import type { RunCommand } from '../../runner.js';
-import type { SecretFlags } from '../../resolve-settings.js';
+import { Option, type Command } from '@commander-js/extra-typings';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
 import { addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 
 export const SIGN_FORMATS = ['token', 'header', 'json', 'curl'] as const;
 
-export interface SignCommandOptions extends SecretFlags {
-  file?: string | undefined;
-  data?: string;
-  iat?: number;
-  format: (typeof SIGN_FORMATS)[number];
-  url: string;
-}
-
-export function defineSign(program: Command, run: RunCommand): void {
+function signCommand(program: Command) {
   const command = program
     .command('sign')
     .summary('sign a webhook body as the service does (HS256 JWT)')
@@ -30,9 +21,13 @@ export function defineSign(program: Command, run: RunCommand): void {
     )
     .addOption(new Option('--format <format>', 'what to print').choices(SIGN_FORMATS).default('token'))
     .option('--url <url>', 'target URL for --format curl', 'http://localhost:4000/');
-  addSecretOptions(command);
-  addVerificationHeaderOptions(command);
-  command
+  return addVerificationHeaderOptions(addSecretOptions(command));
+}
+
+export type SignCommandOptions = OptionsOf<typeof signCommand> & { file: string | undefined };
+
+export function defineSign(program: Command, run: RunCommand): void {
+  signCommand(program)
     .addHelpText(
       'after',
       examples(
@@ -41,7 +36,5 @@ export function defineSign(program: Command, run: RunCommand): void {
         `cat body.json | LEDGERHOOK_WEBHOOK_SECRET=... ledgerhook sign - --format header`,
       ),
     )
-    .action((file: string | undefined, options: Omit<SignCommandOptions, 'file'>) =>
-      run(() => import('./sign.js'), { ...options, file }),
-    );
+    .action((file, options) => run(() => import('./sign.js'), { ...options, file }));
 }

@@ -1,9 +1,46 @@
-import type { Command } from 'commander';
-import type { RunCommand } from '../../runner.js';
+import type { Command } from '@commander-js/extra-typings';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
-import { addDatasetOptions, type StateCommandOptions } from '../sync/definition.js';
+import { addDatasetOptions } from '../sync/definition.js';
+
+function listCommand(state: Command) {
+  return addJsonOption(
+    addStoreOption(
+      state.command('list').description('every dataset sync remembers'),
+      'Postgres instead of local files',
+    ),
+  );
+}
+
+function showCommand(state: Command) {
+  return addJsonOption(
+    addDatasetOptions(
+      state
+        .command('show')
+        .description('what is remembered of one dataset (any base URL unless --base-url)')
+        .argument('<target>', 'an entity name (expense, invoice...) or a path (/expenses/expenses)'),
+    ),
+  );
+}
+
+function resetCommand(state: Command) {
+  return addJsonOption(
+    addDatasetOptions(
+      state
+        .command('reset')
+        .description('forget a dataset (or --all), so the next sync is a full one; files are kept')
+        .argument('[target]', 'an entity name (expense, invoice...) or a path (/expenses/expenses)')
+        .option('--all', 'forget every dataset'),
+    ),
+  );
+}
+
+export type StateCommandOptions =
+  | (OptionsOf<typeof listCommand> & { action: 'list' })
+  | (OptionsOf<typeof showCommand> & { action: 'show'; target: string })
+  | (OptionsOf<typeof resetCommand> & { action: 'reset'; target: string | undefined });
 
 export function defineState(program: Command, run: RunCommand): void {
   const state = program
@@ -24,22 +61,10 @@ export function defineState(program: Command, run: RunCommand): void {
       ),
     );
   const load = () => import('./state.js');
-  addJsonOption(
-    addStoreOption(
-      state.command('list').description('every dataset sync remembers'),
-      'Postgres instead of local files',
-    ),
-  )
+  listCommand(state)
     .addHelpText('after', examples('ledgerhook state list', 'ledgerhook state list --json'))
-    .action((options: { json?: boolean; store?: string }) => run(load, { action: 'list', ...options }));
-  addJsonOption(
-    addDatasetOptions(
-      state
-        .command('show')
-        .description('what is remembered of one dataset (any base URL unless --base-url)')
-        .argument('<target>', 'an entity name (expense, invoice...) or a path (/expenses/expenses)'),
-    ),
-  )
+    .action((options) => run(load, { action: 'list', ...options }));
+  showCommand(state)
     .addHelpText(
       'after',
       examples(
@@ -48,18 +73,8 @@ export function defineState(program: Command, run: RunCommand): void {
         'ledgerhook state show invoices --base-url http://127.0.0.1:4010/rest/v5',
       ),
     )
-    .action((target: string, options: Omit<StateCommandOptions, 'action' | 'target'>) =>
-      run(load, { action: 'show', target, ...options }),
-    );
-  addJsonOption(
-    addDatasetOptions(
-      state
-        .command('reset')
-        .description('forget a dataset (or --all), so the next sync is a full one; files are kept')
-        .argument('[target]', 'an entity name (expense, invoice...) or a path (/expenses/expenses)')
-        .option('--all', 'forget every dataset'),
-    ),
-  )
+    .action((target, options) => run(load, { action: 'show', target, ...options }));
+  resetCommand(state)
     .addHelpText(
       'after',
       examples(
@@ -68,9 +83,5 @@ export function defineState(program: Command, run: RunCommand): void {
         'ledgerhook state reset --all --env production',
       ),
     )
-    .action((target: string | undefined, options: Omit<StateCommandOptions, 'action' | 'target'>) => {
-      const resolved: StateCommandOptions = { action: 'reset', ...options };
-      if (target !== undefined) resolved.target = target;
-      return run(load, resolved);
-    });
+    .action((target, options) => run(load, { action: 'reset', target, ...options }));
 }

@@ -3,7 +3,7 @@ import { usageError } from '../../../errors.js';
 import type { DatasetState, DatasetStore } from '../../../store/dataset-store.js';
 import { datasetKey, normaliseBaseUrl } from '../../../store/identity.js';
 import { type CliContext, writeJson, writeLine } from '../../context.js';
-import type { StateCommandOptions } from '../sync/definition.js';
+import type { StateCommandOptions } from './definition.js';
 import { fileStore, resolveDatasetPath, resolveFilter } from '../../resolve-dataset.js';
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { table } from '../../table.js';

@@ -1,29 +1,20 @@
-import type { Command } from 'commander';
-import type { RunCommand } from '../../runner.js';
+import type { Command, OptionValues } from '@commander-js/extra-typings';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 
-export interface StoreMigrateOptions {
-  store?: string;
-  json?: boolean;
-}
-
-export function addStoreOption(command: Command, purpose: string): Command {
+export function addStoreOption<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+  purpose: string,
+) {
   return command.option(
     '--store <url>',
     `${purpose}: a postgres:// URL (default: LEDGERHOOK_STORE); add ?options=-c%20search_path%3DNAME for a schema of its own`,
   );
 }
 
-export function defineStore(program: Command, run: RunCommand): void {
-  const store = program
-    .command('store')
-    .summary('prepare the Postgres store (tables ledgerhook_items and ledgerhook_state)')
-    .description(
-      'The Postgres store of `sync --store` and `ledgerhook worker`. Its tables are also created on first use.',
-    )
-    .addHelpText('after', examples('ledgerhook store migrate --store postgres://127.0.0.1:5432/app'));
-  addJsonOption(
+function migrateCommand(store: Command) {
+  return addJsonOption(
     addStoreOption(
       store
         .command('migrate')
@@ -37,5 +28,18 @@ export function defineStore(program: Command, run: RunCommand): void {
         ),
       'the database',
     ),
-  ).action((options: StoreMigrateOptions) => run(() => import('./store.js'), options));
+  );
+}
+
+export type StoreMigrateOptions = OptionsOf<typeof migrateCommand>;
+
+export function defineStore(program: Command, run: RunCommand): void {
+  const store = program
+    .command('store')
+    .summary('prepare the Postgres store (tables ledgerhook_items and ledgerhook_state)')
+    .description(
+      'The Postgres store of `sync --store` and `ledgerhook worker`. Its tables are also created on first use.',
+    )
+    .addHelpText('after', examples('ledgerhook store migrate --store postgres://127.0.0.1:5432/app'));
+  migrateCommand(store).action((options) => run(() => import('./store.js'), options));
 }

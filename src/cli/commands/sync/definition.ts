@@ -1,5 +1,5 @@
-import type { Command } from 'commander';
-import type { RunCommand } from '../../runner.js';
+import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import {
   DEFAULT_HISTORY_DAYS,
   DEFAULT_MAX_PAGES,
@@ -7,13 +7,15 @@ import {
   DEFAULT_PAGE_LIMIT,
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../../../defaults.js';
-import { Option } from 'commander';
 import { collect, decimal, duration, examples, formatDuration, integer } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
 import { ENVIRONMENTS } from '../../../settings/environments.js';
 
-/** Flags shared by sync and state: which dataset on which server. */
+/**
+ * What resolve-dataset.ts reads of the flags of sync, state, worker and listen --sync: which dataset
+ * on which server. The commands' own option types are inferred from their definitions.
+ */
 export interface DatasetFlags {
   target?: string | undefined;
   type?: string | undefined;
@@ -24,39 +26,10 @@ export interface DatasetFlags {
   store?: string | undefined;
 }
 
-export interface SyncCommandOptions extends DatasetFlags {
-  all?: boolean;
-  limit: number;
-  out: string;
-  token?: string;
-  tokenFile?: string;
-  full?: boolean;
-  dryRun?: boolean;
-  concurrency: number;
-  maxPages: number;
-  maxResponseBytes: number;
-  /** Seconds per request. */
-  timeout: number;
-  watch?: boolean;
-  /** Milliseconds between two rounds of --watch. */
-  interval: number;
-  /** Milliseconds of waiting allowed per request for 429 and 5xx answers. */
-  maxWait: number;
-  lag: number;
-  keepDeleted?: boolean;
-  historyDays: number;
-  /** Milliseconds between two reconciles of --watch (issue #21). */
-  reconcileEvery?: number;
-  json?: boolean;
-}
-
-export interface StateCommandOptions extends DatasetFlags {
-  action: 'list' | 'show' | 'reset';
-  all?: boolean;
-  json?: boolean;
-}
-
-export function addDatasetOptions(command: Command): Command {
+/** Which dataset on which server: shared by sync and state show/reset. */
+export function addDatasetOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
   return addStoreOption(command, 'Postgres instead of local files')
     .option('--type <type>', 'the type filter of spec 4.3 (e.g. PENDING)')
     .option('--filter <key=value>', 'any other query parameter of the dataset (repeatable)', collect)
@@ -67,7 +40,8 @@ export function addDatasetOptions(command: Command): Command {
     );
 }
 
-export function defineSync(program: Command, run: RunCommand): void {
+// --max-wait, --lag and --interval parse to milliseconds (duration()); --timeout stays in seconds.
+function syncCommand(program: Command) {
   const command = program
     .command('sync')
     .summary('sync a dataset page by page into local JSON, fetching only what changed')
@@ -75,45 +49,15 @@ export function defineSync(program: Command, run: RunCommand): void {
       "Sync an entity's dataset into a local JSON file (one item per line, sorted by id). The first run reads everything; later runs send the stored lastUpdatedDate and apply only the changes and deletedIds (spec 4.3). Files are replaced atomically and the state is saved only after, so an interrupted sync loses nothing.",
     )
     .argument('[target]', 'an entity name (expense, expenses, invoice...) or a path (/expenses/expenses)')
-    .option('--all', 'sync every entity of the catalogue')
-    .option(
-      '--limit <n>',
-      'page size (spec 4.3 recommends 100)',
-      integer('--limit', { min: 1, max: 100_000 }),
-      DEFAULT_PAGE_LIMIT,
-    )
-    .option('--out <dir>', 'directory of the JSON files', './ledgerhook-data')
-    .option(
-      '--token-file <file>',
-      'read the bearer access token from a file (default: LEDGERHOOK_TOKEN, else the stored token)',
-    )
-    .option('--token <token>', 'the same token as a value: visible in shell history and ps, prefer --token-file')
-    .option(
-      '--max-pages <n>',
-      'stop with an error after this many pages of one dataset',
-      integer('--max-pages', { min: 1 }),
-      DEFAULT_MAX_PAGES,
-    )
-    .option(
-      '--max-response-bytes <n>',
-      'refuse an answer bigger than this',
-      integer('--max-response-bytes', { min: 1024 }),
-      DEFAULT_MAX_RESPONSE_BYTES,
-    )
-    .option(
-      '--timeout <seconds>',
-      'give up on a request after this long (retried like a network error)',
-      decimal('--timeout', { min: 0.1, max: 3600 }),
-      DEFAULT_REQUEST_TIMEOUT_MS / 1000,
-    )
-    .addOption(
-      new Option(
-        '--max-wait <duration>',
-        'how long to ride out a rate limit (429) or server errors (5xx) per request, honouring Retry-After, before stopping (5m, 30s, 1h)',
-      )
-        .argParser(duration('--max-wait', { minMs: 0, maxMs: 24 * 3_600_000 }))
-        .default(300_000, formatDuration(300_000)),
-    )
+    .option('--all', 'sync every entity of the catalogue');
+  return addJsonOption(addDatasetOptions(addSyncingOptions(addReadOptions(command))));
+}
+
+/** What only sync does with a dataset it has read: the boundary, watching, tombstones, history. */
+function addSyncingOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
+  return command
     .addOption(
       new Option(
         '--lag <duration>',
@@ -155,9 +99,57 @@ export function defineSync(program: Command, run: RunCommand): void {
       integer('--concurrency', { min: 1, max: 32 }),
       4,
     );
-  addDatasetOptions(command);
-  addJsonOption(command);
-  command
+}
+
+/** How a dataset is read from the service and where it is kept: the flags sync and reconcile share. */
+export function addReadOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
+  return command
+    .option(
+      '--limit <n>',
+      'page size (spec 4.3 recommends 100)',
+      integer('--limit', { min: 1, max: 100_000 }),
+      DEFAULT_PAGE_LIMIT,
+    )
+    .option('--out <dir>', 'directory of the JSON files', './ledgerhook-data')
+    .option(
+      '--token-file <file>',
+      'read the bearer access token from a file (default: LEDGERHOOK_TOKEN, else the stored token)',
+    )
+    .option('--token <token>', 'the same token as a value: visible in shell history and ps, prefer --token-file')
+    .option(
+      '--max-pages <n>',
+      'stop with an error after this many pages of one dataset',
+      integer('--max-pages', { min: 1 }),
+      DEFAULT_MAX_PAGES,
+    )
+    .option(
+      '--max-response-bytes <n>',
+      'refuse an answer bigger than this',
+      integer('--max-response-bytes', { min: 1024 }),
+      DEFAULT_MAX_RESPONSE_BYTES,
+    )
+    .option(
+      '--timeout <seconds>',
+      'give up on a request after this long (retried like a network error)',
+      decimal('--timeout', { min: 0.1, max: 3600 }),
+      DEFAULT_REQUEST_TIMEOUT_MS / 1000,
+    )
+    .addOption(
+      new Option(
+        '--max-wait <duration>',
+        'how long to ride out a rate limit (429) or server errors (5xx) per request, honouring Retry-After, before stopping (5m, 30s, 1h)',
+      )
+        .argParser(duration('--max-wait', { minMs: 0, maxMs: 24 * 3_600_000 }))
+        .default(300_000, formatDuration(300_000)),
+    );
+}
+
+export type SyncCommandOptions = OptionsOf<typeof syncCommand> & { target: string | undefined };
+
+export function defineSync(program: Command, run: RunCommand): void {
+  syncCommand(program)
     .addHelpText(
       'after',
       examples(
@@ -170,9 +162,8 @@ export function defineSync(program: Command, run: RunCommand): void {
         'ledgerhook sync expenses --token-file ~/.ledgerhook-token --timeout 20 --max-pages 5000',
         'ledgerhook sync expenses --type PENDING --watch --interval 30s',
         'ledgerhook sync --all --watch --interval 5m --reconcile-every 6h',
+        'ledgerhook sync expenses --type PENDING --keep-deleted   # then: ledgerhook history expenses --deleted --type PENDING',
       ),
     )
-    .action((target: string | undefined, options: Omit<SyncCommandOptions, 'target'>) =>
-      run(() => import('./sync.js'), { ...options, target }),
-    );
+    .action((target, options) => run(() => import('./sync.js'), { ...options, target }));
 }

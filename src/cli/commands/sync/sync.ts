@@ -184,7 +184,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
  * Ctrl-C, which ends it like listen: exit 0, each dataset as of its last finished sync.
  */
 async function watch(
-  options: SyncCommandOptions,
+  options: Pick<SyncCommandOptions, 'interval' | 'concurrency' | 'json' | 'all' | 'reconcileEvery'>,
   ctx: CliContext,
   store: DatasetStore,
   datasets: readonly SyncDatasetOptions[],
@@ -221,7 +221,7 @@ async function watch(
 
 /** A watch's reconcile: a JSON line, or each dataset's result (failures on stderr, as a round's). */
 function reportReconciled(
-  options: SyncCommandOptions,
+  options: Pick<SyncCommandOptions, 'json'>,
   ctx: CliContext,
   store: DatasetStore,
   reconciled: ReadonlyArray<DatasetOutcome<ReconcileResult>>,
@@ -255,7 +255,7 @@ function clock(date = new Date()): string {
 }
 
 function report(
-  options: SyncCommandOptions,
+  options: Pick<SyncCommandOptions, 'json' | 'all'>,
   ctx: CliContext,
   store: DatasetStore,
   datasets: readonly SyncDatasetOptions[],
@@ -301,7 +301,7 @@ function report(
 
 /** The exit: interrupted (which datasets finished, which were left), failed, or fine. */
 function verdict(
-  options: SyncCommandOptions,
+  options: Pick<SyncCommandOptions, 'all'>,
   ctx: CliContext,
   outcomes: readonly SyncOutcome[],
   soFar: ReadSoFar = new Map(),

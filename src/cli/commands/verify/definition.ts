@@ -1,25 +1,10 @@
-import type { Command } from 'commander';
+import type { Command } from '@commander-js/extra-typings';
 import { DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../../../defaults.js';
-import type { RunCommand } from '../../runner.js';
-import type { SecretFlags } from '../../resolve-settings.js';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
 import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 
-export interface VerifyCommandOptions extends SecretFlags {
-  file?: string | undefined;
-  token?: string;
-  header?: string;
-  data?: string;
-  tolerance: number;
-  now?: number;
-  ignoreExpiry?: boolean;
-  allowFutureIat?: boolean;
-  delivery?: string;
-  atReceipt?: boolean;
-  json?: boolean;
-}
-
-export function defineVerify(program: Command, run: RunCommand): void {
+function verifyCommand(program: Command) {
   const command = program
     .command('verify')
     .summary('check that a webhook delivery is authentic, and explain why not')
@@ -57,10 +42,13 @@ export function defineVerify(program: Command, run: RunCommand): void {
       '--at-receipt',
       'with --delivery: verify as of the capture\'s receivedAt (labelled "as recorded": that time is not re-checked)',
     );
-  addSecretOptions(command, { repeatable: true });
-  addVerificationHeaderOptions(command);
-  addJsonOption(command);
-  command
+  return addJsonOption(addVerificationHeaderOptions(addSecretOptions(command, { repeatable: true })));
+}
+
+export type VerifyCommandOptions = OptionsOf<typeof verifyCommand> & { file: string | undefined };
+
+export function defineVerify(program: Command, run: RunCommand): void {
+  verifyCommand(program)
     .addHelpText(
       'after',
       examples(
@@ -72,7 +60,5 @@ export function defineVerify(program: Command, run: RunCommand): void {
         `ledgerhook verify body.json --token "$TOKEN" --now 1700000000 --allow-future-iat`,
       ),
     )
-    .action((file: string | undefined, options: Omit<VerifyCommandOptions, 'file'>) =>
-      run(() => import('./verify.js'), { ...options, file }),
-    );
+    .action((file, options) => run(() => import('./verify.js'), { ...options, file }));
 }

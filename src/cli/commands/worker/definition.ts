@@ -1,71 +1,59 @@
-import { Option, type Command } from 'commander';
-import type { RunCommand } from '../../runner.js';
+import { Option, type Command } from '@commander-js/extra-typings';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { decimal, duration, examples, integer } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
-import { addQueueOptions, type QueueFlags } from '../queue/definition.js';
+import { addQueueOptions } from '../queue/definition.js';
 import { addStoreOption } from '../store/definition.js';
 
-export interface WorkerCommandOptions extends QueueFlags {
-  store?: string;
-  baseUrl?: string;
-  env?: string;
-  token?: string;
-  tokenFile?: string;
-  tokens?: string;
-  concurrency: number;
-  limit: number;
-  rateLimit?: string;
-  lockSeconds: number;
-  shutdownGrace: number;
-  /** Milliseconds between two reconciles of every synced dataset (issue #21). */
-  reconcileEvery?: number;
-  json?: boolean;
-}
-
-export function defineWorker(program: Command, run: RunCommand): void {
+function workerCommand(program: Command) {
   const command = program
     .command('worker')
     .summary('run queued sync jobs (from listen --sync --queue) into the Postgres store')
     .description(
       'Takes sync jobs from the Redis queue that `listen --sync --queue` fills, syncs each (user, dataset) incrementally into Postgres, and retries failures with backoff. Run as many workers on as many machines as you like: a dataset never has two runs at once, a worker that dies has its job run again by another, and SIGTERM (or Ctrl-C) finishes the running jobs or puts them back.',
     );
-  addQueueOptions(command);
-  addStoreOption(command, 'where the data goes');
-  command
-    .option('--base-url <url>', 'API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
-    .option(
-      '--env <name>',
-      'stored environment to use (default: LEDGERHOOK_ENV, else sandbox once anything is configured for sandbox or production, else local: ledgerhook mock)',
-    )
-    .option('--tokens <file>', 'JSON file mapping userId to access token: { "user_1": "token..." }')
-    .option('--token-file <file>', 'read one access token for every user from a file (default: LEDGERHOOK_TOKEN)')
-    .option('--token <token>', 'the same token as a value: visible in ps while the worker runs, prefer --token-file')
-    .option('--concurrency <n>', 'jobs run at once by this worker', integer('--concurrency', { min: 1, max: 64 }), 4)
-    .option('--limit <n>', 'page size', integer('--limit', { min: 1, max: 100_000 }), 100)
-    .option(
-      '--rate-limit <requests/seconds>',
-      "a limit per access token you know the service has, e.g. 600/60, shared by all workers through Redis (default: none; a 429's Retry-After always pauses the token on every worker)",
-    )
-    .option(
-      '--lock-seconds <s>',
-      "how soon a dead worker's job is run again by another (a live worker renews its lock)",
-      decimal('--lock-seconds', { min: 1, max: 3600 }),
-      30,
-    )
-    .option(
-      '--shutdown-grace <s>',
-      'on SIGTERM, how long running jobs may finish before they are put back in the queue',
-      decimal('--shutdown-grace', { min: 0, max: 3600 }),
-      30,
-    )
-    .addOption(
-      new Option(
-        '--reconcile-every <duration>',
-        'now and then compare every synced dataset with the service and repair it (one schedule per queue, however many workers give it), e.g. 6h',
-      ).argParser(duration('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 })),
-    );
-  addJsonOption(command, 'print one JSON object per line (ready, each run, summary) and nothing else on stdout');
-  command
+  return addJsonOption(
+    addStoreOption(addQueueOptions(command), 'where the data goes')
+      .option('--base-url <url>', 'API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
+      .option(
+        '--env <name>',
+        'stored environment to use (default: LEDGERHOOK_ENV, else sandbox once anything is configured for sandbox or production, else local: ledgerhook mock)',
+      )
+      .option('--tokens <file>', 'JSON file mapping userId to access token: { "user_1": "token..." }')
+      .option('--token-file <file>', 'read one access token for every user from a file (default: LEDGERHOOK_TOKEN)')
+      .option('--token <token>', 'the same token as a value: visible in ps while the worker runs, prefer --token-file')
+      .option('--concurrency <n>', 'jobs run at once by this worker', integer('--concurrency', { min: 1, max: 64 }), 4)
+      .option('--limit <n>', 'page size', integer('--limit', { min: 1, max: 100_000 }), 100)
+      .option(
+        '--rate-limit <requests/seconds>',
+        "a limit per access token you know the service has, e.g. 600/60, shared by all workers through Redis (default: none; a 429's Retry-After always pauses the token on every worker)",
+      )
+      .option(
+        '--lock-seconds <s>',
+        "how soon a dead worker's job is run again by another (a live worker renews its lock)",
+        decimal('--lock-seconds', { min: 1, max: 3600 }),
+        30,
+      )
+      .option(
+        '--shutdown-grace <s>',
+        'on SIGTERM, how long running jobs may finish before they are put back in the queue',
+        decimal('--shutdown-grace', { min: 0, max: 3600 }),
+        30,
+      )
+      .addOption(
+        new Option(
+          '--reconcile-every <duration>',
+          'now and then compare every synced dataset with the service and repair it (one schedule per queue, however many workers give it), e.g. 6h',
+        ).argParser(duration('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 })),
+      ),
+    'print one JSON object per line (ready, each run, summary) and nothing else on stdout',
+  );
+}
+
+export type WorkerCommandOptions = OptionsOf<typeof workerCommand>;
+
+export function defineWorker(program: Command, run: RunCommand): void {
+  workerCommand(program)
     .addHelpText(
       'after',
       examples(
@@ -75,5 +63,5 @@ export function defineWorker(program: Command, run: RunCommand): void {
         'ledgerhook worker --tokens tokens.json --reconcile-every 6h   # prove nothing was missed, and repair',
       ),
     )
-    .action((options: WorkerCommandOptions) => run(() => import('./worker.js'), options));
+    .action((options) => run(() => import('./worker.js'), options));
 }
