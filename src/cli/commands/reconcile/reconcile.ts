@@ -84,6 +84,7 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
       paths: entityPaths,
       store,
       repair: options.repair,
+      keepDeleted: options.keepDeleted,
       limit: options.limit,
       maxPages: options.maxPages,
       maxWaitMs: options.maxWait,
