@@ -1,6 +1,12 @@
 import type { Dispatcher } from 'undici';
 import { didYouMean } from '../catalogue/suggest.js';
-import { DEFAULT_HEADER_NAME, DEFAULT_RECEIVER_SKEW_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
+import {
+  DEFAULT_CONSUMER_BURST,
+  DEFAULT_CONSUMER_SETTLE_MS,
+  DEFAULT_HEADER_NAME,
+  DEFAULT_RECEIVER_SKEW_SECONDS,
+  DEFAULT_TOLERANCE_SECONDS,
+} from '../defaults.js';
 import { buildDelivery, type BuildDeliveryOptions, type OutgoingDelivery } from '../delivery/build-delivery.js';
 import { postWebhook } from '../delivery/post-webhook.js';
 import { LedgerhookError, usageError } from '../errors.js';
@@ -26,7 +32,7 @@ export type { CheckConsumerReport, ConsumerCaseResult } from './consumer-report.
 export type DeliverySender = (delivery: OutgoingDelivery) => Promise<{ status: number; excerpt: string }>;
 
 export type CheckConsumerEvent =
-  | { type: 'started'; apiUrl: string; userId: string }
+  | { type: 'started'; apiUrl: string; token: string; userId: string }
   | { type: 'case-start'; id: string; title: string }
   | { type: 'case'; result: ConsumerCaseResult };
 
@@ -60,9 +66,6 @@ export interface CheckConsumerOptions {
   signal?: AbortSignal | undefined;
   onProgress?: ((event: CheckConsumerEvent) => void) | undefined;
 }
-
-export const DEFAULT_SETTLE_MS = 10_000;
-export const DEFAULT_BURST = 500;
 
 function chooseCases(only: readonly string[] | undefined, skip: readonly string[] | undefined) {
   for (const id of [...(only ?? []), ...(skip ?? [])]) {
@@ -142,8 +145,8 @@ export async function checkConsumer(options: CheckConsumerOptions): Promise<Chec
   const cases = chooseCases(options.only, options.skip);
   const toleranceSeconds = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   const skewSeconds = options.skewSeconds ?? DEFAULT_RECEIVER_SKEW_SECONDS;
-  const settleMs = options.settleMs ?? DEFAULT_SETTLE_MS;
-  const burst = options.burst ?? DEFAULT_BURST;
+  const settleMs = options.settleMs ?? DEFAULT_CONSUMER_SETTLE_MS;
+  const burst = options.burst ?? DEFAULT_CONSUMER_BURST;
   checkTiming(settleMs, toleranceSeconds, skewSeconds, burst);
   const verificationPrefix =
     options.verificationPrefix === undefined ? undefined : validateVerificationPrefix(options.verificationPrefix);
@@ -160,7 +163,7 @@ export async function checkConsumer(options: CheckConsumerOptions): Promise<Chec
     const compare = (document: unknown) => compareState(document, { service, userId, stateLabel, known, ignored });
     // A state that cannot be read at all is the user's to fix before anything is sent.
     compare(await options.readState(options.signal));
-    options.onProgress?.({ type: 'started', apiUrl: mock.url, userId });
+    options.onProgress?.({ type: 'started', apiUrl: mock.url, token: mock.token, userId });
     const body = JSON.stringify({ userId, type: 'ENTITY_UPDATE', entities: [DRIVEN_ENTITY] });
     // Every ENTITY_UPDATE of a user has the same body, so two signed in one second are the same bytes and
     // token. A case's own delivery gets a second no earlier delivery used, so that a consumer which skips
@@ -213,6 +216,7 @@ export async function checkConsumer(options: CheckConsumerOptions): Promise<Chec
     return {
       to: options.to.href,
       apiUrl: mock.url,
+      token: mock.token,
       userId,
       state: stateLabel,
       settleMs,

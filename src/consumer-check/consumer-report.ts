@@ -22,6 +22,8 @@ export interface ConsumerCaseResult {
   failed: boolean;
   /** The whole case: its changes, its deliveries and its waits. */
   elapsedMs: number;
+  /** From the case's last delivery answered (or last change) to the store being equal; null when it never was. */
+  convergedAfterMs: number | null;
   deliveries: { sent: number; statusCounts: Record<string, number>; networkErrors: number };
   /** The datasets compared at the end of the case. */
   datasets: string[];
@@ -74,7 +76,7 @@ export function caseResult(
       ? 'error'
       : 'not-converged';
   const how = settled.converged
-    ? `converged in ${seconds(settled.waitedMs)}`
+    ? `converged in ${seconds(context.elapsedMs)}`
     : settled.datasets.length === 0
       ? `the state holds no ${DRIVEN_ENTITY} dataset for user ${quoted(context.userId)} (a key such as /expenses)`
       : `not converged within ${seconds(context.settleMs)}: ${settled.difference.map((d) => describeDifference(d)).join('; ')}`;
@@ -88,6 +90,7 @@ export function caseResult(
     verdict,
     failed: verdict === 'error' || (verdict === 'not-converged' && row.level === 'required'),
     elapsedMs: Math.round(context.elapsedMs),
+    convergedAfterMs: settled.converged ? Math.round(settled.waitedMs) : null,
     deliveries: { sent: tally.sent, statusCounts: tally.statusCounts, networkErrors: tally.networkErrors },
     datasets: settled.datasets,
     difference: settled.converged ? [] : settled.difference,
@@ -101,6 +104,7 @@ export function skippedResult(row: { id: string; title: string; level: ConsumerC
     verdict: 'skipped',
     failed: false,
     elapsedMs: 0,
+    convergedAfterMs: null,
     deliveries: { sent: 0, statusCounts: {}, networkErrors: 0 },
     datasets: [],
     difference: [],
@@ -111,8 +115,9 @@ export function skippedResult(row: { id: string; title: string; level: ConsumerC
 export interface CheckConsumerReport {
   /** The consumer's webhook URL. */
   to: string;
-  /** The emulated service the consumer must read from. */
+  /** The emulated service the consumer must read from, and the token it accepts. */
   apiUrl: string;
+  token: string;
   userId: string;
   /** Where the state was read: the URL, or the command as given. */
   state: string;
@@ -131,9 +136,10 @@ export interface CheckConsumerReport {
 
 /** The check's own failure, with the report beside it (the CLI prints both). */
 export function notConverged(report: CheckConsumerReport): LedgerhookError {
+  const unread = report.cases.some((r) => r.verdict === 'error');
   return new LedgerhookError(
     'ERR_CHECK_FAILED',
-    `the consumer did not converge in ${plural(report.failed.length, 'case')}: ${report.failed.join(', ')}`,
+    `the consumer did not converge${unread ? ' (or its state could not be read)' : ''} in ${plural(report.failed.length, 'case')}: ${report.failed.join(', ')}`,
     { details: { reason: 'consumer_not_converged', failed: report.failed } },
   );
 }

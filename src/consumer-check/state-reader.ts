@@ -7,11 +7,6 @@ import { quoted } from './state-document.js';
  */
 export type StateReader = (signal?: AbortSignal) => Promise<unknown>;
 
-/** A state document is read whole into memory: this bounds it (a mock's few hundred items are ~100 KB). */
-export const DEFAULT_MAX_STATE_BYTES = 32 * 1024 * 1024;
-/** How long one read of the state may take. */
-export const DEFAULT_STATE_TIMEOUT_MS = 10_000;
-
 export function tooLarge(label: string, maxBytes: number): LedgerhookError {
   return new LedgerhookError('ERR_USAGE', `${label} printed more than ${maxBytes} bytes; not read further`, {
     details: { reason: 'consumer_state_too_large', maxBytes },

@@ -2,7 +2,8 @@ import { usageError } from '../errors.js';
 import type { Dispatcher } from 'undici';
 import { splitCommand } from './split-command.js';
 import { commandStateReader } from './state-command.js';
-import { DEFAULT_MAX_STATE_BYTES, DEFAULT_STATE_TIMEOUT_MS, type StateReader } from './state-reader.js';
+import { DEFAULT_MAX_STATE_BYTES, DEFAULT_STATE_TIMEOUT_MS } from '../defaults.js';
+import type { StateReader } from './state-reader.js';
 import { quoted } from './state-document.js';
 import { isLoopbackHost, urlStateReader } from './state-url.js';
 
