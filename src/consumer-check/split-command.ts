@@ -1,7 +1,7 @@
 import { usageError } from '../errors.js';
 
 /** Characters a shell would give a meaning to (pipes, redirections, variables, globs, home, comments). */
-const SHELL_SYNTAX = new Set(['|', '&', ';', '<', '>', '(', ')', '$', '`', '*', '?', '[', ']', '~', '#', '{', '}']);
+const SHELL_SYNTAX = new Set(['|', '&', ';', '<', '>', '(', ')', '$', '`', '*', '?', '[', ']', '~', '#']);
 
 const needsShell = (what: string) =>
   usageError(

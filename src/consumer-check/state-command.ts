@@ -9,6 +9,8 @@ export interface CommandStateOptions {
   cwd?: string | undefined;
   timeoutMs: number;
   maxBytes: number;
+  /** The command as the user typed it, for messages (argv joined loses its quotes). */
+  text?: string | undefined;
 }
 
 /** What stderr keeps of a state command: the tail, where the error usually is. */
@@ -24,7 +26,7 @@ const failed = (message: string) =>
  */
 export function commandStateReader(argv: readonly string[], options: CommandStateOptions): StateReader {
   const [file, ...args] = argv;
-  const label = `the state command ${quoted(argv.join(' '))}`;
+  const label = `the state command ${quoted(options.text ?? argv.join(' '))}`;
   return (signal) =>
     new Promise((resolve, reject) => {
       if (file === undefined) return reject(failed('the state command is empty'));

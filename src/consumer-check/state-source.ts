@@ -55,6 +55,6 @@ export function stateSource(text: string, options: StateSourceOptions = {}): Sta
   return {
     kind: 'command',
     label: value,
-    read: commandStateReader(argv, { env: options.env, cwd: options.cwd, timeoutMs, maxBytes }),
+    read: commandStateReader(argv, { env: options.env, cwd: options.cwd, timeoutMs, maxBytes, text: value }),
   };
 }
