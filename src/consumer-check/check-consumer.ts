@@ -206,8 +206,14 @@ export async function checkConsumer(options: CheckConsumerOptions): Promise<Chec
         skewSeconds,
         burst,
         note: (text) => tally.notes.push(text),
+        stopped: () => options.signal?.aborted === true,
       };
-      const settled = await CONSUMER_CASE_STEPS[row.id](ctx);
+      const settled = await CONSUMER_CASE_STEPS[row.id](ctx).catch((error: unknown) => {
+        // Stopped mid-case: whatever the step was waiting on rejected with the signal's reason.
+        if (options.signal?.aborted && !(error instanceof LedgerhookError && error.code === 'ERR_ABORTED'))
+          throw new LedgerhookError('ERR_ABORTED', `stopped during ${row.id}`, { cause: error });
+        throw error;
+      });
       const result = caseResult(row, settled, tally, { elapsedMs: now() - started, settleMs, userId });
       results.push(result);
       options.onProgress?.({ type: 'case', result });

@@ -27,6 +27,8 @@ export interface CaseContext {
   burst: number;
   /** Adds a sentence to the case's detail. */
   note(text: string): void;
+  /** True once the check is being stopped (Ctrl-C): a burst hands out no more deliveries. */
+  stopped(): boolean;
 }
 
 /** Deliveries of a burst in flight at once: enough to overlap the consumer's syncs, not a flood of sockets. */
@@ -93,11 +95,16 @@ export const CONSUMER_CASE_STEPS: Record<ConsumerCaseId, (ctx: CaseContext) => P
   async burst(ctx) {
     // Each change is followed by its delivery while earlier ones are still in flight, as a busy user's
     // changes are: a sync that started before a change must be followed by one that sees it.
-    await runPool(ctx.burst, BURST_CONCURRENCY, async (index) => {
-      ctx.mutate(BURST_CHANGES[index % BURST_CHANGES.length] ?? { update: 1 });
-      // Signed now, as the service would: deliveries of one second are the same bytes, as they would be.
-      await ctx.send(await ctx.delivery(ctx.nowSeconds()));
-    });
+    await runPool(
+      ctx.burst,
+      BURST_CONCURRENCY,
+      async (index) => {
+        ctx.mutate(BURST_CHANGES[index % BURST_CHANGES.length] ?? { update: 1 });
+        // Signed now, as the service would: deliveries of one second are the same bytes, as they would be.
+        await ctx.send(await ctx.delivery(ctx.nowSeconds()));
+      },
+      ctx.stopped,
+    );
     return ctx.settle();
   },
 

@@ -83,7 +83,12 @@ export async function settle(options: SettleOptions): Promise<Settled> {
     const at = options.now();
     if (last.converged && readError === undefined) return { ...last, waitedMs: at - started };
     if (at >= deadline) return { ...last, converged: false, waitedMs: at - started, readError };
-    await options.sleep(Math.min(Math.max(interval, at - readStarted), deadline - at), options.signal);
+    try {
+      await options.sleep(Math.min(Math.max(interval, at - readStarted), deadline - at), options.signal);
+    } catch (error) {
+      // The sleep rejects with the signal's reason (whatever the caller aborted with): a stop, not a bug.
+      throw new LedgerhookError('ERR_ABORTED', 'stopped while waiting for the consumer', { cause: error });
+    }
     interval = Math.min(interval * 2, MAX_POLL_MS);
   }
 }

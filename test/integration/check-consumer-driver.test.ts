@@ -135,6 +135,22 @@ describe('checkConsumer (edges injected)', () => {
     assert.equal(sent, 0);
   });
 
+  it('stops when told to, mid-wait, as an interruption (exit 130), not a bug', async () => {
+    const controller = new AbortController();
+    const base = fakeConsumer();
+    const report = checkConsumer({
+      ...base,
+      settleMs: 60_000,
+      only: ['lost-webhook'],
+      signal: controller.signal,
+      onProgress: (event) => {
+        base.onProgress?.(event);
+        if (event.type === 'case-start' && event.id === 'lost-webhook') setImmediate(() => controller.abort());
+      },
+    });
+    await assert.rejects(report, (error: unknown) => error instanceof LedgerhookError && error.code === 'ERR_ABORTED');
+  });
+
   it('a consumer that is not there is a network error (exit 3), not a failed check', async () => {
     const down: DeliverySender = async () => {
       throw new LedgerhookError('ERR_NETWORK', 'nothing is listening on 127.0.0.1:9 (connection refused)');
