@@ -79,7 +79,7 @@ export function commandStateReader(argv: readonly string[], options: CommandStat
             failed(
               error.code === 'ENOENT'
                 ? `${label} cannot be started: there is no command ${quoted(file)} (it runs without a shell)`
-                : `${label} cannot be started: ${error.message}`,
+                : `${label} cannot be started: ${quoted(error.message, 200)}`,
             )
           );
         }),

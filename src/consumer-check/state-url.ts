@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
-import { HttpStatusError, LedgerhookError } from '../errors.js';
+import { LedgerhookError } from '../errors.js';
 import { loadUndici } from '../http/load-undici.js';
 import { networkError } from '../http/network-error.js';
+import { quoted } from './state-document.js';
 import { parseStateText, type StateReader, tooLarge } from './state-reader.js';
 
 export interface UrlStateOptions {
@@ -46,11 +47,13 @@ export function urlStateReader(url: URL, options: UrlStateOptions): StateReader 
         chunks.push(chunk as Buffer);
       }
       text = Buffer.concat(chunks).toString('utf8');
-      if (response.statusCode !== 200) {
-        const error = new HttpStatusError('GET', url.href, response.statusCode, text.slice(0, 200));
-        error.details.reason = 'consumer_state_failed';
-        throw error;
-      }
+      if (response.statusCode !== 200)
+        // The answer's text is the consumer's: quoted, so that it cannot drive the terminal.
+        throw new LedgerhookError(
+          'ERR_HTTP_STATUS',
+          `${label} answered ${response.statusCode}${text.trim() ? `: ${quoted(text.trim(), 200)}` : ''}`,
+          { details: { reason: 'consumer_state_failed', status: response.statusCode } },
+        );
     } catch (error) {
       if (error instanceof LedgerhookError) throw error;
       if (signal?.aborted) throw new LedgerhookError('ERR_ABORTED', 'stopped', { cause: error });

@@ -111,7 +111,11 @@ describe('stateSource: a URL', () => {
       assert.throws(() => stateSource(url, options), /must be on this machine/);
     }
     assert.throws(() => stateSource('ftp://127.0.0.1/state', options), /an http\(s\) URL or a command/);
-    await rejectsWith(stateSource(`${origin}/other`, options).read(), 'consumer_state_failed', /answered 503/);
+    await rejectsWith(
+      stateSource(`${origin}/other`, options).read(),
+      'consumer_state_failed',
+      /answered 503: "\{\\"error\\":\\"starting\\"\}"$/,
+    );
     await rejectsWith(
       stateSource(`${origin}/big`, options).read(),
       'consumer_state_too_large',
