@@ -28,6 +28,14 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** An endless chain of cursors ends here rather than filling the disk. */
 export const DEFAULT_MAX_PAGES = 100_000;
+/** check-consumer: how long each case waits for the consumer's store to equal the service. */
+export const DEFAULT_CONSUMER_SETTLE_MS = 10_000;
+/** check-consumer: deliveries of the burst case. */
+export const DEFAULT_CONSUMER_BURST = 500;
+/** check-consumer: a state document is read whole into memory; a mock's few hundred items are ~100 KB. */
+export const DEFAULT_MAX_STATE_BYTES = 32 * 1024 * 1024;
+/** check-consumer: how long one read of the consumer's state may take. */
+export const DEFAULT_STATE_TIMEOUT_MS = 10_000;
 
 /**
  * Largest body whose body_mismatch is explained (re-serialised? newline? hex digest?): the

@@ -1,6 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import { defineCaptures } from './commands/captures/definition.js';
 import { defineCatalogue } from './commands/catalogue/definition.js';
+import { defineCheckConsumer } from './commands/check-consumer/definition.js';
 import { defineCheckReceiver } from './commands/check-receiver/definition.js';
 import { defineCompletion } from './commands/completion/definition.js';
 import { defineConfig } from './commands/config/definition.js';
@@ -32,6 +33,7 @@ export const COMMANDS: ReadonlyArray<(program: Command, run: RunCommand) => void
   defineVerify,
   defineSendSample,
   defineCheckReceiver,
+  defineCheckConsumer,
   defineListen,
   defineReplay,
   defineCaptures,

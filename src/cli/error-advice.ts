@@ -83,6 +83,15 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   // mock
   mock_webhook_secret_missing: () => 'give it with --secret, --secret-file or LEDGERHOOK_WEBHOOK_SECRET',
 
+  // check-consumer
+  mock_port_in_use: () =>
+    'stop the `ledgerhook mock` running there (check-consumer serves its own there, so that a consumer set up for it is driven as it is), or give --mock-port N and point your consumer at that port',
+  invalid_settle: () => 'give a shorter --settle (or a longer --tolerance, if your receiver has one)',
+  consumer_state_invalid: () =>
+    'make --state print { "users": { "<userId>": { "/expenses": [ { "id": ... } ] } } } (`ledgerhook check-consumer --help`)',
+  consumer_state_failed: () => 'run the --state command (or open the URL) on its own to see why',
+  consumer_state_too_large: () => 'make --state print only the datasets of the user the check drives',
+
   // inspector (listen --ui, inspect)
   inspector_port_in_use: () => 'choose another with --ui-port for listen or --port for inspect (0 picks a free one)',
   inspector_bind_failed: () => 'give --ui-host (listen) or --host (inspect) an address of this machine',

@@ -7,8 +7,11 @@ import { writeLine } from './context.js';
  */
 export interface ProgressView {
   update(text: string): void;
-  /** A line that stays (printed above the spinner on a terminal). */
-  log(text: string): void;
+  /**
+   * A line that stays (printed above the spinner on a terminal): on stderr, or on `stream` for a result
+   * line that arrives while the spinner runs (check-consumer prints each case as it ends).
+   */
+  log(text: string, stream?: NodeJS.WritableStream): void;
   stop(): void;
 }
 
@@ -30,7 +33,7 @@ export async function createProgressView(
           writeLine(ctx.stderr, text);
         }
       },
-      log: (text) => writeLine(ctx.stderr, text),
+      log: (text, stream = ctx.stderr) => writeLine(stream, text),
       stop() {},
     };
   }
@@ -40,9 +43,9 @@ export async function createProgressView(
     update(text) {
       spinner.text = text;
     },
-    log(text) {
+    log(text, stream = ctx.stderr) {
       spinner.clear();
-      writeLine(ctx.stderr, text);
+      writeLine(stream, text);
       spinner.render();
     },
     stop: () => spinner.stop(),

@@ -9,6 +9,8 @@ export class FaultInjector {
   readonly #random: () => number;
   readonly #now: () => number;
   readonly #windows = new Map<string, { start: number; count: number }>();
+  /** What was injected so far: check-consumer reports whether its consumer met a 429 at all. */
+  readonly counts = { rateLimited: 0, failed: 0, dropped: 0 };
 
   constructor(faults: MockFaults, random: () => number, now: () => number) {
     this.#faults = faults;
@@ -21,8 +23,12 @@ export class FaultInjector {
     const limited = this.#rateLimited(request);
     if (limited) return limited;
     const { dropRate, failRate } = this.#faults;
-    if (dropRate && this.#random() < dropRate) return { status: 0, headers: {}, body: null, drop: true };
+    if (dropRate && this.#random() < dropRate) {
+      this.counts.dropped += 1;
+      return { status: 0, headers: {}, body: null, drop: true };
+    }
     if (failRate && this.#random() < failRate) {
+      this.counts.failed += 1;
       const status = this.#random() < 0.5 ? 500 : 503;
       return json(status, {
         error: status === 500 ? 'internal_error' : 'unavailable',
@@ -50,6 +56,7 @@ export class FaultInjector {
     }
     window.count += 1;
     if (window.count <= rateLimit.requests) return undefined;
+    this.counts.rateLimited += 1;
     const retryAfter = Math.max(1, Math.ceil((window.start + windowMs - now) / 1000));
     return json(
       429,

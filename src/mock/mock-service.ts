@@ -13,6 +13,7 @@ import {
   json,
   type ListEnvelope,
   MOCK_BASE_PATH,
+  type MockFaults,
   type MockRequest,
   type MockResponse,
   type MockServiceOptions,
@@ -50,7 +51,7 @@ export class MockService {
   readonly #cursors = new CursorCodec();
   readonly #random: () => number;
   readonly #options: MockServiceOptions;
-  readonly #faults: FaultInjector | undefined;
+  #faults: FaultInjector | undefined;
   #lastChange: number;
   #lastIssued = 0;
 
@@ -191,6 +192,15 @@ export class MockService {
       return json(200, { churnSeconds: seconds ?? null });
     }
     throw mockError(404, 'not_found', CONTROL_ROUTES);
+  }
+
+  /**
+   * Replaces the faults while the service runs (undefined: none), with fresh rate-limit windows and
+   * counts; returns those counts, which keep growing while these faults stay in place.
+   */
+  setFaults(faults: MockFaults | undefined): FaultInjector['counts'] {
+    this.#faults = faults ? new FaultInjector(faults, this.#random, this.#now) : undefined;
+    return this.#faults?.counts ?? { rateLimited: 0, failed: 0, dropped: 0 };
   }
 
   /** The whole current dataset (ground truth for tests), sorted by id. */

@@ -69,6 +69,24 @@ const ONCE: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
     ok: (f) => ['send-sample', 'ENTITY_UPDATE', '--to', f.receiver, '--secret', SECRET],
     fail: () => ['send-sample', 'ENTITY_UPDATE', '--to', '1', '--secret', SECRET],
   },
+  'check-consumer': {
+    ok: (f) => [
+      'check-consumer',
+      '--to',
+      `${f.env.CONSUMER}/webhooks`,
+      '--state',
+      `${f.env.CONSUMER}/state`,
+      '--secret',
+      SECRET,
+      '--mock-port',
+      f.env.CONSUMER_MOCK_PORT ?? '',
+      '--only',
+      'baseline',
+      '--settle',
+      '5s',
+    ],
+    fail: (f) => ['check-consumer', '--to', f.receiver, '--state', 'http://10.0.0.1/state', '--secret', SECRET],
+  },
   'check-receiver': {
     ok: (f) => ['check-receiver', '--to', f.receiver, '--secret', SECRET],
     fail: () => ['check-receiver', '--to', '1', '--secret', SECRET],
@@ -142,6 +160,20 @@ const LINES: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
   },
 };
 
+/** A consumer for check-consumer's row: accepts every delivery; its state is the mock's own data. */
+async function startTruthConsumer(mockPort: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    if (req.method !== 'GET') return void res.end('{}');
+    const truth = await fetch(`http://127.0.0.1:${mockPort}/__mock/dataset?path=/expenses`).then((r) => r.json());
+    res.end(JSON.stringify({ users: { user_7f3c2a91: { '/expenses': (truth as { data: unknown[] }).data } } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 function assertDocument(result: CliResult, expectOk: boolean, label: string) {
   let document: Record<string, any>;
   try {
@@ -194,6 +226,14 @@ describe('one JSON contract for every --json (issue 19)', () => {
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     closers.push(() => new Promise((resolve) => busy.close(resolve)));
     const env: Record<string, string> = { BUSY: String((busy.address() as AddressInfo).port) };
+    // check-consumer's consumer: its state is always the service's truth, read from the mock it runs.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const consumerMockPort = String((probe.address() as AddressInfo).port);
+    await new Promise((resolve) => probe.close(resolve));
+    const consumer = await startTruthConsumer(consumerMockPort);
+    closers.push(consumer.close);
+    Object.assign(env, { CONSUMER: consumer.url, CONSUMER_MOCK_PORT: consumerMockPort });
     skip = await servicesSkip();
     if (!skip) {
       const schema = await createTestSchema();

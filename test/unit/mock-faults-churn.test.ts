@@ -50,6 +50,24 @@ describe('FaultInjector', () => {
   });
 });
 
+describe('MockService.setFaults', () => {
+  it('turns faults on and off while it runs, counting what it injected', async () => {
+    const service = new MockService({ items: 1 });
+    const get = () =>
+      service.handle({
+        method: 'GET',
+        url: '/rest/v5/expenses',
+        headers: { authorization: `Bearer ${service.token}` },
+      });
+    assert.equal((await get()).status, 200);
+    const counts = service.setFaults({ rateLimit: { requests: 1, windowSeconds: 60 } });
+    assert.deepEqual([(await get()).status, (await get()).status, (await get()).status], [200, 429, 429]);
+    assert.deepEqual(counts, { rateLimited: 2, failed: 0, dropped: 0 });
+    assert.deepEqual(service.setFaults(undefined), { rateLimited: 0, failed: 0, dropped: 0 });
+    assert.equal((await get()).status, 200);
+  });
+});
+
 describe('MockService with latency', () => {
   it('asks the adapter to delay the answer instead of waiting itself (handle stays a plain function)', async () => {
     const service = new MockService({ items: 1, faults: { latencyMs: 50 } });

@@ -1,0 +1,111 @@
+import type { ChalkInstance } from 'chalk';
+import { checkConsumer, type ConsumerCaseResult } from '../../../consumer-check/check-consumer.js';
+import { notConverged } from '../../../consumer-check/consumer-report.js';
+import { CONSUMER_CASE_TABLE } from '../../../consumer-check/consumer-case-table.js';
+import { stateSource } from '../../../consumer-check/state-source.js';
+import { resolveTarget } from '../../../delivery/target.js';
+import { plural } from '../../../util/plural.js';
+import { writeJson, writeLine, type CliContext } from '../../context.js';
+import { formatDuration } from '../../durations.js';
+import { createProgressView } from '../../progress.js';
+import { printableLine } from '../../render-delivery.js';
+import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
+import type { CheckConsumerCommandOptions } from './definition.js';
+
+const list = (value: string | undefined) =>
+  value
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+const ID_WIDTH = Math.max(...CONSUMER_CASE_TABLE.map((c) => c.id.length)) + 2;
+
+/** "duplicate-after-change  FAIL   not converged within 10.0 s: /expenses: 1 different (100042: amount)" */
+function caseLine(result: ConsumerCaseResult, c: ChalkInstance): string {
+  const [word, paint] =
+    result.verdict === 'converged'
+      ? ['ok', c.green]
+      : result.verdict === 'skipped'
+        ? ['skip', c.dim]
+        : !result.failed
+          ? ['limit', c.yellow]
+          : [result.verdict === 'error' ? 'ERROR' : 'FAIL', c.red];
+  // The detail carries ids, keys and answers from the consumer: escaped, so that it stays one line.
+  return `${result.id.padEnd(ID_WIDTH)}${paint(word.padEnd(7))}${printableLine(result.detail)}`;
+}
+
+function summary(cases: readonly ConsumerCaseResult[], c: ChalkInstance): string {
+  const required = cases.filter((r) => r.level === 'required' && r.verdict !== 'skipped');
+  const failing = cases.filter((r) => r.verdict === 'not-converged' && r.failed).map((r) => r.id);
+  const errors = cases.filter((r) => r.verdict === 'error').map((r) => r.id);
+  const limits = cases.filter((r) => r.level === 'limitation' && r.verdict === 'not-converged').map((r) => r.id);
+  if (failing.length === 0 && errors.length === 0) {
+    const all =
+      required.length === 1 ? 'the required case converged' : `all ${required.length} required cases converged`;
+    const limitText =
+      limits.length > 0 ? `; ${limits.join(', ')} did not, as expected (only a reconcile catches it)` : '';
+    return c.green(`${all}${limitText}`);
+  }
+  return c.red(
+    [
+      failing.length > 0
+        ? `${failing.length} of ${required.length} required cases did not converge: ${failing.join(', ')}`
+        : '',
+      errors.length > 0 ? `the state could not be read in ${plural(errors.length, 'case')}: ${errors.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join('; '),
+  );
+}
+
+export async function run(options: CheckConsumerCommandOptions, ctx: CliContext): Promise<void> {
+  const to = resolveTarget(options.to);
+  const source = stateSource(options.state, { env: ctx.env });
+  const secret = await requireSigningSecret(options, ctx, { createLocal: true });
+  const headerName = await resolveHeaderName(options, ctx);
+  const verificationPrefix = await resolveVerificationPrefix(options, ctx);
+  const c = ctx.color;
+  const progress = await createProgressView(ctx, { json: Boolean(options.json) });
+  try {
+    const report = await checkConsumer({
+      to,
+      secret,
+      headerName,
+      verificationPrefix,
+      toleranceSeconds: options.tolerance,
+      skewSeconds: options.skew,
+      readState: source.read,
+      stateLabel: source.label,
+      settleMs: options.settle,
+      burst: options.burst,
+      only: list(options.only),
+      skip: list(options.skip),
+      mock: { port: options.mockPort, userId: options.user },
+      timeoutMs: Math.round(options.timeout * 1000),
+      signal: ctx.signal,
+      onProgress: (event) => {
+        if (options.json) return;
+        if (event.type === 'started')
+          // Status, not result: stderr. The consumer must read this service, with this token.
+          progress.log(
+            `checking ${to.href} against the mock at ${event.apiUrl} (token ${event.token}, user ${printableLine(event.userId)}), state from ${printableLine(source.label)}, settle ${formatDuration(options.settle)}`,
+          );
+        else if (event.type === 'case-start') progress.update(`${event.id}: ${event.title}`);
+        else progress.log(caseLine(event.result, c), ctx.stdout);
+      },
+    });
+    progress.stop();
+    if (options.json) writeJson(ctx, report);
+    else {
+      writeLine(ctx.stdout, summary(report.cases, c));
+      if (report.ignoredDatasets.length > 0)
+        writeLine(
+          ctx.stderr,
+          c.dim(`not compared (other entities): ${printableLine(report.ignoredDatasets.slice(0, 5).join(', '))}`),
+        );
+    }
+    if (!report.passed) throw notConverged(report);
+  } finally {
+    progress.stop();
+  }
+}

@@ -1,0 +1,107 @@
+import { type Command, Option } from 'commander';
+import {
+  DEFAULT_CONSUMER_BURST,
+  DEFAULT_CONSUMER_SETTLE_MS,
+  DEFAULT_MOCK_PORT,
+  DEFAULT_MOCK_TOKEN,
+  DEFAULT_RECEIVER_SKEW_SECONDS,
+  DEFAULT_TOLERANCE_SECONDS,
+} from '../../../defaults.js';
+import { CONSUMER_CASE_TABLE } from '../../../consumer-check/consumer-case-table.js';
+import type { RunCommand } from '../../runner.js';
+import type { SecretFlags } from '../../resolve-settings.js';
+import { duration, examples, formatDuration, integer } from '../../parsers.js';
+import {
+  addDeliveryTimeoutOption,
+  addJsonOption,
+  addSecretOptions,
+  addVerificationHeaderOptions,
+} from '../../common-options.js';
+
+export interface CheckConsumerCommandOptions extends SecretFlags {
+  to: string;
+  state: string;
+  settle: number;
+  mockPort: number;
+  user?: string | undefined;
+  burst: number;
+  only?: string | undefined;
+  skip?: string | undefined;
+  tolerance: number;
+  skew: number;
+  timeout: number;
+  json?: boolean | undefined;
+}
+
+export function defineCheckConsumer(program: Command, run: RunCommand): void {
+  const command = program
+    .command('check-consumer')
+    .summary("check that your consumer's own store converges on the service's data, whatever the webhooks do")
+    .description(
+      `Run the mock on its usual address (http://127.0.0.1:${DEFAULT_MOCK_PORT}/rest/v5, token ${DEFAULT_MOCK_TOKEN}, the webhook secret of the environment), so that a consumer set up for \`ledgerhook mock\` is driven as it is; change its expenses and send your receiver signed ENTITY_UPDATEs the way a real service misbehaves (duplicates, reversed order, a burst, none at all, a retype out of a filter, 429s, near expiry). After each case, read your store's state with --state until it equals the mock's data or --settle passes. Exit 0 when every required case converged, 1 when one did not, 2 for usage, 3 when the receiver does not answer.`,
+    )
+    .requiredOption('--to <target>', 'your receiver: a URL, host:port, :port, a port, or PORT/path')
+    .requiredOption(
+      '--state <command|url>',
+      'what your store holds, as JSON: a command that prints it (run without a shell; "sh -c \'…\'" for one) or a URL on this machine',
+    )
+    .addOption(
+      new Option(
+        '--settle <duration>',
+        'how long each case waits for your store to equal the service (polled, so a fast consumer is judged at once)',
+      )
+        .argParser(duration('--settle', { minMs: 100, maxMs: 290_000 }))
+        .default(DEFAULT_CONSUMER_SETTLE_MS, formatDuration(DEFAULT_CONSUMER_SETTLE_MS)),
+    )
+    .option(
+      '--mock-port <port>',
+      'port of the emulated service (point your consumer at it)',
+      integer('--mock-port', { min: 0, max: 65535 }),
+      DEFAULT_MOCK_PORT,
+    )
+    .option('--user <id>', "the userId the deliveries are for (default: the mock's, as `ledgerhook mock --user`)")
+    .option(
+      '--burst <n>',
+      'deliveries of the burst case',
+      integer('--burst', { min: 1, max: 100_000 }),
+      DEFAULT_CONSUMER_BURST,
+    )
+    .option('--only <ids>', 'comma-separated case ids to run (the baseline always runs first)')
+    .option('--skip <ids>', 'comma-separated case ids to leave out')
+    .option(
+      '--tolerance <seconds>',
+      'the tolerance your receiver uses',
+      integer('--tolerance', { min: 1 }),
+      DEFAULT_TOLERANCE_SECONDS,
+    )
+    .option(
+      '--skew <seconds>',
+      'how far inside the tolerance the near-expiry delivery is signed',
+      integer('--skew', { min: 0, max: 3600 }),
+      DEFAULT_RECEIVER_SKEW_SECONDS,
+    );
+  addDeliveryTimeoutOption(command);
+  addSecretOptions(command);
+  addVerificationHeaderOptions(command);
+  addJsonOption(command);
+  const cases = CONSUMER_CASE_TABLE.map((c) => `  ${c.id.padEnd(23)}${c.level.padEnd(11)} ${c.title}`).join('\n');
+  command
+    .addHelpText(
+      'after',
+      `
+Cases (id, level; required cases decide the exit code, a limitation is reported, never failed):
+${cases}
+
+The state, as --state prints or serves it (items as your store holds them; a field you do not keep is not
+compared, a field of your own is ignored; datasets of other entities are ignored):
+  { "users": { "<userId>": { "/expenses": [ { "id": 7, ... } ], "/expenses?type=PENDING": [ ... ] } } }
+
+Start your consumer with an empty store: the mock's data is new on every run.
+${examples(
+  "ledgerhook check-consumer --to http://127.0.0.1:3000/webhooks --state 'node print-state.js'",
+  'ledgerhook check-consumer --to :3000/webhooks --state http://127.0.0.1:3000/state --settle 30s --json',
+  'ledgerhook check-consumer --to 3000/webhooks --state "sh -c \'cat data/state.json\'" --only duplicate-after-change,burst',
+)}`,
+    )
+    .action((options: CheckConsumerCommandOptions) => run(() => import('./check-consumer.js'), options));
+}

@@ -1,0 +1,109 @@
+/**
+ * `ledgerhook check-consumer` as a user runs it (the built bin), against the example consumer
+ * (examples/consumer-app: the receiver SDK, syncDataset and the file store) and against the same app
+ * with its planted bug (it ignores a delivery it has seen before), on loopback, ports chosen free.
+ */
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { CONSUMER_CASE_TABLE } from '../../src/consumer-check/consumer-case-table.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { type RunningApp, SECRET, startApp } from '../receiver/helpers.js';
+
+const APP = fileURLToPath(new URL('../../examples/consumer-app/app.ts', import.meta.url));
+const PRINT_STATE = fileURLToPath(new URL('../../examples/consumer-app/print-state.ts', import.meta.url));
+
+/** A port nothing listens on now, for the emulated service: the consumer must be told it before it starts. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function startConsumer(options: { bug?: boolean } = {}) {
+  const mockPort = await freePort();
+  const dataDir = tempDir('ledgerhook-consumer-');
+  const app = await startApp(APP, {
+    API_URL: `http://127.0.0.1:${mockPort}/rest/v5`,
+    DATA_DIR: dataDir,
+    ...(options.bug ? { PLANTED_BUG: 'skip-seen-deliveries' } : {}),
+  });
+  return { app, mockPort, dataDir, stateUrl: app.url.replace(/\/webhooks$/, '/state') };
+}
+
+describe('ledgerhook check-consumer against the example consumer', () => {
+  const apps: RunningApp[] = [];
+  after(async () => {
+    for (const app of apps) await app.stop();
+  });
+
+  it('passes the example app: every required case converges; the lost webhook is reported as a limitation', async () => {
+    const consumer = await startConsumer();
+    apps.push(consumer.app);
+    const args = ['check-consumer', '--to', consumer.app.url, '--state', consumer.stateUrl];
+    const result = await runCli([...args, '--mock-port', String(consumer.mockPort), '--settle', '6s', '--json'], {
+      env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET },
+      timeoutMs: 180_000,
+    });
+    const report = JSON.parse(result.stdout);
+    const verdicts = Object.fromEntries(report.cases.map((c: { id: string; verdict: string }) => [c.id, c.verdict]));
+    assert.deepEqual(
+      verdicts,
+      {
+        ...Object.fromEntries(CONSUMER_CASE_TABLE.map((c) => [c.id, 'converged'])),
+        'lost-webhook': 'not-converged',
+      },
+      result.stdout,
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual([report.ok, report.passed, report.failed, report.limitations], [true, true, [], ['lost-webhook']]);
+    const byId = new Map(report.cases.map((c: { id: string }) => [c.id, c]));
+    const burst = byId.get('burst') as { deliveries: { sent: number; statusCounts: Record<string, number> } };
+    assert.deepEqual(burst.deliveries, { sent: 500, statusCounts: { 200: 500 }, networkErrors: 0 });
+    assert.match((byId.get('rate-limited') as { detail: string }).detail, /the API answered 429 [1-9]\d* times?/);
+    assert.deepEqual((byId.get('retype-out-of-filter') as { datasets: string[] }).datasets, [
+      '/expenses',
+      '/expenses?type=PENDING',
+    ]);
+    assert.match((byId.get('lost-webhook') as { detail: string }).detail, /only a reconcile .* catches this/);
+    assert.equal(report.apiUrl, `http://127.0.0.1:${consumer.mockPort}/rest/v5`);
+  });
+
+  it('catches the planted bug: the same delivery after a change is skipped, the case fails naming what differs', async () => {
+    const consumer = await startConsumer({ bug: true });
+    apps.push(consumer.app);
+    // The state by a command this time (run without a shell), as a user with no state route would.
+    const state = `"${process.execPath}" --import tsx ${PRINT_STATE} ${consumer.dataDir}`;
+    const result = await runCli(
+      [
+        'check-consumer',
+        '--to',
+        consumer.app.url,
+        '--state',
+        state,
+        '--mock-port',
+        String(consumer.mockPort),
+        '--only',
+        'duplicate-after-change',
+        '--settle',
+        '4s',
+      ],
+      { env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET }, timeoutMs: 120_000 },
+    );
+    assert.equal(result.code, 1, `${result.stdout}\n${result.stderr}`);
+    assert.match(result.stdout, /^baseline\s+ok\s+converged in \d+\.\d s$/m);
+    assert.match(
+      result.stdout,
+      /^duplicate-after-change\s+FAIL\s+not converged within 4\.0 s: \/expenses: 1 missing \(\d+\), 1 extra \(\d+\), 1 different \(\d+: [a-z ]*amount/m,
+    );
+    assert.match(result.stdout, /1 of 2 required cases did not converge: duplicate-after-change$/m);
+    assert.match(
+      result.stderr.trimEnd().split('\n').at(-1) ?? '',
+      /^error: the consumer did not converge in 1 case: duplicate-after-change$/,
+    );
+  });
+});
