@@ -1,4 +1,4 @@
-import { type Command, Option } from 'commander';
+import { type Command, Option } from '@commander-js/extra-typings';
 import {
   DEFAULT_CONSUMER_BURST,
   DEFAULT_CONSUMER_SETTLE_MS,
@@ -8,8 +8,7 @@ import {
   DEFAULT_TOLERANCE_SECONDS,
 } from '../../../defaults.js';
 import { CONSUMER_CASE_TABLE } from '../../../consumer-check/consumer-case-table.js';
-import type { RunCommand } from '../../runner.js';
-import type { SecretFlags } from '../../resolve-settings.js';
+import type { OptionsOf, RunCommand } from '../../runner.js';
 import { duration, examples, formatDuration, integer } from '../../parsers.js';
 import {
   addDeliveryTimeoutOption,
@@ -18,22 +17,7 @@ import {
   addVerificationHeaderOptions,
 } from '../../common-options.js';
 
-export interface CheckConsumerCommandOptions extends SecretFlags {
-  to: string;
-  state: string;
-  settle: number;
-  mockPort: number;
-  user?: string | undefined;
-  burst: number;
-  only?: string | undefined;
-  skip?: string | undefined;
-  tolerance: number;
-  skew: number;
-  timeout: number;
-  json?: boolean | undefined;
-}
-
-export function defineCheckConsumer(program: Command, run: RunCommand): void {
+function checkConsumerCommand(program: Command) {
   const command = program
     .command('check-consumer')
     .summary("check that your consumer's own store converges on the service's data, whatever the webhooks do")
@@ -80,10 +64,13 @@ export function defineCheckConsumer(program: Command, run: RunCommand): void {
       integer('--skew', { min: 0, max: 3600 }),
       DEFAULT_RECEIVER_SKEW_SECONDS,
     );
-  addDeliveryTimeoutOption(command);
-  addSecretOptions(command);
-  addVerificationHeaderOptions(command);
-  addJsonOption(command);
+  return addJsonOption(addVerificationHeaderOptions(addSecretOptions(addDeliveryTimeoutOption(command))));
+}
+
+export type CheckConsumerCommandOptions = OptionsOf<typeof checkConsumerCommand>;
+
+export function defineCheckConsumer(program: Command, run: RunCommand): void {
+  const command = checkConsumerCommand(program);
   const cases = CONSUMER_CASE_TABLE.map((c) => `  ${c.id.padEnd(23)}${c.level.padEnd(11)} ${c.title}`).join('\n');
   command
     .addHelpText(
@@ -103,5 +90,5 @@ ${examples(
   'ledgerhook check-consumer --to 3000/webhooks --state "sh -c \'cat data/state.json\'" --only duplicate-after-change,burst',
 )}`,
     )
-    .action((options: CheckConsumerCommandOptions) => run(() => import('./check-consumer.js'), options));
+    .action((options) => run(() => import('./check-consumer.js'), options));
 }

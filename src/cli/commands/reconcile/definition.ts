@@ -12,7 +12,8 @@ function reconcileCommand(program: Command) {
       'Read a dataset in full from the API, without touching the stored copy, and compare the two by id and content: missing (on the server, not stored), extra (stored, gone from the server), different. --repair applies the difference in one commit. Exit 0 when equal, 1 when a difference was found (also when --repair fixed it: a difference means a change arrived without its webhook), 2 for usage.',
     )
     .argument('[target]', 'an entity name (expense, invoice...) or a path (/expenses/expenses)')
-    .option('--all', 'every dataset synced from that server into the store')
+    .option('--all', 'every dataset synced from that server into the store');
+  const read = addReadOptions(command)
     .option('--repair', 'apply the difference to the stored copy (one commit; the next sync goes on from this read)')
     .option('--user <id>', "a user's datasets as `listen --sync` keeps them (give that user's token)")
     .option(
@@ -20,7 +21,7 @@ function reconcileCommand(program: Command) {
       'with --repair: keep what the repair removes as tombstones (`ledgerhook history --deleted`)',
     );
   return addJsonOption(
-    addDatasetOptions(addReadOptions(command)).option(
+    addDatasetOptions(read).option(
       '--concurrency <n>',
       'datasets read at once with --all',
       integer('--concurrency', { min: 1, max: 32 }),
