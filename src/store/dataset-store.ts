@@ -9,6 +9,7 @@
  */
 import type { ItemId } from '../dataset/item-id.js';
 import type { DatasetActivity } from './dataset-activity.js';
+import type { DatasetSchema } from './dataset-schema.js';
 
 export type StoredItem = Record<string, unknown> & { id: ItemId };
 
@@ -41,6 +42,11 @@ export interface DatasetState {
   tokenFingerprint: string;
   /** Store-specific integrity data (the file store keeps a checksum of the file here). */
   checksum?: string | undefined;
+  /**
+   * The items' top-level fields and their JSON types, as seen so far (dataset-schema.ts): what the
+   * next run's drift is measured against. Absent before the first run that saw an item.
+   */
+  schema?: DatasetSchema | undefined;
 }
 
 export interface ChangeSet {

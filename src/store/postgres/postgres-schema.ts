@@ -27,6 +27,8 @@ const MIGRATIONS: readonly string[] = [
    );`,
   // Issue #21: webhook activity and the last reconcile, beside the state (never part of a data commit).
   'ALTER TABLE ledgerhook_state ADD COLUMN IF NOT EXISTS activity jsonb',
+  // Issue #21: the items' fields and types (dataset-schema.ts), written with the state in its transaction.
+  'ALTER TABLE ledgerhook_state ADD COLUMN IF NOT EXISTS schema jsonb',
 ];
 
 /** Any 64-bit number unlikely to collide with an application's own advisory locks. */
