@@ -9,6 +9,9 @@ import type { EnvelopeQuirk } from '../dataset/envelope.js';
 import { explainEntityNotFound } from './entity-not-found.js';
 import { PageSink } from './page-sink.js';
 import { paginate } from './paginate.js';
+import type { DatasetSchema } from '../store/dataset-schema.js';
+import { SchemaObserver, type SchemaDrift } from './schema-drift.js';
+import { type SchemaContract, schemaBeforeCommit } from './schema-contract.js';
 
 export type SyncProgressEvent =
   | {
@@ -71,6 +74,11 @@ export interface SyncDatasetOptions
    * date in UTC (`…Z`), which is what the spec shows; any other value is sent as stored.
    */
   lagMs?: number | undefined;
+  /**
+   * When the items' top-level fields or their JSON types drift from those recorded: 'evolve' (the
+   * default) reports it in the summary and records them; 'freeze' fails the run, committing nothing.
+   */
+  contract?: SchemaContract | undefined;
   /** Clock in ms since the epoch (only for syncedAt; lastUpdatedDate always comes from the server). */
   now?: (() => number) | undefined;
   onProgress?: ((event: SyncProgressEvent) => void) | undefined;
@@ -99,6 +107,8 @@ export interface SyncSummary {
   fullReason?: FullReadReason | undefined;
   /** Envelope habits of the server the spec does not show (a last page's cursor null or ""), once each. */
   quirks?: EnvelopeQuirk[] | undefined;
+  /** The items' fields drifted from those recorded (schema-drift.ts); absent when nothing did. */
+  drift?: SchemaDrift | undefined;
 }
 
 /** The ref of a dataset: who, which server, which path and filter. */
@@ -126,7 +136,12 @@ type Emit = (event: SyncProgressEvent) => void;
 async function startingState(
   options: SyncDatasetOptions,
   ref: DatasetRef,
-): Promise<{ state: DatasetState | undefined; isDocument: boolean; fullReason: FullReadReason }> {
+): Promise<{
+  state: DatasetState | undefined;
+  isDocument: boolean;
+  fullReason: FullReadReason;
+  schema: DatasetSchema | undefined;
+}> {
   const found = options.store.stateWithReason
     ? await options.store.stateWithReason(ref)
     : { state: await options.store.getState(ref), reason: 'first-sync' as const };
@@ -135,7 +150,8 @@ async function startingState(
   const isDocument = known?.paginated === false;
   const state = options.full || isDocument || stored?.mode === 'document' ? undefined : stored;
   const fullReason = options.full && stored ? 'requested' : 'reason' in found ? found.reason : 'first-sync';
-  return { state, isDocument, fullReason };
+  // A full read on request still compares with the fields recorded; a dataset without a state starts afresh.
+  return { state, isDocument, fullReason, schema: stored?.mode === 'document' ? undefined : stored?.schema };
 }
 
 /** Only for endpoints known to answer a document (/userTaxSetup): replaced whole each time. */
@@ -153,6 +169,7 @@ async function commitPages(
   sink: PageSink,
   summary: SyncSummary,
   emit: Emit,
+  schema: DatasetSchema | undefined,
 ) {
   if (summary.lastUpdatedDate === null)
     throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${ref.dataset} returned no page`, {
@@ -166,6 +183,7 @@ async function commitPages(
     syncedAt: syncedAt(options),
     mode,
     tokenFingerprint: ref.tokenFingerprint,
+    ...(schema ? { schema } : {}),
   });
   Object.assign(summary, { upserted: result.upserted, deleted: result.removed, total: result.total });
 }
@@ -181,7 +199,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
   const ref = datasetRef(options);
   const { dataset, path } = ref;
   const emit: Emit = (event) => options.onProgress?.(event);
-  const { state, isDocument, fullReason } = await startingState(options, ref).catch((error: unknown) =>
+  const { state, isDocument, fullReason, schema } = await startingState(options, ref).catch((error: unknown) =>
     accessBeforeOwner(error, { ...options, path, filter: ref.filter }),
   );
   const mode = state ? 'incremental' : 'full';
@@ -219,6 +237,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     ...(why ? { fullReason: why } : {}),
   };
   const sink = new PageSink(options.store, ref, mode, Boolean(options.dryRun));
+  const observed = new SchemaObserver();
   try {
     for await (const item of pages) {
       if (item.kind === 'document') {
@@ -230,11 +249,13 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
       if (item.quirk && !summary.quirks?.includes(item.quirk)) summary.quirks = [...(summary.quirks ?? []), item.quirk];
       summary.lastUpdatedDate ??= item.page.lastUpdatedDate;
       await sink.add(item.page);
+      observed.observe(item.page.data);
       const { received: itemsSoFar, deletedSoFar } = sink;
       emit({ type: 'page', dataset, page: summary.pages, items: item.page.data.length, itemsSoFar, deletedSoFar });
       if (options.signal?.aborted) throw stopped();
     }
-    await commitPages(options, ref, mode, sink, summary, emit);
+    const next = schemaBeforeCommit(schema, observed, mode === 'full', options.contract, summary);
+    await commitPages(options, ref, mode, sink, summary, emit, next);
     emit({ type: 'done', summary });
     return summary;
   } catch (error) {

@@ -42,6 +42,8 @@ export interface SyncCommandOptions extends DatasetFlags {
   /** Milliseconds of waiting allowed per request for 429 and 5xx answers. */
   maxWait: number;
   lag: number;
+  /** What a drift of the items' fields does (issue #21): reported and recorded, or a failed run. */
+  contract: 'evolve' | 'freeze';
   /** Milliseconds between two reconciles of --watch (issue #21). */
   reconcileEvery?: number;
   json?: boolean;
@@ -119,6 +121,14 @@ export function defineSync(program: Command, run: RunCommand): void {
         .argParser(duration('--lag', { minMs: 0, maxMs: 24 * 3_600_000 }))
         .default(0, '0'),
     )
+    .addOption(
+      new Option(
+        '--contract <mode>',
+        "when the items' top-level fields or their JSON types change: evolve reports it and records them, freeze fails the run (exit 1) and writes nothing",
+      )
+        .choices(['evolve', 'freeze'])
+        .default('evolve'),
+    )
     .option('--watch', 'keep syncing: a round, a pause of --interval, and again, until Ctrl-C')
     .addOption(
       new Option(
@@ -153,6 +163,7 @@ export function defineSync(program: Command, run: RunCommand): void {
         'ledgerhook sync /expenses/expenses --type PENDING --json',
         'ledgerhook sync --all --out ./data --env production',
         'ledgerhook sync invoices --full --limit 1000',
+        'ledgerhook sync expenses --contract freeze                # fail (exit 1) when the fields drift',
         'ledgerhook sync expenses --store postgres://127.0.0.1:5432/app',
         'ledgerhook sync expenses --token-file ~/.ledgerhook-token --timeout 20 --max-pages 5000',
         'ledgerhook sync expenses --type PENDING --watch --interval 30s',
