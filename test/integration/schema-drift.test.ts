@@ -4,13 +4,17 @@
  * once, and `--contract freeze` fails the run with the data file and the state as they were.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { syncDataset } from '../../src/sync/sync-dataset.js';
+import { Agent } from 'undici';
+import { SharedBackoff } from '../../src/http/retry-policy.js';
+import { storeSync } from '../../src/queue/store-sync.js';
+import { createWebhookSync, type WebhookSyncEvent } from '../../src/webhook-sync/webhook-sync.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
 
 type Item = Record<string, unknown> & { id: number };
@@ -145,6 +149,53 @@ describe('schema drift (issue 21)', () => {
       const bad = await sync('--contract', 'loose');
       assert.equal(bad.code, 2);
     } finally {
+      await server.close();
+    }
+  });
+
+  it('listen --sync and the worker record the drift in sync-done; a malformed recorded schema is read as none', async () => {
+    const server = await listServer();
+    const dir = tempDir();
+    const stateFile = join(dir, 'state.json');
+    const store = new FileStore({ outDir: join(dir, 'out'), stateFile });
+    const events: WebhookSyncEvent[] = [];
+    const webhooks = createWebhookSync({
+      baseUrl: server.baseUrl,
+      tokenFor: () => 't',
+      store,
+      onEvent: (event) => events.push(event),
+    });
+    const delivery = () =>
+      webhooks.handleBody(Buffer.from(JSON.stringify({ userId: 'u1', type: 'ENTITY_UPDATE', entities: ['invoice'] })));
+    const done = () => events.filter((event) => event.type === 'sync-done').at(-1);
+    const dispatcher = new Agent();
+    const worker = storeSync({ store, baseUrl: server.baseUrl });
+    const job = { userId: 'u1', entity: 'invoice', path: '/invoices', filter: {} };
+    const signal = new AbortController().signal;
+    try {
+      delivery();
+      await webhooks.idle();
+      server.put({ id: 1, amount: 10, note: 'item 1', approvedBy: 'ann' });
+      delivery();
+      await webhooks.idle();
+      const event = done();
+      assert.ok(event?.type === 'sync-done');
+      assert.deepEqual(event.summary.drift?.added, ['approvedBy']);
+
+      server.put({ id: 2, amount: true, note: 'item 2' });
+      const summary = await worker({ job, token: 't', dispatcher, backoff: new SharedBackoff(), signal });
+      assert.deepEqual(summary.drift?.changed, [{ field: 'amount', was: ['number'], now: ['boolean', 'number'] }]);
+
+      const records = JSON.parse(readFileSync(stateFile, 'utf8'));
+      for (const record of Object.values<Record<string, unknown>>(records.datasets)) record.schema = { amount: 'x' };
+      writeFileSync(stateFile, JSON.stringify(records));
+      server.put({ id: 3, amount: 'thirty', note: 'item 3' });
+      const afresh = await worker({ job, token: 't', dispatcher, backoff: new SharedBackoff(), signal });
+      assert.equal(afresh.mode, 'incremental', 'the state file is not refused');
+      assert.equal(afresh.drift, undefined, 'recorded afresh, nothing reported');
+      assert.deepEqual((await store.list())[0]?.state.schema, { amount: ['string'], id: ['number'], note: ['string'] });
+    } finally {
+      await dispatcher.close();
       await server.close();
     }
   });
