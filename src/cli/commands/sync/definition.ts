@@ -163,7 +163,7 @@ export function defineSync(program: Command, run: RunCommand): void {
         'ledgerhook sync /expenses/expenses --type PENDING --json',
         'ledgerhook sync --all --out ./data --env production',
         'ledgerhook sync invoices --full --limit 1000',
-        'ledgerhook sync expenses --contract freeze                # fail (exit 1) when the fields drift',
+        'ledgerhook sync expenses --contract freeze',
         'ledgerhook sync expenses --store postgres://127.0.0.1:5432/app',
         'ledgerhook sync expenses --token-file ~/.ledgerhook-token --timeout 20 --max-pages 5000',
         'ledgerhook sync expenses --type PENDING --watch --interval 30s',
