@@ -106,6 +106,7 @@ export const ERROR_REASONS = [
   'resign_without_include',
   'response_too_large',
   'retry_after_too_long',
+  'schema_drift',
   'setting_not_set',
   'settings_invalid',
   'settings_unwritable',

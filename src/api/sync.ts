@@ -11,6 +11,9 @@ export {
   type SyncProgressEvent,
 } from '../sync/sync-dataset.js';
 export { syncDatasets, type SyncOutcome } from '../sync/sync-many.js';
+export type { SchemaDrift } from '../sync/schema-drift.js';
+export type { SchemaContract } from '../sync/schema-contract.js';
+export type { DatasetSchema } from '../store/dataset-schema.js';
 export { entityPath, checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';
 export { paginate, listUrl, type PaginateOptions, type PaginatedItem } from '../sync/paginate.js';
 export type { ListPage } from '../dataset/envelope.js';

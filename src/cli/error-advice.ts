@@ -61,6 +61,8 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   dataset_not_synced: () => 'run `ledgerhook sync TARGET` first, with the same --out or --store, --base-url and filter',
   reconcile_document: () => 'a document has no items to compare: `ledgerhook sync` replaces it whole each time',
   reconcile_different: () => '--json lists the ids; --repair applies the difference, `ledgerhook sync --full` rebuilds',
+  schema_drift: () =>
+    'if the new fields and types are expected, run the sync again without --contract freeze: it records them, and later runs compare with those',
   data_file_unreadable: () => 'check its permissions, or run the sync with --full to rebuild it',
   owner_mismatch: () =>
     'give each account (or server) its own --out, or `ledgerhook state reset DATASET` and sync with --full to hand the file over',

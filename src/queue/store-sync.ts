@@ -41,6 +41,8 @@ export function storeSync(options: StoreRunOptions): RunSync {
       deleted: summary.deleted,
       total: summary.total,
       lastUpdatedDate: summary.lastUpdatedDate,
+      // Recorded, never enforced: a queued webhook run has nobody to stop for (no contract here).
+      ...(summary.drift ? { drift: summary.drift } : {}),
     };
   };
 }

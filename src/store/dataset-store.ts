@@ -10,6 +10,7 @@
 import type { ItemId } from '../dataset/item-id.js';
 import type { DatasetActivity } from './dataset-activity.js';
 import type { ChangeOrigin, HistoryEntry, RemovalReason } from './dataset-history.js';
+import type { DatasetSchema } from './dataset-schema.js';
 
 export type StoredItem = Record<string, unknown> & { id: ItemId };
 
@@ -44,6 +45,11 @@ export interface DatasetState {
   checksum?: string | undefined;
   /** The run that committed this state (its changes carry the same id in the history). */
   run?: string | undefined;
+  /**
+   * The items' top-level fields and their JSON types, as seen so far (dataset-schema.ts): what the
+   * next run's drift is measured against. Absent before the first run that saw an item.
+   */
+  schema?: DatasetSchema | undefined;
 }
 
 export interface ChangeSet {

@@ -12,6 +12,9 @@ import { paginate } from './paginate.js';
 import { changeExtras, removalReasons, startRun } from './change-origin.js';
 import { lookBack } from './look-back.js';
 import type { ChangeCause } from '../store/dataset-history.js';
+import type { DatasetSchema } from '../store/dataset-schema.js';
+import { SchemaObserver, type SchemaDrift } from './schema-drift.js';
+import { type SchemaContract, schemaBeforeCommit } from './schema-contract.js';
 
 export type SyncProgressEvent =
   | {
@@ -82,6 +85,11 @@ export interface SyncDatasetOptions
   /** What caused this run, for the history: a plain sync (default), a webhook (and its delivery id). */
   cause?: ChangeCause | undefined;
   deliveryId?: string | undefined;
+  /**
+   * When the items' top-level fields or their JSON types drift from those recorded: 'evolve' (the
+   * default) reports it in the summary and records them; 'freeze' fails the run, committing nothing.
+   */
+  contract?: SchemaContract | undefined;
   /** Clock in ms since the epoch (only for syncedAt; lastUpdatedDate always comes from the server). */
   now?: (() => number) | undefined;
   onProgress?: ((event: SyncProgressEvent) => void) | undefined;
@@ -102,6 +110,8 @@ export interface SyncSummary {
   quirks?: EnvelopeQuirk[] | undefined;
   /** This run's id: its changes carry it in the dataset's history (`run` there). */
   runId?: string | undefined;
+  /** The items' fields drifted from those recorded (schema-drift.ts); absent when nothing did. */
+  drift?: SchemaDrift | undefined;
 }
 
 /** The ref of a dataset: who, which server, which path and filter. */
@@ -129,7 +139,12 @@ type Emit = (event: SyncProgressEvent) => void;
 async function startingState(
   options: SyncDatasetOptions,
   ref: DatasetRef,
-): Promise<{ state: DatasetState | undefined; isDocument: boolean; fullReason: FullReadReason }> {
+): Promise<{
+  state: DatasetState | undefined;
+  isDocument: boolean;
+  fullReason: FullReadReason;
+  schema: DatasetSchema | undefined;
+}> {
   const found = options.store.stateWithReason
     ? await options.store.stateWithReason(ref)
     : { state: await options.store.getState(ref), reason: 'first-sync' as const };
@@ -138,7 +153,8 @@ async function startingState(
   const isDocument = known?.paginated === false;
   const state = options.full || isDocument || stored?.mode === 'document' ? undefined : stored;
   const fullReason = options.full && stored ? 'requested' : 'reason' in found ? found.reason : 'first-sync';
-  return { state, isDocument, fullReason };
+  // A full read on request still compares with the fields recorded; a dataset without a state starts afresh.
+  return { state, isDocument, fullReason, schema: stored?.mode === 'document' ? undefined : stored?.schema };
 }
 
 /** Only for endpoints known to answer a document (/userTaxSetup): replaced whole each time. */
@@ -158,6 +174,7 @@ async function commitPages(
   emit: Emit,
   run: ReturnType<typeof startRun>,
   since: string | undefined,
+  schema: DatasetSchema | undefined,
 ) {
   if (summary.lastUpdatedDate === null)
     throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${ref.dataset} returned no page`, {
@@ -173,7 +190,14 @@ async function commitPages(
   const at = syncedAt(options);
   const extra = changeExtras(run, at, summary.lastUpdatedDate, sink.pageOf, keepDeleted, reasons);
   const result = await sink.commit(
-    { lastUpdatedDate: summary.lastUpdatedDate, items: 0, syncedAt: at, mode, tokenFingerprint: ref.tokenFingerprint },
+    {
+      lastUpdatedDate: summary.lastUpdatedDate,
+      items: 0,
+      syncedAt: at,
+      mode,
+      tokenFingerprint: ref.tokenFingerprint,
+      ...(schema ? { schema } : {}),
+    },
     extra,
   );
   Object.assign(summary, { upserted: result.upserted, deleted: result.removed, total: result.total });
@@ -190,7 +214,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
   const ref = datasetRef(options);
   const { dataset, path } = ref;
   const emit: Emit = (event) => options.onProgress?.(event);
-  const { state, isDocument, fullReason } = await startingState(options, ref).catch((error: unknown) =>
+  const { state, isDocument, fullReason, schema } = await startingState(options, ref).catch((error: unknown) =>
     accessBeforeOwner(error, { ...options, path, filter: ref.filter }),
   );
   const mode = state ? 'incremental' : 'full';
@@ -232,6 +256,7 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
     runId: run.run,
   };
   const sink = new PageSink(options.store, ref, mode, Boolean(options.dryRun));
+  const observed = new SchemaObserver();
   try {
     for await (const item of pages) {
       if (item.kind === 'document') {
@@ -243,11 +268,13 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
       if (item.quirk && !summary.quirks?.includes(item.quirk)) summary.quirks = [...(summary.quirks ?? []), item.quirk];
       summary.lastUpdatedDate ??= item.page.lastUpdatedDate;
       await sink.add(item.page);
+      observed.observe(item.page.data);
       const { received: itemsSoFar, deletedSoFar } = sink;
       emit({ type: 'page', dataset, page: summary.pages, items: item.page.data.length, itemsSoFar, deletedSoFar });
       if (options.signal?.aborted) throw stopped();
     }
-    await commitPages({ ...options, retry }, ref, mode, sink, summary, emit, run, since);
+    const next = schemaBeforeCommit(schema, observed, mode === 'full', options.contract, summary);
+    await commitPages({ ...options, retry }, ref, mode, sink, summary, emit, run, since, next);
     emit({ type: 'done', summary });
     return summary;
   } catch (error) {

@@ -41,6 +41,10 @@ function invalid(path: string, why: string): LedgerhookError {
 const isStringMap = (value: unknown): value is Record<string, string> =>
   isObject(value) && Object.values(value).every((entry) => typeof entry === 'string');
 
+/**
+ * The fields a state cannot do without. `schema` is not checked here: a malformed one is read as
+ * none (dataset-schema.ts), never a reason to refuse the whole state file.
+ */
 function isState(value: unknown): value is DatasetState {
   return (
     isObject(value) &&

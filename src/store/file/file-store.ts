@@ -20,6 +20,7 @@ import { mergeIntoFile } from './file-store-merge.js';
 import { type FileStoreRecord, recordKey, StateFile, type StateRecords } from './file-store-state.js';
 import { datasetFileName, normaliseBaseUrl, stateKey, userDirName } from '../identity.js';
 import { activityFrom, type DatasetActivity } from '../dataset-activity.js';
+import { schemaFrom } from '../dataset-schema.js';
 import { readItems } from './read-items.js';
 import type { ItemId } from '../../dataset/item-id.js';
 import type { HistoryEntry } from '../dataset-history.js';
@@ -38,6 +39,8 @@ export interface FileStoreOptions {
 type Ref = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
 
 function stateOf(record: DatasetState): DatasetState {
+  // The schema is read leniently (isState does not check it): a malformed one counts as none.
+  const schema = schemaFrom(record.schema);
   return {
     lastUpdatedDate: record.lastUpdatedDate,
     items: record.items,
@@ -46,6 +49,7 @@ function stateOf(record: DatasetState): DatasetState {
     tokenFingerprint: record.tokenFingerprint,
     checksum: record.checksum,
     ...(typeof record.run === 'string' ? { run: record.run } : {}),
+    ...(schema ? { schema } : {}),
   };
 }
 
@@ -155,7 +159,9 @@ export class FileStore implements DatasetStore {
     await this.stateFile.update((records) => {
       this.#assertOwner(records, ref, file);
       const record = records[this.#key(ref)];
-      if (record) record.pending = state;
+      // Only its item count and checksum are ever compared: the schema would double the record.
+      const { schema: _schema, ...pending } = state;
+      if (record) record.pending = pending;
       return { write: record !== undefined, result: undefined };
     });
   }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { LedgerhookError } from '../../errors.js';
 import type { DatasetRef, DatasetState, StoredItem } from '../dataset-store.js';
+import { schemaFrom } from '../dataset-schema.js';
 
 /**
  * Row-level SQL shared by the incremental and full paths. Items go to Postgres as ONE JSON array
@@ -90,11 +91,12 @@ export async function deleteItems(client: pg.ClientBase, ref: DatasetRef, ids: r
 export async function writeState(client: pg.ClientBase, ref: DatasetRef, state: DatasetState): Promise<void> {
   await client.query(
     `INSERT INTO ledgerhook_state
-       (user_id, dataset, last_updated_date, items, synced_at, base_url, mode, token_fingerprint)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       (user_id, dataset, last_updated_date, items, synced_at, base_url, mode, token_fingerprint, schema)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)
      ON CONFLICT (user_id, dataset) DO UPDATE SET
        last_updated_date = excluded.last_updated_date, items = excluded.items, synced_at = excluded.synced_at,
-       base_url = excluded.base_url, mode = excluded.mode, token_fingerprint = excluded.token_fingerprint`,
+       base_url = excluded.base_url, mode = excluded.mode, token_fingerprint = excluded.token_fingerprint,
+       schema = excluded.schema`,
     [
       ref.userId,
       ref.dataset,
@@ -104,6 +106,8 @@ export async function writeState(client: pg.ClientBase, ref: DatasetRef, state: 
       ref.baseUrl.replace(/\/+$/, ''),
       state.mode,
       ref.tokenFingerprint,
+      // Text, not an object: pg would send a JS array as a Postgres array.
+      state.schema ? JSON.stringify(state.schema) : null,
     ],
   );
 }
@@ -117,17 +121,21 @@ export interface StateRow {
   base_url: string;
   mode: string;
   token_fingerprint: string;
+  schema: unknown;
 }
 
-export const STATE_COLUMNS = 'user_id, dataset, last_updated_date, items, synced_at, base_url, mode, token_fingerprint';
+export const STATE_COLUMNS =
+  'user_id, dataset, last_updated_date, items, synced_at, base_url, mode, token_fingerprint, schema';
 
 export function stateFromRow(row: StateRow): DatasetState {
   const mode = row.mode === 'incremental' || row.mode === 'document' ? row.mode : 'full';
+  const schema = schemaFrom(row.schema);
   return {
     lastUpdatedDate: row.last_updated_date,
     items: Number(row.items),
     syncedAt: row.synced_at.toISOString(),
     mode,
     tokenFingerprint: row.token_fingerprint,
+    ...(schema ? { schema } : {}),
   };
 }

@@ -30,6 +30,8 @@ const MIGRATIONS: readonly string[] = [
   'ALTER TABLE ledgerhook_state ADD COLUMN IF NOT EXISTS activity jsonb',
   // Issue #21: per-item history with provenance, and tombstones (postgres-history.ts).
   HISTORY_MIGRATION,
+  // Issue #21: the items' fields and types (dataset-schema.ts), written with the state in its transaction.
+  'ALTER TABLE ledgerhook_state ADD COLUMN IF NOT EXISTS schema jsonb',
 ];
 
 /** Any 64-bit number unlikely to collide with an application's own advisory locks. */

@@ -2,6 +2,7 @@ import { usageError } from '../../../errors.js';
 import { readTokenMap } from '../../token-map.js';
 import { createWebhookSync, type WebhookSyncEvent } from '../../../webhook-sync/webhook-sync.js';
 import { printable, quoted } from '../../render-delivery.js';
+import { describeDrift } from '../../../sync/schema-drift.js';
 import type { CliContext } from '../../context.js';
 import type { ListenCommandOptions } from './definition.js';
 import { readInputFile } from '../../read-input.js';
@@ -64,7 +65,8 @@ export function syncEventLine(event: WebhookSyncEvent, ctx: CliContext): string 
       return c.dim(`  ↻ syncing ${event.dataset} for ${quoted(event.userId)}`);
     case 'sync-done': {
       const s = event.summary;
-      return `  ${c.green('✔')} ${s.dataset} for ${quoted(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items`;
+      const drift = s.drift ? `; schema: ${describeDrift(s.drift)}` : '';
+      return `  ${c.green('✔')} ${s.dataset} for ${quoted(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items${drift}`;
     }
     case 'sync-failed':
       return `  ${c.red('✖')} ${event.dataset} for ${quoted(event.userId)}: ${printable(event.error)}`;

@@ -59,6 +59,14 @@ function syncCommand(program: Command) {
         .argParser(duration('--lag', { minMs: 0, maxMs: 24 * 3_600_000 }))
         .default(0, '0'),
     )
+    .addOption(
+      new Option(
+        '--contract <mode>',
+        "when the items' top-level fields or their JSON types change: evolve reports it and records them, freeze fails the run (exit 1) and writes nothing",
+      )
+        .choices(['evolve', 'freeze'] as const)
+        .default('evolve' as const),
+    )
     .option('--watch', 'keep syncing: a round, a pause of --interval, and again, until Ctrl-C')
     .addOption(
       new Option(
@@ -154,6 +162,7 @@ export function defineSync(program: Command, run: RunCommand): void {
         'ledgerhook sync /expenses/expenses --type PENDING --json',
         'ledgerhook sync --all --out ./data --env production',
         'ledgerhook sync invoices --full --limit 1000',
+        'ledgerhook sync expenses --contract freeze',
         'ledgerhook sync expenses --store postgres://127.0.0.1:5432/app',
         'ledgerhook sync expenses --token-file ~/.ledgerhook-token --timeout 20 --max-pages 5000',
         'ledgerhook sync expenses --type PENDING --watch --interval 30s',

@@ -15,6 +15,7 @@ import { type DatasetOutcome, type SyncOutcome, syncDatasets } from '../../../sy
 import type { ReconcileResult } from '../../../sync/reconcile.js';
 import { renderReconcile } from '../reconcile/render-reconcile.js';
 import { watchDatasets } from '../../../sync/sync-watch.js';
+import { describeDrift } from '../../../sync/schema-drift.js';
 import { type CliContext, writeJson, writeLine } from '../../context.js';
 import type { SyncCommandOptions } from './definition.js';
 import { withAdvice } from '../../error-advice.js';
@@ -162,6 +163,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     maxWaitMs: options.maxWait,
     lagMs: options.lag,
     keepDeleted: options.keepDeleted,
+    contract: options.contract,
     maxResponseBytes: options.maxResponseBytes,
     timeoutMs: Math.round(options.timeout * 1000),
     signal: ctx.signal,
@@ -289,14 +291,20 @@ function report(
     }
   } else if (!options.all)
     outcomes.forEach((outcome, index) => {
-      if (outcome.ok)
-        writeLine(ctx.stdout, `${ctx.color.green('✔')} ${describe({ ...outcome.summary, file: fileOf(index) })}`);
+      if (!outcome.ok) return;
+      writeLine(ctx.stdout, `${ctx.color.green('✔')} ${describe({ ...outcome.summary, file: fileOf(index) })}`);
+      if (outcome.summary.drift) writeLine(ctx.stdout, `  schema: ${describeDrift(outcome.summary.drift)}`);
     });
   if (options.all || round !== undefined)
     for (const outcome of outcomes)
       if (!outcome.ok && !('stopped' in outcome))
         writeLine(ctx.stderr, `${ctx.color.red('✖')} ${outcome.path}: ${withAdvice(outcome.error)}`);
-  if (options.all && !options.json) writeLine(ctx.stdout, summaryTable(outcomes, ctx));
+  if (options.all && !options.json) {
+    writeLine(ctx.stdout, summaryTable(outcomes, ctx));
+    for (const outcome of outcomes)
+      if (outcome.ok && outcome.summary.drift)
+        writeLine(ctx.stdout, `schema of ${outcome.summary.dataset}: ${describeDrift(outcome.summary.drift)}`);
+  }
 }
 
 /** The exit: interrupted (which datasets finished, which were left), failed, or fine. */

@@ -4,6 +4,7 @@ import type { SyncWorkerEvent } from '../../../queue/sync-worker.js';
 import type { CliContext } from '../../context.js';
 import { jsonLine, markJsonLines } from '../../json-output.js';
 import { printable, quoted } from '../../render-delivery.js';
+import { describeDrift } from '../../../sync/schema-drift.js';
 import type { WorkerCommandOptions } from './definition.js';
 import { resolveBaseUrl, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
@@ -24,7 +25,8 @@ function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined 
       );
     case 'sync-done': {
       const s = event.summary;
-      return `  ${c.green('✔')} ${s.dataset} for ${user(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items`;
+      const drift = s.drift ? `; schema: ${describeDrift(s.drift)}` : '';
+      return `  ${c.green('✔')} ${s.dataset} for ${user(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items${drift}`;
     }
     case 'sync-failed':
       return `  ${c.red('✖')} ${event.dataset} for ${user(event.userId)}: ${printable(event.error)}${event.retryInMs !== undefined ? ` (transient: retry ${event.retries} in ${Math.round(event.retryInMs / 1000)} s)` : event.willRetry ? ' (will retry)' : ''}`;
