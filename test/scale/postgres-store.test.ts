@@ -25,7 +25,7 @@ describe('PostgresStore', { skip }, () => {
     );
     assert.deepEqual(
       tables.rows.map((row) => row.table_name),
-      ['ledgerhook_items', 'ledgerhook_migrations', 'ledgerhook_state'],
+      ['ledgerhook_history', 'ledgerhook_items', 'ledgerhook_migrations', 'ledgerhook_state', 'ledgerhook_tombstones'],
     );
   });
 
