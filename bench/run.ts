@@ -8,6 +8,7 @@ import { benchScaleStore } from './scale-store.js';
 import { benchScaleQueue } from './scale-queue.js';
 import { benchReceiverExpress } from './receiver-express.js';
 import { benchForgedFlood } from './forged-flood.js';
+import { benchReconcile } from './reconcile.js';
 
 const only = process.argv.slice(2);
 const benches: Record<string, () => Promise<void>> = {
@@ -20,6 +21,7 @@ const benches: Record<string, () => Promise<void>> = {
   'scale-queue': () => benchScaleQueue(),
   'receiver-express': () => benchReceiverExpress(),
   'forged-flood': () => benchForgedFlood(),
+  reconcile: () => benchReconcile(),
 };
 for (const [name, bench] of Object.entries(benches)) {
   if (only.length > 0 && !only.includes(name)) continue;

@@ -56,6 +56,8 @@ export {
   paginate,
   FileStore,
   createWebhookSync,
+  reconcileDataset,
+  type ReconcileResult,
   type SyncDatasetOptions,
   type SyncSummary,
   type SyncProgressEvent,

@@ -32,3 +32,13 @@ export type {
 export { FileStore, type FileStoreOptions } from '../store/file/file-store.js';
 export { datasetKey, tokenFingerprint } from '../store/identity.js';
 export { createWebhookSync, type WebhookSyncOptions, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';
+// Proof that nothing was missed (issue #21): reconcile, freshness, history and tombstones.
+export {
+  reconcileDataset,
+  type ReconcileOptions,
+  type ReconcileResult,
+  type ReconcileProgressEvent,
+} from '../sync/reconcile.js';
+export { freshnessReport, type FreshnessRow, type FreshnessOptions } from '../webhook-sync/freshness.js';
+export type { DatasetActivity, ReconcileRecord } from '../store/dataset-activity.js';
+export type { HistoryEntry, RemovalReason, ChangeCause, ChangeOrigin } from '../store/dataset-history.js';

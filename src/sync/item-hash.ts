@@ -19,3 +19,12 @@ function canonical(value: unknown): string {
 export function itemHash(item: unknown): string {
   return createHash('sha256').update(canonical(item)).digest('base64url');
 }
+
+/**
+ * A hash of an item as serialised, key order included: native JSON.stringify, several times faster
+ * than the canonical form. Equal quick hashes mean equal items; unequal ones are only suspects
+ * (the same content with keys in another order), settled with itemHash.
+ */
+export function quickHash(item: unknown): string {
+  return createHash('sha1').update(JSON.stringify(item)).digest('base64url');
+}

@@ -6,7 +6,7 @@ import { withReconcile, withRun, type ReconcileRecord } from '../store/dataset-a
 import type { CommitResult, DatasetRef, StoredItem } from '../store/dataset-store.js';
 import { accessBeforeOwner } from './access-before-owner.js';
 import { explainEntityNotFound } from './entity-not-found.js';
-import { itemHash } from './item-hash.js';
+import { itemHash, quickHash } from './item-hash.js';
 import { paginate } from './paginate.js';
 import { changeExtras, startRun } from './change-origin.js';
 import { datasetRef, type SyncDatasetOptions } from './sync-dataset.js';
@@ -54,8 +54,23 @@ const byId = (a: ItemId, b: ItemId) => compareIds(a, b);
 /** The stored copy as id → hash, with a mark for every id the server also has. */
 async function storedHashes(items: AsyncIterable<StoredItem>) {
   const stored = new Map<string, { id: ItemId; hash: string; seen: boolean }>();
-  for await (const item of items) stored.set(idKey(item.id), { id: item.id, hash: itemHash(item), seen: false });
+  for await (const item of items) stored.set(idKey(item.id), { id: item.id, hash: quickHash(item), seen: false });
   return stored;
+}
+
+/**
+ * Of the items whose quick hash differed, those whose content is the same in another key order
+ * (Postgres's jsonb reorders keys): a second pass over the store, hashing canonically only those.
+ */
+async function sameContent(items: AsyncIterable<StoredItem>, suspects: ReadonlyMap<string, StoredItem>) {
+  const same = new Set<string>();
+  if (suspects.size === 0) return same;
+  for await (const item of items) {
+    const key = idKey(item.id);
+    const server = suspects.get(key);
+    if (server && itemHash(server) === itemHash(item)) same.add(key);
+  }
+  return same;
 }
 
 async function requireState(options: ReconcileOptions, ref: DatasetRef) {
@@ -76,7 +91,9 @@ async function requireState(options: ReconcileOptions, ref: DatasetRef) {
 /**
  * Reads a dataset in full from the API without touching the stored copy and compares the two by id
  * and content hash: missing, extra, different. Memory: one hash per stored item plus the differing
- * server items (kept only for a repair). With `repair`, the difference is applied in one commit,
+ * server items (kept for the repair). Content, not spelling: a quick hash of each item as serialised
+ * settles almost every item; the few that differ are hashed again in a canonical form (keys sorted)
+ * on both sides, so a store that reorders keys is not reported different. With `repair`, the difference is applied in one commit,
  * and the state's lastUpdatedDate becomes this read's first page's (the earliest), so anything
  * that changed while the read ran is read again by the next sync. Every run is recorded in the
  * dataset's activity (last reconcile; a repaired difference counts as changes no webhook announced).
@@ -120,7 +137,7 @@ export async function reconcileDataset(options: ReconcileOptions): Promise<Recon
         const mine = stored.get(key);
         if (mine) mine.seen = true;
         // The same id on two pages (moved while the read ran): the later copy is the current one.
-        if (mine?.hash === itemHash(item)) fetched.delete(key);
+        if (mine?.hash === quickHash(item)) fetched.delete(key);
         else fetched.set(key, item);
       }
       itemsRead += entry.page.data.length;
@@ -130,6 +147,8 @@ export async function reconcileDataset(options: ReconcileOptions): Promise<Recon
   } catch (error) {
     throw explainEntityNotFound(error, ref.path, options.paths);
   }
+  const suspects = new Map([...fetched].filter(([key]) => stored.has(key)));
+  for (const key of await sameContent(options.store.readItems(ref), suspects)) fetched.delete(key);
   const missing: ItemId[] = [];
   const different: ItemId[] = [];
   for (const [key, item] of fetched) (stored.has(key) ? different : missing).push(item.id);
