@@ -24,6 +24,13 @@ export class SyncScheduler {
     return already ? 'coalesced' : 'queued';
   }
 
+  /** Queues a run only when none of this key waits (a periodic job never displaces a webhook's run). */
+  requestIfIdle(key: string, job: () => Promise<void>): boolean {
+    if (this.#pending.has(key)) return false;
+    this.request(key, job);
+    return true;
+  }
+
   #pump(): void {
     while (this.#active < this.#concurrency) {
       const index = this.#queue.findIndex((key) => !this.#running.has(key));

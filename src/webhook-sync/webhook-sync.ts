@@ -12,6 +12,7 @@ import { isTransientFailure } from '../sync/transient.js';
 import { transientWait } from '../util/backoff.js';
 import { SyncScheduler } from './sync-scheduler.js';
 import { badUserReason, lifecycleEvent } from './body-events.js';
+import { type ReconcileEvent, startReconcileTimer } from './reconcile-timer.js';
 import { type Receipt, ReceiptWindows, recordWebhookRun } from './run-activity.js';
 
 export type WebhookSyncEvent =
@@ -36,7 +37,8 @@ export type WebhookSyncEvent =
   | { type: 'bad-user'; userId: string; error: string }
   /** An authentic delivery whose body is not the spec's shape (a userId that is a number, say): nothing synced. */
   | { type: 'invalid-body'; code: 'invalid_user' | 'invalid_body'; reason: string }
-  | { type: 'lifecycle'; userId: string; event: string; message: string; known: boolean };
+  | { type: 'lifecycle'; userId: string; event: string; message: string; known: boolean }
+  | ReconcileEvent;
 
 export interface WebhookSyncOptions {
   baseUrl: string;
@@ -61,6 +63,8 @@ export interface WebhookSyncOptions {
   signal?: AbortSignal | undefined;
   /** Keep removed items as tombstones with when and why they left (syncDataset's keepDeleted). */
   keepDeleted?: boolean | undefined;
+  /** Reconcile every synced dataset this often, with repair (what it repairs no webhook announced). */
+  reconcileEveryMs?: number | undefined;
   /** Clock in ms since the epoch, for the time from a webhook to its data committed (freshness). */
   now?: (() => number) | undefined;
   onEvent?: ((event: WebhookSyncEvent) => void) | undefined;
@@ -233,6 +237,14 @@ export function createWebhookSync(options: WebhookSyncOptions): {
       options.signal?.addEventListener('abort', cancel, { once: true });
     },
   };
+  if (options.reconcileEveryMs !== undefined)
+    startReconcileTimer({
+      ...runner.options,
+      everyMs: options.reconcileEveryMs,
+      scheduler,
+      backoff: runner.backoff,
+      emit: runner.emit,
+    });
   return {
     handle: (delivery) =>
       handleParsed(runner, delivery.parsed, { atMs: delivery.receivedAtMs, deliveryId: delivery.id }),

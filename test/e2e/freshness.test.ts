@@ -77,4 +77,38 @@ describe('ledgerhook freshness (issue 21)', () => {
       await server.close();
     }
   });
+
+  it('listen --sync --reconcile-every repairs what no webhook announced, and records it as missed', async () => {
+    const server = await startPagedListServer(10);
+    const dir = tempDir();
+    const env = { LEDGERHOOK_CONFIG_DIR: join(dir, 'config') };
+    const listen = startCli(
+      ['listen', '--port', '0', '--json', '--secret', SECRET, '--sync', '--reconcile-every', '1s'].concat([
+        '--base-url',
+        server.baseUrl,
+        '--token',
+        't',
+        '--out',
+        join(dir, 'out'),
+      ]),
+      { env },
+    );
+    try {
+      const { url } = await listen.waitFor((line) => line?.kind === 'listening');
+      assert.equal(await deliver(url, 'u1'), 200);
+      await listen.waitFor((e) => e?.kind === 'sync-done' && e.run === 1);
+      server.putSilently({ id: 5, amount: 5555, type: 'BUSINESS' }); // no webhook, invisible to incremental reads
+      const repaired = await listen.waitFor((e) => e?.kind === 'reconcile-done' && e.different === 1, 20_000);
+      assert.equal(repaired.userId, 'u1');
+      assert.equal(repaired.repaired, true);
+      assert.equal((await listen.stop('SIGINT')).code, 0);
+      const report = await runCli(['freshness', '--json'], { env });
+      const [row] = JSON.parse(report.stdout).datasets;
+      assert.equal(row.missedChanges, 1);
+      assert.equal(row.lastReconcile.repaired, true);
+    } finally {
+      if (listen.child.exitCode === null) await listen.stop('SIGKILL');
+      await server.close();
+    }
+  });
 });

@@ -8,7 +8,7 @@ import {
   DEFAULT_TOLERANCE_SECONDS,
 } from '../../../defaults.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
-import { decimal, examples, integer } from '../../parsers.js';
+import { decimal, duration, examples, integer } from '../../parsers.js';
 import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
 import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
@@ -86,7 +86,13 @@ function addSyncOptions<Args extends unknown[], Opts extends OptionValues, Globa
       'with --sync: datasets synced at once',
       integer('--sync-concurrency', { min: 1, max: 32 }),
       4,
-    );
+    )
+    .option(
+      '--reconcile-every <duration>',
+      'with --sync: now and then compare each synced dataset with the service and repair it; what it repairs arrived without its webhook (`ledgerhook freshness`), e.g. 6h',
+      duration('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 }),
+    )
+    .option('--keep-deleted', 'with --sync: keep removed items as tombstones (`ledgerhook history DATASET --deleted`)');
 }
 
 /** inspector and habits (issue #14) */

@@ -52,6 +52,8 @@ export async function createListenSync(
     paths: await resolveEntityPaths(options, ctx),
     limit: options.limit,
     concurrency: options.syncConcurrency,
+    reconcileEveryMs: options.reconcileEvery,
+    keepDeleted: options.keepDeleted,
     signal: ctx.signal,
     onEvent,
   });
@@ -72,6 +74,14 @@ export function syncEventLine(event: WebhookSyncEvent, ctx: CliContext): string 
       return `  ${c.red('✖')} ${event.dataset} for ${quoted(event.userId)}: ${printable(event.error)}`;
     case 'sync-coalesced':
       return undefined;
+    case 'reconcile-done':
+      return event.equal
+        ? c.dim(`  ✔ reconcile ${event.dataset} for ${quoted(event.userId)}: equal`)
+        : c.yellow(
+            `  ≠ reconcile ${event.dataset} for ${quoted(event.userId)}: ${event.missing} missing, ${event.extra} extra, ${event.different} different${event.repaired ? ', repaired (no webhook announced them)' : ''}`,
+          );
+    case 'reconcile-failed':
+      return `  ${c.red('✖')} reconcile ${event.dataset} for ${quoted(event.userId)}: ${printable(event.error)}`;
     case 'sync-retry':
       return c.yellow(
         `  ↻ ${event.dataset} for ${quoted(event.userId)}: ${printable(event.error)}; retry ${event.retry} in ${Math.max(1, Math.round(event.inMs / 1000))} s`,

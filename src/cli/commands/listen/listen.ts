@@ -21,6 +21,13 @@ type LineWriter = ReturnType<typeof batchedLineWriter>;
 function checkPairs(options: ListenCommandOptions): void {
   if (!options.sync && (options.token || options.tokenFile || options.tokens || options.baseUrl || options.queue))
     throw usageError('--token, --token-file, --tokens, --base-url and --queue go with --sync', 'conflicting_flags');
+  if (!options.sync && (options.reconcileEvery !== undefined || options.keepDeleted))
+    throw usageError('--reconcile-every and --keep-deleted go with --sync', 'conflicting_flags');
+  if (options.queue && (options.reconcileEvery !== undefined || options.keepDeleted))
+    throw usageError(
+      'with --queue the workers sync: give --reconcile-every to `ledgerhook worker` (--keep-deleted is not in the queue path yet)',
+      'conflicting_flags',
+    );
   if (!options.capture && (options.captureSync || options.captureRefusedBodies))
     throw usageError('--capture-sync and --capture-refused-bodies go with --capture FILE', 'conflicting_flags');
 }

@@ -1,0 +1,94 @@
+import { entityAtPath, type EntityPaths } from '../catalogue/entity-paths.js';
+import { LedgerhookError } from '../errors.js';
+import type { SharedBackoff } from '../http/retry-policy.js';
+import type { DatasetStore } from '../store/dataset-store.js';
+import { normaliseBaseUrl, stateKey, tokenFingerprint } from '../store/identity.js';
+import { reconcileDataset } from '../sync/reconcile.js';
+import type { SyncScheduler } from './sync-scheduler.js';
+
+export type ReconcileEvent =
+  | {
+      type: 'reconcile-done';
+      userId: string;
+      dataset: string;
+      equal: boolean;
+      missing: number;
+      extra: number;
+      different: number;
+      repaired: boolean;
+    }
+  | { type: 'reconcile-failed'; userId: string; dataset: string; error: string };
+
+export interface ReconcileTimerOptions {
+  store: DatasetStore;
+  baseUrl: string;
+  tokenFor: (userId: string) => string | undefined;
+  paths?: EntityPaths | undefined;
+  limit?: number | undefined;
+  keepDeleted?: boolean | undefined;
+  everyMs: number;
+  scheduler: SyncScheduler;
+  backoff: SharedBackoff;
+  signal?: AbortSignal | undefined;
+  emit: (event: ReconcileEvent) => void;
+}
+
+/**
+ * listen --sync's reconcile schedule (issue #21): every `everyMs`, each dataset the store has synced
+ * from this server for a user with a token is reconciled with repair, through the same scheduler as
+ * the webhook runs (never two runs of a dataset at once, and never in place of a waiting one). What
+ * it repairs arrived without its webhook: the store records it as missed.
+ */
+export function startReconcileTimer(options: ReconcileTimerOptions): () => void {
+  const round = async () => {
+    const base = normaliseBaseUrl(options.baseUrl);
+    for (const { ref } of await options.store.list().catch(() => [])) {
+      const token = ref.baseUrl === base ? options.tokenFor(ref.userId) : undefined;
+      const [path = '', query = ''] = ref.dataset.split('?', 2);
+      if (!token || entityAtPath(path, options.paths)?.paginated === false) continue;
+      const key = stateKey({
+        userId: ref.userId,
+        tokenFingerprint: tokenFingerprint(token),
+        baseUrl: base,
+        dataset: ref.dataset,
+      });
+      options.scheduler.requestIfIdle(key, async () => {
+        try {
+          const result = await reconcileDataset({
+            baseUrl: options.baseUrl,
+            token,
+            path,
+            filter: Object.fromEntries(new URLSearchParams(query)),
+            userId: ref.userId,
+            paths: options.paths,
+            store: options.store,
+            limit: options.limit,
+            keepDeleted: options.keepDeleted,
+            backoff: options.backoff,
+            signal: options.signal,
+            repair: true,
+          });
+          options.emit({
+            type: 'reconcile-done',
+            userId: ref.userId,
+            dataset: ref.dataset,
+            equal: result.equal,
+            missing: result.missing.length,
+            extra: result.extra.length,
+            different: result.different.length,
+            repaired: result.repaired !== undefined,
+          });
+        } catch (error) {
+          if (options.signal?.aborted) return;
+          const message = error instanceof LedgerhookError ? error.message : String(error);
+          options.emit({ type: 'reconcile-failed', userId: ref.userId, dataset: ref.dataset, error: message });
+        }
+      });
+    }
+  };
+  const timer = setInterval(() => void round(), options.everyMs);
+  timer.unref();
+  const stop = () => clearInterval(timer);
+  options.signal?.addEventListener('abort', stop, { once: true });
+  return stop;
+}
