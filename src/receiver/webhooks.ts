@@ -32,8 +32,14 @@ export interface WebhooksOptions {
   verificationPrefix?: string | undefined;
   /** Accept tokens issued in the future (clock skew on this machine); default false: refused. */
   allowFutureIat?: boolean | undefined;
-  /** Process a retried delivery once: see `memoryDedupe()`. Default: off. */
+  /**
+   * Process a retried LIFECYCLE_EVENT once (its handlers may send an email): see `memoryDedupe()`.
+   * Default: off. ENTITY_UPDATEs are not deduplicated unless `dedupeEntityUpdates`: one only says
+   * "fetch again", and an identical one may announce a newer change (same user, entities and second
+   * sign to the same token), which a skipped duplicate would lose; refetching is harmless.
+   */
   dedupe?: DedupeStore | undefined;
+  dedupeEntityUpdates?: boolean | undefined;
   /** Clock in milliseconds since the epoch (tests). */
   now?: (() => number) | undefined;
   /** Default: console. */
@@ -98,6 +104,7 @@ export class Webhooks {
   readonly #verificationPrefix: string | undefined;
   readonly #allowFutureIat: boolean;
   readonly #dedupe: DedupeStore | undefined;
+  readonly #dedupeEntityUpdates: boolean;
   readonly #now: () => number;
   readonly #handlers = new Map<string, AnyHandler[]>();
   readonly #anyHandlers: AnyHandler[] = [];
@@ -118,6 +125,7 @@ export class Webhooks {
       options.verificationPrefix === undefined ? undefined : validateVerificationPrefix(options.verificationPrefix);
     this.#allowFutureIat = options.allowFutureIat ?? false;
     this.#dedupe = options.dedupe;
+    this.#dedupeEntityUpdates = options.dedupeEntityUpdates === true;
     this.#now = options.now ?? Date.now;
     this.log = options.log ?? console;
   }
@@ -214,7 +222,8 @@ export class Webhooks {
       secretLabel: result.secretLabel,
       hasUnknownNames: route.hasUnknownNames,
     };
-    const key = this.#dedupe ? dedupeKey(findHeader(headers, this.#headerName).value ?? '') : undefined;
+    const dedupes = this.#dedupe && (route.body.type !== 'ENTITY_UPDATE' || this.#dedupeEntityUpdates);
+    const key = dedupes ? dedupeKey(findHeader(headers, this.#headerName).value ?? '') : undefined;
     if (this.#dedupe && key !== undefined) {
       const ttlSeconds = acceptableForSeconds(result.claims.iat, this.#tolerance, this.#now());
       if (!(await this.#dedupe.claim(key, ttlSeconds))) return accepted(true);

@@ -23,7 +23,7 @@ function counting(toleranceSeconds?: number) {
     now: () => clock.now,
     dedupe: memoryDedupe({ now: () => clock.now }),
   })
-    .on('ENTITY_UPDATE', () => {
+    .on('LIFECYCLE_EVENT', () => {
       state.calls += 1;
       if (state.fail) throw new Error('temporarily down');
     })
@@ -31,26 +31,27 @@ function counting(toleranceSeconds?: number) {
   return { webhooks, clock, state };
 }
 
-const ENTITY_UPDATE = { userId: 'u1', type: 'ENTITY_UPDATE', entities: [] };
+// Dedupe is for handlers with side effects: lifecycle events (an ENTITY_UPDATE is never skipped, below).
+const VIEWED = { userId: 'u1', type: 'LIFECYCLE_EVENT', event: 'INVOICE_VIEWED', eventData: {} };
 
 describe('dedupe', () => {
   it('processes a retried delivery once, and again after its handlers failed', async () => {
     const { webhooks, state } = counting();
-    const signed = await delivery(ENTITY_UPDATE);
+    const signed = await delivery(VIEWED);
     state.fail = true;
     assert.equal((await webhooks.verifyAndReceive(signed)).status, 500);
     state.fail = false;
     assert.deepEqual((await webhooks.verifyAndReceive(signed)).body, { received: true });
     assert.deepEqual((await webhooks.verifyAndReceive(signed)).body, { received: true, duplicate: true });
     assert.equal(state.calls, 2);
-    const other = await delivery({ ...ENTITY_UPDATE, userId: 'u2' });
+    const other = await delivery({ ...VIEWED, userId: 'u2' });
     assert.deepEqual((await webhooks.verifyAndReceive(other)).body, { received: true });
     assert.equal(state.calls, 3);
   });
 
   it('never runs handlers twice for another spelling of the same signature (Base64Url spare bits): refused as malformed', async () => {
     const { webhooks, state } = counting();
-    const signed = await delivery(ENTITY_UPDATE);
+    const signed = await delivery(VIEWED);
     const token = signed.headers['Service-Verification'];
     assert.deepEqual((await webhooks.verifyAndReceive(signed)).body, { received: true });
     const last = BASE64URL.indexOf(token.slice(-1));
@@ -77,7 +78,7 @@ describe('dedupe', () => {
   for (const { title, toleranceSeconds, iat, replayAfterS } of lifetimes) {
     it(`remembers a key as long as its token is acceptable: ${title}`, async () => {
       const { webhooks, clock, state } = counting(toleranceSeconds);
-      const signed = await delivery(ENTITY_UPDATE, iat);
+      const signed = await delivery(VIEWED, iat);
       assert.deepEqual((await webhooks.verifyAndReceive(signed)).body, { received: true });
       clock.now = START_MS + replayAfterS * 1000;
       const replay = await webhooks.verifyAndReceive(signed);
@@ -99,5 +100,27 @@ describe('dedupe', () => {
     assert.equal(store.claim('a', 1), true, 'an expired key behind a live one is free again');
     assert.equal(store.claim('c', 1), true);
     assert.equal(store.claim('long', 60), true, 'the oldest key made room');
+  });
+
+  it('runs an ENTITY_UPDATE again when it comes twice: an identical one may announce a newer change', async () => {
+    let fetches = 0;
+    const webhooks = new Webhooks({ secret: SECRET, now: () => START_MS, dedupe: memoryDedupe() }).on(
+      'ENTITY_UPDATE',
+      () => {
+        fetches += 1;
+      },
+    );
+    const signed = await delivery({ userId: 'u1', type: 'ENTITY_UPDATE', entities: ['expense'] });
+    assert.deepEqual((await webhooks.verifyAndReceive(signed)).body, { received: true });
+    assert.deepEqual((await webhooks.verifyAndReceive(signed)).body, { received: true });
+    assert.equal(fetches, 2);
+    const opted = new Webhooks({
+      secret: SECRET,
+      now: () => START_MS,
+      dedupe: memoryDedupe(),
+      dedupeEntityUpdates: true,
+    });
+    await opted.verifyAndReceive(signed);
+    assert.deepEqual((await opted.verifyAndReceive(signed)).body, { received: true, duplicate: true });
   });
 });
