@@ -6,6 +6,8 @@ export interface QueueableDelivery {
   /** false: refused as forged (never enqueued); null: nothing was verified. */
   valid: boolean | null;
   body: Uint8Array;
+  /** The delivery's id, carried by its jobs so a change can say which delivery caused it. */
+  id?: string | undefined;
 }
 
 export type QueueRecorderEvent =
@@ -26,7 +28,7 @@ export function createQueueRecorder(queue: SyncQueue, onEvent?: (event: QueueRec
       const { userId, entities } = parsed.body;
       let outcomes: EnqueueOutcome[];
       try {
-        outcomes = await queue.enqueueEntities(userId, entities);
+        outcomes = await queue.enqueueEntities(userId, entities, delivery.id);
       } catch (error) {
         onEvent?.({ outcome: 'queue-failed', userId, entities, error: (error as Error).message });
         throw error;

@@ -12,6 +12,8 @@ interface StoreRunOptions {
   paths?: EntityPaths | undefined;
   /** Clock for the time from a webhook to its data committed (freshness). */
   now?: (() => number) | undefined;
+  /** Keep removed items as tombstones (worker --keep-deleted). */
+  keepDeleted?: boolean | undefined;
 }
 
 /**
@@ -25,6 +27,9 @@ export function storeSync(options: StoreRunOptions): RunSync {
     const ref = { baseUrl: options.baseUrl, token, path: job.path, filter: job.filter, userId: job.userId };
     const summary = await syncDataset({
       ...ref,
+      cause: 'webhook',
+      deliveryId: job.deliveryId,
+      keepDeleted: options.keepDeleted,
       paths: options.paths,
       store: options.store,
       limit: options.limit,
@@ -60,6 +65,7 @@ export function storeReconcile(options: StoreRunOptions): RunReconcile {
       store: options.store,
       limit: options.limit,
       repair: true,
+      keepDeleted: options.keepDeleted,
       dispatcher,
       backoff,
       signal,

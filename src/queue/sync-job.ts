@@ -13,6 +13,8 @@ export interface SyncJobData {
   entity: string;
   path: string;
   filter: Record<string, string>;
+  /** The delivery that caused the job (provenance in the history; a coalesced job keeps one of them). */
+  deliveryId?: string | undefined;
 }
 
 export const SYNC_JOB_NAME = 'sync';
@@ -59,12 +61,20 @@ export function isQueueableUser(userId: string): boolean {
  */
 export function parseSyncJobData(value: unknown, paths?: EntityPaths): SyncJobData | undefined {
   if (!isObject(value)) return undefined;
-  const { userId, entity, path, filter } = value;
+  const { userId, entity, path, filter, deliveryId } = value;
   if (typeof userId !== 'string' || !isQueueableUser(userId) || typeof entity !== 'string') return undefined;
   const known = findEntity(entity);
   if (!known || (path !== known.path && path !== paths?.[known.name])) return undefined;
   if (!isObject(filter) || !Object.values(filter).every((v) => typeof v === 'string')) return undefined;
-  return { userId, entity: known.name, path: entityPath(known, paths), filter: filter as Record<string, string> };
+  // Read back from Redis like any input: an id the listener could have made, or none.
+  const id = typeof deliveryId === 'string' && /^[\x21-\x7e]{1,200}$/.test(deliveryId) ? { deliveryId } : {};
+  return {
+    userId,
+    entity: known.name,
+    path: entityPath(known, paths),
+    filter: filter as Record<string, string>,
+    ...id,
+  };
 }
 
 /** A short, stable name for a token's rate-limit keys: its fingerprint, never the token. */

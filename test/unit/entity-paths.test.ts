@@ -36,6 +36,14 @@ describe('entity path overrides (issue 18)', () => {
     assert.equal(parseSyncJobData(job), undefined);
   });
 
+  it('a job carries the id of the delivery that caused it, read back only when an id could be one (issue 21)', () => {
+    const job = { ...syncJobFor('user-1', 'invoice'), deliveryId: 'dlv_mww9bl3s652032000' };
+    assert.equal(parseSyncJobData(job)?.deliveryId, 'dlv_mww9bl3s652032000');
+    for (const deliveryId of ['', 'a b', 'x\n', 'é', 'x'.repeat(201), 7])
+      assert.equal(parseSyncJobData({ ...job, deliveryId })?.deliveryId, undefined, JSON.stringify(deliveryId));
+    assert.equal(parseSyncJobData({ ...job, deliveryId: 'a b' })?.userId, 'user-1');
+  });
+
   it('a 404 on an entity path is explained; other statuses and unknown paths pass through', () => {
     const notFound = new HttpStatusError('GET', 'http://x/rest/v5/expenses', 404, 'Not Found');
     const explained = explainEntityNotFound(notFound, '/expenses', undefined) as HttpStatusError;

@@ -47,7 +47,7 @@ export function queueEventLine(event: QueueRecorderEvent, ctx: CliContext): stri
  */
 export function queueSubscriber(recorder: Awaited<ReturnType<typeof createListenQueue>>) {
   return {
-    record: (delivery: { verdict: { valid: boolean | null }; body: Uint8Array }) =>
-      recorder.record({ valid: delivery.verdict.valid, body: delivery.body }),
+    record: (delivery: { verdict: { valid: boolean | null }; body: Uint8Array; id: string }) =>
+      recorder.record({ valid: delivery.verdict.valid, body: delivery.body, id: delivery.id }),
   };
 }

@@ -25,7 +25,7 @@ function checkPairs(options: ListenCommandOptions): void {
     throw usageError('--reconcile-every and --keep-deleted go with --sync', 'conflicting_flags');
   if (options.queue && (options.reconcileEvery !== undefined || options.keepDeleted))
     throw usageError(
-      'with --queue the workers sync: give --reconcile-every to `ledgerhook worker` (--keep-deleted is not in the queue path yet)',
+      'with --queue the workers sync: give --reconcile-every and --keep-deleted to `ledgerhook worker`',
       'conflicting_flags',
     );
   if (!options.capture && (options.captureSync || options.captureRefusedBodies))

@@ -40,6 +40,7 @@ function workerCommand(program: Command) {
         decimal('--shutdown-grace', { min: 0, max: 3600 }),
         30,
       )
+      .option('--keep-deleted', 'keep removed items as tombstones (`ledgerhook history DATASET --deleted --store ...`)')
       .addOption(
         new Option(
           '--reconcile-every <duration>',

@@ -96,8 +96,8 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
     lockDurationMs: Math.round(options.lockSeconds * 1000),
     stalledIntervalMs: Math.max(1000, Math.round((options.lockSeconds * 1000) / 2)),
     paths,
-    runSync: storeSync({ store, baseUrl, limit: options.limit, paths }),
-    runReconcile: storeReconcile({ store, baseUrl, limit: options.limit, paths }),
+    runSync: storeSync({ store, baseUrl, limit: options.limit, paths, keepDeleted: options.keepDeleted }),
+    runReconcile: storeReconcile({ store, baseUrl, limit: options.limit, paths, keepDeleted: options.keepDeleted }),
     reconcileEveryMs: options.reconcileEvery,
     reconcileJobs: () => reconcileJobs(store, baseUrl, paths),
     onEvent: (event) => {
