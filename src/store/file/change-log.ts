@@ -16,7 +16,7 @@ import { tempFileName } from './temp-name.js';
  * files end in `.json`, so no dataset's file is ever a log's name.
  */
 export function changeLogPath(dataFile: string): string {
-  return dataFile.replace(/\.json$/, '') + '.changes.jsonl';
+  return `${dataFile.replace(/\.json$/, '')}.changes.jsonl`;
 }
 
 async function append(path: string, lines: readonly string[]): Promise<void> {
