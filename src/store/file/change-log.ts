@@ -95,9 +95,24 @@ export function foldTombstones(entries: readonly HistoryEntry[]): HistoryEntry[]
   );
 }
 
+const DAY_MS = 86_400_000;
+
+/** Whether a log whose first line is `first` holds something older than `cutoff` worth a rewrite. */
+function isDue(first: string, cutoff: string): boolean {
+  let head: { at?: unknown; keptSince?: unknown };
+  try {
+    head = JSON.parse(first) as typeof head;
+  } catch {
+    return false;
+  }
+  if (typeof head.keptSince === 'string') return Date.parse(head.keptSince) + DAY_MS <= Date.parse(cutoff);
+  return typeof head.at === 'string' && head.at < cutoff;
+}
+
 /**
  * Drops what is older than `cutoff` (ISO), except current tombstones, which are kept as long as the
- * dataset is: rewritten under a temp name and renamed, only when the first line is older than that.
+ * dataset is: rewritten under a temp name and renamed, only when the first line is older than that
+ * (or the last prune was a day or more before it).
  */
 export async function pruneChangeLog(
   path: string,
@@ -113,8 +128,7 @@ export async function pruneChangeLog(
   } catch {
     return; // no log yet
   }
-  const at = first === undefined ? undefined : (JSON.parse(first) as { at?: unknown }).at;
-  if (typeof at !== 'string' || at >= cutoff) return;
+  if (first === undefined || !isDue(first, cutoff)) return;
   const log = await readLog(path, () => true);
   for (const run of stateRuns) if (run) log.committed.add(run);
   const committed = log.entries.filter((entry) => log.committed.has(entry.run));
@@ -126,7 +140,13 @@ export async function pruneChangeLog(
     const handle = await open(temp, 'wx', DATA_FILE_MODE);
     try {
       const markers = log.markers.filter((marker) => marker.committed && runs.has(marker.run));
-      const lines = [...kept.map((entry) => JSON.stringify(entry)), ...markers.map((marker) => JSON.stringify(marker))];
+      // The head says since when the log was pruned: kept tombstones older than that do not make every
+      // later commit prune again (at most once a day).
+      const lines = [
+        JSON.stringify({ keptSince: cutoff }),
+        ...kept.map((entry) => JSON.stringify(entry)),
+        ...markers.map((marker) => JSON.stringify(marker)),
+      ];
       // Every run kept is committed: the state's own run gets a marker here if it had none.
       for (const run of runs)
         if (!markers.some((marker) => marker.run === run))
