@@ -28,6 +28,12 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** An endless chain of cursors ends here rather than filling the disk. */
 export const DEFAULT_MAX_PAGES = 100_000;
+/**
+ * Answers to the cursor of a resumed full read that mean the server no longer accepts it, so the read
+ * starts again from page 1 (spec 7 shows no error statuses: a guess, the `expiredCursorStatuses`
+ * setting). Counting one too many costs a read from page 1; one too few fails the run, saying so.
+ */
+export const DEFAULT_EXPIRED_CURSOR_STATUSES: readonly number[] = [400, 404, 410, 422];
 
 /**
  * Largest body whose body_mismatch is explained (re-serialised? newline? hex digest?): the
