@@ -7,7 +7,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../../../defaults.js';
 import { Option } from 'commander';
-import { collect, decimal, duration, examples, formatDuration, integer } from '../../parsers.js';
+import { collect, decimal, duration, examples, formatDuration, integer, isoDate } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
 import { ENVIRONMENTS } from '../../../settings/environments.js';
@@ -30,6 +30,10 @@ export interface SyncCommandOptions extends DatasetFlags {
   token?: string;
   tokenFile?: string;
   full?: boolean;
+  /** False with --no-resume: read from page 1 and keep no checkpoint. */
+  resume: boolean;
+  /** --since: an ISO timestamp (UTC) whose window of changes is re-read. */
+  since?: string;
   dryRun?: boolean;
   concurrency: number;
   maxPages: number;
@@ -127,6 +131,15 @@ export function defineSync(program: Command, run: RunCommand): void {
         .default(60_000, formatDuration(60_000)),
     )
     .option('--full', 'ignore the stored state and rebuild from a full read')
+    .option(
+      '--no-resume',
+      'read from page 1 even if an interrupted full read left pages to continue from, and keep none this time',
+    )
+    .option(
+      '--since <date>',
+      're-read the changes since DATE (ISO 8601) into the stored data, for repairs; the stored lastUpdatedDate never moves back',
+      isoDate('--since'),
+    )
     .option('--dry-run', 'fetch and report, write nothing')
     .option(
       '--concurrency <n>',
