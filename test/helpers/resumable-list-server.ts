@@ -122,6 +122,10 @@ export async function startResumableListServer(
       const when = at === undefined ? tick() : Date.parse(at);
       account(token).set(id, { item: change === null ? null : { ...item, ...change }, at: when });
     },
+    /** The token is no longer accepted (401), as when it is revoked mid-read. */
+    revoke(token: string) {
+      accounts.delete(token);
+    },
     /** Every cursor handed out so far is no longer accepted. */
     expireCursors() {
       generation += 1;
