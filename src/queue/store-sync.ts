@@ -13,6 +13,8 @@ export function storeSync(options: {
   baseUrl: string;
   limit?: number | undefined;
   paths?: EntityPaths | undefined;
+  /** Answers to a resumed read's cursor that mean it expired (syncDataset's expiredCursorStatuses). */
+  expiredCursorStatuses?: readonly number[] | undefined;
 }): RunSync {
   return async ({ job, token, dispatcher, backoff, signal }) => {
     const summary = await syncDataset({
@@ -24,6 +26,7 @@ export function storeSync(options: {
       userId: job.userId,
       store: options.store,
       limit: options.limit,
+      expiredCursorStatuses: options.expiredCursorStatuses,
       dispatcher,
       backoff,
       signal,

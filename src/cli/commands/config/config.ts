@@ -17,7 +17,7 @@ import {
 } from '../../../settings/environments.js';
 import { maskSecret } from '../../../webhook/secrets.js';
 import { validateVerificationPrefix } from '../../../webhook/verification-prefix.js';
-import { parseStatusList } from '../../../sync/resume.js';
+import { parseStatusList } from '../../../sync/expired-cursor.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { ConfigCommandOptions } from './definition.js';
 import { promptHidden } from '../../prompt-hidden.js';

@@ -12,10 +12,16 @@ import { withAdvice } from '../../error-advice.js';
 import { jsonError, jsonLine, markJsonLines } from '../../json-output.js';
 import { formatDuration } from '../../durations.js';
 import { createProgressView } from '../../progress.js';
-import { fileStore, resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveToken } from '../../resolve-dataset.js';
+import {
+  fileStore,
+  resolveBaseUrl,
+  resolveDatasetPath,
+  resolveExpiredCursorStatuses,
+  resolveFilter,
+  resolveToken,
+} from '../../resolve-dataset.js';
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { describe, progressHandler, type ReadSoFar, summaryTable } from './sync-output.js';
-import { resolveExpiredCursorStatuses } from './expired-cursor-statuses.js';
 
 export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
   // --watch runs until stopped: JSON Lines (a failure at start-up is its error line).

@@ -5,7 +5,7 @@ import type { CliContext } from '../../context.js';
 import { jsonLine, markJsonLines } from '../../json-output.js';
 import { printable, quoted } from '../../render-delivery.js';
 import type { WorkerCommandOptions } from './definition.js';
-import { resolveBaseUrl, resolveToken } from '../../resolve-dataset.js';
+import { resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import { parseRateLimit, resolveQueue, resolveStoreUrl } from '../../resolve-scale.js';
 import { batchedLineWriter } from '../../batched-lines.js';
@@ -61,6 +61,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   // Off unless set: the spec shows no rate limit; a limit is the user's own knowledge of the service.
   const rateLimit = options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit);
   const paths = await resolveEntityPaths(options, ctx);
+  const expiredCursorStatuses = await resolveExpiredCursorStatuses(options, ctx);
   let tokenFor: (userId: string) => string | undefined;
   if (options.tokens) {
     const map = await readTokenMap(options.tokens);
@@ -86,7 +87,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
     lockDurationMs: Math.round(options.lockSeconds * 1000),
     stalledIntervalMs: Math.max(1000, Math.round((options.lockSeconds * 1000) / 2)),
     paths,
-    runSync: storeSync({ store, baseUrl, limit: options.limit, paths }),
+    runSync: storeSync({ store, baseUrl, limit: options.limit, paths, expiredCursorStatuses }),
     onEvent: (event) => {
       if (event.type === 'sync-done') counts.done += 1;
       else if (event.type === 'sync-failed') counts.failed += 1;
