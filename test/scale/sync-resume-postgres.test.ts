@@ -45,7 +45,9 @@ describe('sync into Postgres resumes an interrupted full read (issue 21)', { ski
         'nothing half-read is visible as the dataset',
       );
       const kept = (await schema.query('SELECT checkpoint, staged_rows FROM ledgerhook_checkpoint')).rows[0];
-      assert.ok([3, 4].includes(kept?.checkpoint.pages), JSON.stringify(kept));
+      // Page 2's checkpoint was committed before page 4 was asked for (Postgres commits a checkpoint
+      // while the next page is fetched, so page 3's may be, and page 4's too).
+      assert.ok([2, 3, 4].includes(kept?.checkpoint.pages), JSON.stringify(kept));
       assert.equal(Number(kept?.staged_rows), kept?.checkpoint.pages * 10);
       assert.equal(await rows(schema, 'ledgerhook_staging'), Number(kept?.staged_rows));
 

@@ -29,7 +29,9 @@ const MIGRATIONS: readonly string[] = [
   'ALTER TABLE ledgerhook_state ADD COLUMN IF NOT EXISTS activity jsonb',
   // Issue #21: the pages of an interrupted full read and where it stands, so that a rerun goes on
   // (postgres-resumable-load.ts). Nothing here is visible as a dataset until the read's commit.
-  `CREATE TABLE IF NOT EXISTS ledgerhook_staging (
+  // Staged rows are UNLOGGED (no WAL: written once more at the commit anyway); a server crash empties
+  // the table, which the checkpoint's row count then tells, and the read starts again from page 1.
+  `CREATE UNLOGGED TABLE IF NOT EXISTS ledgerhook_staging (
      user_id text NOT NULL,
      dataset text NOT NULL,
      item_id text NOT NULL,
