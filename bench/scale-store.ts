@@ -1,10 +1,11 @@
 /**
  * Issue #13 (a) and (b), Postgres against the JSON file store in the same run, from `ledgerhook
  * mock` (a process) at limit 1000:
- *  (a) a full sync of 100,000 expenses (goal: Postgres >= 0.7x the file's throughput), measured
- *      twice: into a dataset that has no rows yet (a new user each round: one COPY), and again over
- *      the same dataset (a re-sync: staged and merged, unchanged rows not rewritten). A JSON file
- *      costs the same either way (it is rewritten whole).
+ *  (a) a full sync of 100,000 expenses (goal: Postgres >= 0.7x the file's throughput, both all or
+ *      nothing), into a dataset that has no rows yet (a new user each round: one COPY); then, as
+ *      sync runs by default (issue 21), resumable: its pages kept for a later run (a staging file,
+ *      ledgerhook_staging), into a new dataset and again over the same dataset (a re-sync: merged,
+ *      unchanged rows not rewritten). A JSON file costs the same either way (it is rewritten whole).
  *  (b) an incremental run that changes 10 items of the 100,000 (goal: Postgres >= 10x faster:
  *      the file store rewrites the whole file, Postgres touches 10 rows).
  * Needs Postgres at LEDGERHOOK_TEST_DATABASE_URL (default postgres://127.0.0.1:5432/test).
