@@ -93,10 +93,13 @@ async function checkStaging(path: string, staged: StagedMark): Promise<ItemDiges
 export class CheckpointSlot {
   readonly path: string;
   readonly stagingPath: string;
+  /** The data file's name: the record is written under a temporary name of it (swept when left). */
+  readonly #fileName: string;
 
-  constructor(path: string, stagingPath: string) {
+  constructor(path: string, stagingPath: string, fileName: string) {
     this.path = path;
     this.stagingPath = stagingPath;
+    this.#fileName = fileName;
     held.add(path);
     held.add(stagingPath);
   }
@@ -105,13 +108,14 @@ export class CheckpointSlot {
   static fresh(file: string): CheckpointSlot {
     const nonce = randomBytes(4).toString('hex');
     const at = (suffix: string) => join(dirname(file), tempFileName(basename(file), process.pid, nonce, suffix));
-    return new CheckpointSlot(at(CHECKPOINT), at(STAGING));
+    return new CheckpointSlot(at(CHECKPOINT), at(STAGING), basename(file));
   }
 
   /** Replaces the record in one step: a crash leaves the previous record or this one, never half of one. */
   async save(read: ReadCheckpoint, staged: StagedMark): Promise<void> {
     const record: CheckpointRecord = { version: 1, staging: basename(this.stagingPath), staged, read };
-    const temp = join(dirname(this.path), tempFileName(basename(this.path)));
+    // A temporary file of the data file: one a killed run leaves is swept like any other (stale-temp-files.ts).
+    const temp = join(dirname(this.path), tempFileName(this.#fileName));
     try {
       await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: DATA_FILE_MODE, flag: 'wx' });
       await rename(temp, this.path);
@@ -152,7 +156,7 @@ export class FileTakenCheckpoint implements TakenCheckpoint {
   static async open(path: string, fileName: string): Promise<FileTakenCheckpoint> {
     const record = await readRecord(path, fileName).catch(() => undefined);
     const stagingPath = join(dirname(path), record?.staging ?? tempFileName(fileName, 0, '00000000', STAGING));
-    const slot = new CheckpointSlot(path, stagingPath);
+    const slot = new CheckpointSlot(path, stagingPath, fileName);
     const check = record ? await checkStaging(stagingPath, record.staged) : 'its record cannot be read';
     return new FileTakenCheckpoint(slot, record, check);
   }
