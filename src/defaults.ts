@@ -36,6 +36,12 @@ export const DEFAULT_CONSUMER_BURST = 500;
 export const DEFAULT_MAX_STATE_BYTES = 32 * 1024 * 1024;
 /** check-consumer: how long one read of the consumer's state may take. */
 export const DEFAULT_STATE_TIMEOUT_MS = 10_000;
+/**
+ * Answers to the cursor of a resumed full read that mean the server no longer accepts it, so the read
+ * starts again from page 1 (spec 7 shows no error statuses: a guess, the `expiredCursorStatuses`
+ * setting). Counting one too many costs a read from page 1; one too few fails the run, saying so.
+ */
+export const DEFAULT_EXPIRED_CURSOR_STATUSES: readonly number[] = [400, 404, 410, 422];
 
 /**
  * Largest body whose body_mismatch is explained (re-serialised? newline? hex digest?): the

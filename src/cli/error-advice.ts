@@ -81,6 +81,13 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   cursor_loop: () => 'the server repeats a cursor; report it to the API team',
   invalid_cursor: () => 'the server sent a cursor that cannot be sent back; report it to the API team',
   bad_user_id: () => 'such a webhook cannot name a user of its own and is not synced',
+  invalid_since: () => 'e.g. --since 2026-01-31 or --since 2026-01-31T12:00:00Z',
+  since_without_state: () => 'run the sync once without --since (a full read); --since then repairs a window',
+  // A request that continued an interrupted read, answered with a status not counted as "cursor expired".
+  http_status: (d) =>
+    typeof d.resumedAtPage === 'number'
+      ? `it continued an interrupted full read at page ${d.resumedAtPage}: --no-resume reads from page 1, and \`ledgerhook config set expiredCursorStatuses\` can count that status as an expired cursor`
+      : '',
 
   // mock
   mock_webhook_secret_missing: () => 'give it with --secret, --secret-file or LEDGERHOOK_WEBHOOK_SECRET',

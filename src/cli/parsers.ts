@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { formatDuration } from './durations.js';
+import { parseSinceDate } from '../sync/since-window.js';
 
 export { formatDuration };
 
@@ -47,6 +48,18 @@ export function rateLimit(name: string) {
     if (!match || requests < 1 || windowSeconds <= 0)
       throw new InvalidArgumentError(`${name} takes REQUESTS/SECONDS, e.g. 1000/300, got "${value}".`);
     return { requests, windowSeconds };
+  };
+}
+
+/** An ISO 8601 date or date-time with its zone (2026-01-31, 2026-01-31T12:00:00Z), as a UTC timestamp. */
+export function isoDate(name: string) {
+  return (value: string): string => {
+    const parsed = parseSinceDate(value);
+    if (parsed === undefined)
+      throw new InvalidArgumentError(
+        `${name} takes an ISO 8601 date or date-time with its zone, such as 2026-01-31 or 2026-01-31T12:00:00Z, got "${value}".`,
+      );
+    return parsed;
   };
 }
 

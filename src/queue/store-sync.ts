@@ -14,6 +14,8 @@ interface StoreRunOptions {
   now?: (() => number) | undefined;
   /** Keep removed items as tombstones (worker --keep-deleted). */
   keepDeleted?: boolean | undefined;
+  /** Answers to a resumed read's cursor that mean it expired (syncDataset's expiredCursorStatuses). */
+  expiredCursorStatuses?: readonly number[] | undefined;
 }
 
 /**
@@ -33,6 +35,7 @@ export function storeSync(options: StoreRunOptions): RunSync {
       paths: options.paths,
       store: options.store,
       limit: options.limit,
+      expiredCursorStatuses: options.expiredCursorStatuses,
       dispatcher,
       backoff,
       signal,

@@ -1,4 +1,5 @@
 import { type EntityName, isEntityName } from '../catalogue/entities.js';
+import { DEFAULT_EXPIRED_CURSOR_STATUSES } from '../defaults.js';
 
 /** Spec section 9: separate sandbox and production environments, each with its own secret and base address; `local` is ledgerhook mock. */
 export const ENVIRONMENTS = ['sandbox', 'production', 'local'] as const;
@@ -18,6 +19,10 @@ export const SETTING_KEYS = {
   tokensFile: {
     secret: false,
     describe: 'JSON file mapping userId to access token, for listen --sync with several users',
+  },
+  expiredCursorStatuses: {
+    secret: false,
+    describe: `HTTP statuses that, answered to the cursor of an interrupted full read, mean the server no longer accepts it, so sync reads again from page 1 (default ${DEFAULT_EXPIRED_CURSOR_STATUSES.join(',')})`,
   },
 } as const;
 /**

@@ -11,6 +11,9 @@ import type { ItemId } from '../dataset/item-id.js';
 import type { DatasetActivity } from './dataset-activity.js';
 import type { ChangeOrigin, HistoryEntry, RemovalReason } from './dataset-history.js';
 import type { DatasetSchema } from './dataset-schema.js';
+import type { FullLoadOptions, ReadCheckpoint, TakenCheckpoint } from './read-checkpoint.js';
+
+export type { FullLoadOptions, ReadCheckpoint, TakenCheckpoint } from './read-checkpoint.js';
 
 export type StoredItem = Record<string, unknown> & { id: ItemId };
 
@@ -83,8 +86,16 @@ export interface FullLoad {
   add(items: readonly StoredItem[]): Promise<void>;
   /** Replaces the dataset and its state in one step. */
   commit(state: DatasetState): Promise<CommitResult>;
-  /** Drops everything added; the previous data and state stay as they were. */
-  abort(): Promise<void>;
+  /**
+   * Drops everything added; the previous data and state stay as they were. A resumable load told
+   * to keep its checkpoint drops only what came after the last one, for a later run to continue.
+   */
+  abort(options?: { keepCheckpoint?: boolean | undefined }): Promise<void>;
+  /**
+   * Resumable loads only: makes every page added so far durable together with where the read
+   * stands, replacing the previous checkpoint in one step (a crash leaves one or the other).
+   */
+  checkpoint?(at: ReadCheckpoint): Promise<void>;
 }
 
 /**
@@ -109,7 +120,12 @@ export interface DatasetStore {
    * Throws LedgerhookError reason 'owner_mismatch' when the dataset's data belongs to another owner.
    */
   getState(ref: DatasetRef): Promise<DatasetState | undefined>;
-  beginFull(ref: DatasetRef): Promise<FullLoad>;
+  beginFull(ref: DatasetRef, options?: FullLoadOptions): Promise<FullLoad>;
+  /**
+   * Stores that keep interrupted full reads (issue 21): the checkpoint of this dataset, if one was
+   * left, taken for this run alone (a checkpoint another live run is writing is not offered).
+   */
+  takeCheckpoint?(ref: DatasetRef): Promise<TakenCheckpoint | undefined>;
   /**
    * Upserts, deletes and moves the state together: data and state never disagree. Data that no
    * longer matches its state (damaged) is refused with reason 'data_file_damaged', never merged.

@@ -5,10 +5,21 @@ import type {
   DatasetState,
   DatasetStore,
   FullLoad,
+  ReadCheckpoint,
   StoredItem,
+  TakenCheckpoint,
 } from '../store/dataset-store.js';
 import type { ListPage } from '../dataset/envelope.js';
 import { idKey } from '../dataset/item-id.js';
+
+/** How a full read's pages are kept: with checkpoints (a later run can continue), and from which. */
+export interface SinkResume {
+  resumable: boolean;
+  /** The checkpoint this run continues: its pages are the first ones of the load. */
+  taken?: TakenCheckpoint | undefined;
+  /** Items the continued pages held. */
+  received?: number | undefined;
+}
 
 /**
  * Where the pages of one run go until the store commits them: streamed into a full load, or
@@ -19,6 +30,7 @@ export class PageSink {
   readonly #ref: DatasetRef;
   readonly #mode: 'full' | 'incremental';
   readonly #dryRun: boolean;
+  readonly #resume: SinkResume;
   #load: FullLoad | undefined;
   #committed = false;
   readonly #changes = new Map<string, StoredItem>();
@@ -27,11 +39,31 @@ export class PageSink {
   readonly pageOf = new Map<string, string>();
   received = 0;
 
-  constructor(store: DatasetStore, ref: DatasetRef, mode: 'full' | 'incremental', dryRun: boolean) {
+  constructor(
+    store: DatasetStore,
+    ref: DatasetRef,
+    mode: 'full' | 'incremental',
+    dryRun: boolean,
+    resume: SinkResume = { resumable: false },
+  ) {
     this.#store = store;
     this.#ref = ref;
     this.#mode = mode;
     this.#dryRun = dryRun;
+    this.#resume = resume;
+    this.received = resume.received ?? 0;
+  }
+
+  #begin(): Promise<FullLoad> {
+    const { resumable, taken } = this.#resume;
+    return this.#store.beginFull(this.#ref, resumable || taken ? { resumable: true, resume: taken } : undefined);
+  }
+
+  /** Makes the pages so far durable with where the read stands; false when this read keeps no checkpoints. */
+  async checkpoint(at: ReadCheckpoint): Promise<boolean> {
+    if (this.#mode !== 'full' || this.#dryRun || !this.#resume.resumable || !this.#load?.checkpoint) return false;
+    await this.#load.checkpoint(at);
+    return true;
   }
 
   get deletedSoFar(): number {
@@ -48,7 +80,7 @@ export class PageSink {
       }
       for (const id of page.deletedIds ?? []) this.#deleted.set(idKey(id), id);
     } else if (!this.#dryRun) {
-      this.#load ??= await this.#store.beginFull(this.#ref);
+      this.#load ??= await this.#begin();
       await this.#load.add(page.data);
     }
   }
@@ -77,7 +109,7 @@ export class PageSink {
       };
     const result =
       this.#mode === 'full'
-        ? await (this.#load ?? (await this.#store.beginFull(this.#ref))).commit(next)
+        ? await (this.#load ?? (await this.#begin())).commit(next)
         : await this.#store.applyChanges(
             this.#ref,
             { upserts: [...this.#changes.values()], deletedIds: [...this.#deleted.values()], ...extra },
@@ -87,8 +119,14 @@ export class PageSink {
     return result;
   }
 
-  /** Drops a full load that was not committed (a failure or Ctrl-C): the old data stays. */
-  async abort(): Promise<void> {
-    if (this.#load && !this.#committed) await this.#load.abort();
+  /**
+   * Drops a full load that was not committed (a failure or Ctrl-C): the old data stays. With
+   * `keepCheckpoint`, the pages up to the last checkpoint stay too, for the next run to continue.
+   */
+  async abort(keepCheckpoint = false): Promise<void> {
+    if (this.#committed) return;
+    if (this.#load) await this.#load.abort({ keepCheckpoint });
+    else if (keepCheckpoint) await this.#resume.taken?.release();
+    else await this.#resume.taken?.discard();
   }
 }

@@ -10,6 +10,9 @@ import { DEFAULT_MAX_PAGES } from '../defaults.js';
 const MAX_CURSOR = 4096;
 const CURSOR = new RegExp(`^[\\x20-\\x7e]{1,${MAX_CURSOR}}$`);
 
+/** Whether a cursor can go back as a request header: printable ASCII, at most 4 KiB. */
+export const isSendableCursor = (cursor: string): boolean => CURSOR.test(cursor);
+
 /** Pages in a row that bring nothing new (empty, or the ids of the page before) before the run stops. */
 export const MAX_IDLE_PAGES = 10;
 
@@ -29,6 +32,12 @@ export interface PaginateOptions
   /** The stored lastUpdatedDate of this dataset; omitted on a first sync. */
   lastUpdatedDate?: string | undefined;
   maxPages?: number | undefined;
+  /**
+   * Continue a read (issue 21): the first request sends this cursor, and pages are numbered from
+   * `firstIndex` (the pages read before), so that maxPages bounds the read as a whole.
+   */
+  cursor?: string | undefined;
+  firstIndex?: number | undefined;
   /**
    * Whether a first answer that is not an envelope is a document (like /userTaxSetup) rather
    * than an error. Only for endpoints known to answer documents; default false.
@@ -86,10 +95,11 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<Pagina
     if (options.lastUpdatedDate !== undefined) headers.lastUpdatedDate = options.lastUpdatedDate;
     return fetchJson({ ...options, url, headers });
   };
-  const seen = new Set<string>();
+  // A continued read's cursor counts as seen: a server that answers it with itself is looping.
+  const seen = new Set<string>(options.cursor === undefined ? [] : [options.cursor]);
   const idle = new IdleCounter();
-  let pending = fetchPage(undefined);
-  for (let index = 0; ; index += 1) {
+  let pending = fetchPage(options.cursor);
+  for (let index = options.firstIndex ?? 0; ; index += 1) {
     const classified = classifyBody(await pending);
     if (classified.kind === 'invalid')
       throw badResponse(

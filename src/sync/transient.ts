@@ -10,5 +10,5 @@ export function isTransientFailure(error: unknown): boolean {
   const status = error instanceof HttpStatusError ? error.status : undefined;
   if (status === 401 || status === 403 || status === 404) return false;
   if (error.details.reason === 'data_file_damaged') return false;
-  return !['ERR_USAGE', 'ERR_BAD_RESPONSE', 'ERR_ABORTED'].includes(error.code);
+  return !['ERR_USAGE', 'ERR_BAD_RESPONSE', 'ERR_ABORTED', 'ERR_CHECK_FAILED'].includes(error.code);
 }

@@ -6,9 +6,11 @@ import { createReadStream } from 'node:fs';
  * could wait forever when its consumer paused between lines (a merge awaiting a write), with no
  * handle left to wake it. A stream iterator only ever reads when asked.
  */
-export async function* readLines(path: string): AsyncGenerator<string> {
+export async function* readLines(path: string, options: { bytes?: number } = {}): AsyncGenerator<string> {
   let rest = '';
-  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024 })) {
+  // `bytes`: only the file's first bytes (a staging file is read up to its checkpoint, not past it).
+  const range = options.bytes === undefined ? {} : { end: options.bytes - 1 };
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 256 * 1024, ...range })) {
     const text = rest + (chunk as string);
     const lines = text.split('\n');
     rest = lines.pop() ?? '';

@@ -47,6 +47,8 @@ export interface WebhookSyncOptions {
   /** Where each user's data and state go (a FileStore keeps each user in a directory of their own). */
   store: DatasetStore;
   limit?: number | undefined;
+  /** Answers to a resumed read's cursor that mean it expired (syncDataset's expiredCursorStatuses). */
+  expiredCursorStatuses?: readonly number[] | undefined;
   /** List paths that replace the catalogue's for some entities, e.g. `{ expense: '/expenses/expenses' }`. */
   paths?: EntityPaths | undefined;
   /**
@@ -112,6 +114,7 @@ async function runSync(
       store: options.store,
       backoff: runner.backoff,
       limit: options.limit,
+      expiredCursorStatuses: options.expiredCursorStatuses,
       timeoutMs: options.timeoutMs,
       dispatcher: options.dispatcher,
       signal: options.signal,

@@ -25,7 +25,7 @@ function killedSync(args: string[], env: Record<string, string>, afterMs: number
 const KILLS = process.env.LEDGERHOOK_SOAK === '1' ? 24 : 8;
 
 describe('sync survives being killed', () => {
-  it(`SIGKILLed at random moments (${KILLS} kills over full and incremental runs), a rerun always equals the server`, async () => {
+  it(`SIGKILLed at random moments (${KILLS} kills over full and incremental runs), a rerun always equals the server (after a continued read, the run after it)`, async () => {
     // Latency makes each run long enough to be killed in the middle of fetching or writing.
     const mock = await startMockServer({ port: 0, items: 3000, faults: { latencyMs: 3 } });
     const out = tempDir();
@@ -58,7 +58,11 @@ describe('sync survives being killed', () => {
         for (const name of readdirSync(out).filter((n) => n.endsWith('.json')))
           JSON.parse(readFileSync(join(out, name), 'utf8'));
         if (kill % 4 === 3) {
-          const rerun = await runCli([...args, '--json'], { env, timeoutMs: 60_000 });
+          let rerun = await runCli([...args, '--json'], { env, timeoutMs: 60_000 });
+          assert.equal(rerun.code, 0, rerun.stderr);
+          // A full read continued from a killed run's checkpoint is as of its first page (issue 21): an
+          // edit made in between is the next (incremental) run's, as for any long read edited while read.
+          if (JSON.parse(rerun.stdout).resumed) rerun = await runCli([...args, '--json'], { env, timeoutMs: 60_000 });
           assert.equal(rerun.code, 0, rerun.stderr);
           assert.deepEqual(
             JSON.parse(readFileSync(JSON.parse(rerun.stdout).file, 'utf8')),
@@ -82,7 +86,7 @@ describe('sync survives being killed', () => {
     }
   });
 
-  it('Ctrl-C stops cleanly: exit 130, one line, previous file and state intact, no temporary files', async () => {
+  it('Ctrl-C stops cleanly: exit 130, one line, previous file and state intact; the pages read are kept (hidden) and the next run goes on from them', async () => {
     const mock = await startMockServer({ port: 0, items: 1000, faults: { latencyMs: 20 } });
     const out = tempDir();
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
@@ -97,8 +101,10 @@ describe('sync survives being killed', () => {
     let stderr = '';
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
-    // Interrupted in the middle of the read: once it reports a page (progress is on stderr), not after a guessed delay.
+    // Interrupted in the middle of the read: once it reports a page (progress is on stderr), not after a
+    // guessed delay; a run that ends first fails the test below instead of leaving it waiting.
     await new Promise<void>((resolve) => {
+      child.on('exit', () => resolve());
       child.stderr.on('data', (chunk) => {
         stderr += chunk;
         if (/page \d+/.test(stderr)) resolve();
@@ -111,10 +117,27 @@ describe('sync survives being killed', () => {
     // Progress lines ("/expenses: page 3, ...") and then exactly one error line; stdout holds no result.
     const lines = stderr.trim().split('\n');
     assert.equal(lines.filter((line) => !line.startsWith('/expenses: ')).length, 1, stderr);
-    assert.match(lines.at(-1) ?? '', /read, not committed/);
+    assert.match(lines.at(-1) ?? '', /read, not committed.*; kept: the next run goes on at page \d+\)/);
+    const at = Number(/goes on at page (\d+)/.exec(lines.at(-1) ?? '')?.[1]);
     assert.equal(stdout, '');
     assert.equal(readFileSync(join(out, 'expenses.json'), 'utf8'), before);
     assert.equal((await runCli(['state', 'list', '--json'], { env })).stdout, state);
+    // Beside the untouched data: only the stopped read's staging file and its checkpoint, hidden.
+    assert.deepEqual(
+      readdirSync(out)
+        .filter((name) => name !== 'expenses.json')
+        .map((name) => name.replace(/\.\d+\.[0-9a-f]{8}\./, '.PID.NONCE.')),
+      ['.expenses.json.PID.NONCE.checkpoint', '.expenses.json.PID.NONCE.staging'],
+    );
+    // The next run (no --full this time) goes on with that full read where it stopped, and commits it.
+    const next = await runCli([...args.filter((arg) => arg !== '100'), '10', '--json'], { env, timeoutMs: 60_000 });
+    assert.equal(next.code, 0, next.stderr);
+    const summary = JSON.parse(next.stdout);
+    assert.deepEqual([summary.mode, summary.fullReason, summary.resumed?.fromPage], ['full', 'requested', at]);
+    assert.deepEqual(
+      JSON.parse(readFileSync(join(out, 'expenses.json'), 'utf8')),
+      mock.service.dataset('/expenses', {}).data,
+    );
     assert.deepEqual(readdirSync(out), ['expenses.json']);
     await mock.close();
   });

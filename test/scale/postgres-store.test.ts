@@ -15,7 +15,7 @@ describe('PostgresStore', { skip }, () => {
 
   it('creates its tables on first use, and migrating again applies nothing', async () => {
     const first = await store.migrate();
-    assert.deepEqual(first.applied, [1, 2, 3, 4]);
+    assert.deepEqual(first.applied, [1, 2, 3, 4, 5]);
     const again = new PostgresStore({ url: schema.url });
     assert.deepEqual((await again.migrate()).applied, []);
     await again.close();
@@ -25,7 +25,15 @@ describe('PostgresStore', { skip }, () => {
     );
     assert.deepEqual(
       tables.rows.map((row) => row.table_name),
-      ['ledgerhook_history', 'ledgerhook_items', 'ledgerhook_migrations', 'ledgerhook_state', 'ledgerhook_tombstones'],
+      [
+        'ledgerhook_checkpoint',
+        'ledgerhook_history',
+        'ledgerhook_items',
+        'ledgerhook_migrations',
+        'ledgerhook_staging',
+        'ledgerhook_state',
+        'ledgerhook_tombstones',
+      ],
     );
   });
 

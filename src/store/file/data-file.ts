@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { errnoSentence } from '../../util/fs-errors.js';
-import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { type FileHandle, open, rename, rm, truncate } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { LedgerhookError } from '../../errors.js';
 import type { ItemId } from '../../dataset/item-id.js';
@@ -44,6 +44,11 @@ export class ItemDigest {
   result(): FileDigest {
     return { items: this.#items, checksum: `sha256:${this.#hash.digest('hex').slice(0, 32)}` };
   }
+
+  /** The digest so far, the running hash left open (a checkpoint records it; more lines follow). */
+  peek(): FileDigest {
+    return { items: this.#items, checksum: `sha256:${this.#hash.copy().digest('hex').slice(0, 32)}` };
+  }
 }
 
 export function writeFailed(path: string, error: unknown): LedgerhookError {
@@ -67,19 +72,26 @@ export class AtomicItemWriter {
   readonly #handle: FileHandle;
   readonly #target: string;
   readonly #temp: string;
-  readonly #digest = new ItemDigest();
+  readonly #digest: ItemDigest;
   #chunks: string[] = [];
   #size = 0;
+  /** Bytes in the file (flushed): where a checkpoint says the kept items end. */
+  #written: number;
   #done = false;
 
-  private constructor(handle: FileHandle, target: string, temp: string) {
+  private constructor(handle: FileHandle, target: string, temp: string, digest = new ItemDigest(), written = 0) {
     this.#handle = handle;
     this.#target = target;
     this.#temp = temp;
+    this.#digest = digest;
+    this.#written = written;
   }
 
-  static async create(target: string): Promise<AtomicItemWriter> {
-    const temp = join(dirname(target), tempFileName(basename(target)));
+  /** A new file under `temp` (default: a fresh temporary name beside the target). */
+  static async create(
+    target: string,
+    temp = join(dirname(target), tempFileName(basename(target))),
+  ): Promise<AtomicItemWriter> {
     try {
       const handle = await open(temp, 'wx', DATA_FILE_MODE);
       const writer = new AtomicItemWriter(handle, target, temp);
@@ -88,6 +100,32 @@ export class AtomicItemWriter {
     } catch (error) {
       throw writeFailed(target, error);
     }
+  }
+
+  /**
+   * Goes on writing a file kept by a checkpoint: cut back to the `bytes` it recorded (whatever was
+   * written after it is dropped) with the digest of the items up to there.
+   */
+  static async continue(target: string, temp: string, digest: ItemDigest, bytes: number): Promise<AtomicItemWriter> {
+    try {
+      await truncate(temp, bytes);
+      return new AtomicItemWriter(await open(temp, 'a', DATA_FILE_MODE), target, temp, digest, bytes);
+    } catch (error) {
+      throw writeFailed(target, error);
+    }
+  }
+
+  /** Writes out what is buffered; returns the bytes in the file and the digest of its items. */
+  async flush(): Promise<{ bytes: number; digest: FileDigest }> {
+    await this.#flush();
+    return { bytes: this.#written, digest: this.#digest.peek() };
+  }
+
+  /** Closes the file and leaves it where it is (a checkpoint keeps it for a later run). */
+  async close(): Promise<void> {
+    if (this.#done) return;
+    this.#done = true;
+    await this.#handle.close().catch(() => {});
   }
 
   get count(): number {
@@ -105,6 +143,7 @@ export class AtomicItemWriter {
     this.#chunks = [];
     this.#size = 0;
     await this.#handle.write(text);
+    this.#written += Buffer.byteLength(text);
   }
 
   /** Items must come in id order; the caller guarantees it. */

@@ -13,9 +13,13 @@ import type {
   DatasetState,
   DatasetStore,
   FullLoad,
+  FullLoadOptions,
   FullReadReason,
   StoredItem,
+  TakenCheckpoint,
 } from '../dataset-store.js';
+import { takeFileCheckpoint } from './full-read-checkpoint.js';
+import { resumableFullLoad } from './resumable-full-load.js';
 import { mergeIntoFile } from './file-store-merge.js';
 import { type FileStoreRecord, recordKey, StateFile, type StateRecords } from './file-store-state.js';
 import { datasetFileName, normaliseBaseUrl, stateKey, userDirName } from '../identity.js';
@@ -201,9 +205,11 @@ export class FileStore implements DatasetStore {
     return digest;
   }
 
-  async beginFull(ref: DatasetRef): Promise<FullLoad> {
+  async beginFull(ref: DatasetRef, options: FullLoadOptions = {}): Promise<FullLoad> {
     const file = await this.#prepare(ref);
     this.#assertOwner(await this.stateFile.read(), ref, file);
+    if (options.resumable || options.resume)
+      return resumableFullLoad(file, options.resume, (state, write) => this.#install(ref, file, state, write));
     const writer = await FullReadWriter.create(file);
     return {
       add: (items) => writer.add(items),
@@ -213,6 +219,11 @@ export class FileStore implements DatasetStore {
       },
       abort: () => writer.discard(),
     };
+  }
+
+  /** The checkpoint of an interrupted full read left beside the dataset's file (full-read-checkpoint.ts). */
+  async takeCheckpoint(ref: DatasetRef): Promise<TakenCheckpoint | undefined> {
+    return takeFileCheckpoint(await this.#prepare(ref));
   }
 
   async applyChanges(ref: DatasetRef, changes: ChangeSet, state: DatasetState): Promise<CommitResult> {

@@ -1,7 +1,18 @@
 import { open } from 'node:fs/promises';
 import { readLines } from '../../util/read-lines.js';
-import { AtomicItemWriter, type FileDigest, type Item } from './data-file.js';
+import { AtomicItemWriter, type FileDigest, type Item, type ItemDigest } from './data-file.js';
 import { compareIds, type ItemId } from '../../dataset/item-id.js';
+
+/** How far the items written are in id order: kept with a checkpoint, so a resumed read sorts as one. */
+export interface StagedOrder {
+  lastId: ItemId | null;
+  ascending: boolean;
+}
+
+/** Where a staging file stands at a checkpoint: its length and the digest of its items up to there. */
+export interface StagedMark extends FileDigest, StagedOrder {
+  bytes: number;
+}
 
 /**
  * Writes the items of a full read straight into the new file as pages arrive. Servers send ids
@@ -15,13 +26,34 @@ export class FullReadWriter {
   #lastId: ItemId | undefined;
   #ascending = true;
 
-  private constructor(target: string, writer: AtomicItemWriter) {
+  private constructor(target: string, writer: AtomicItemWriter, order?: StagedOrder) {
     this.#target = target;
     this.#writer = writer;
+    if (order) {
+      this.#lastId = order.lastId ?? undefined;
+      this.#ascending = order.ascending;
+    }
   }
 
-  static async create(target: string): Promise<FullReadWriter> {
-    return new FullReadWriter(target, await AtomicItemWriter.create(target));
+  /** A new file under `temp` (default: a fresh temporary name beside the target). */
+  static async create(target: string, temp?: string): Promise<FullReadWriter> {
+    return new FullReadWriter(target, await AtomicItemWriter.create(target, temp));
+  }
+
+  /** Goes on with the file a checkpoint kept, as it stood at that checkpoint (`staged`). */
+  static async continue(target: string, temp: string, digest: ItemDigest, staged: StagedMark): Promise<FullReadWriter> {
+    return new FullReadWriter(target, await AtomicItemWriter.continue(target, temp, digest, staged.bytes), staged);
+  }
+
+  /** Writes out what is buffered and says where the file stands, for a checkpoint. */
+  async mark(): Promise<StagedMark> {
+    const { bytes, digest } = await this.#writer.flush();
+    return { bytes, ...digest, lastId: this.#lastId ?? null, ascending: this.#ascending };
+  }
+
+  /** Closes the file and leaves it for a later run (its checkpoint says how far it is good). */
+  async close(): Promise<void> {
+    await this.#writer.close();
   }
 
   async add(items: readonly Item[]): Promise<void> {

@@ -1,13 +1,27 @@
+import { readFileSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempFileOwner } from './temp-name.js';
 
-function alive(pid: number): boolean {
+/** Whether a process of that pid runs (one of another user counts: it cannot be signalled, but it is there). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !zombie(pid);
+}
+
+/**
+ * A process killed a moment ago can still be signalled until its parent reaps it (a zombie, state Z
+ * on Linux): it runs no more, so its files are as good as a dead process's.
+ */
+function zombie(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
   }
 }
 

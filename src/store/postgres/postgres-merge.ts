@@ -44,8 +44,17 @@ export async function upsertStaged(client: pg.ClientBase, items: readonly Stored
 /** MERGE (Postgres 15+) updates and inserts in one join; older servers take two statements. */
 export type MergeStatement = 'merge' | 'update-insert';
 
-/** Merges the staged rows into the dataset; returns its row count. */
-export async function finishMerge(client: pg.ClientBase, ref: DatasetRef, statement?: MergeStatement): Promise<number> {
+/**
+ * Merges the staged rows into the dataset; returns its row count. `source` is where they are staged:
+ * the temporary table, or a query of `(item_id, item)` rows that may use $1 (user) and $2 (dataset),
+ * such as a resumable read's rows in ledgerhook_staging (postgres-resumable-load.ts).
+ */
+export async function finishMerge(
+  client: pg.ClientBase,
+  ref: DatasetRef,
+  statement?: MergeStatement,
+  source = STAGE,
+): Promise<number> {
   const params = [ref.userId, ref.dataset];
   const use = statement ?? (await serverStatement(client));
   // Each statement must be one pass over both sides (a hash join). The staged table has no
@@ -54,7 +63,7 @@ export async function finishMerge(client: pg.ClientBase, ref: DatasetRef, statem
   await client.query('SET LOCAL enable_nestloop = off');
   if (use === 'merge') {
     await client.query(
-      `MERGE INTO ledgerhook_items AS i USING ${STAGE} AS s
+      `MERGE INTO ledgerhook_items AS i USING ${source} AS s
        ON i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id
        WHEN MATCHED AND i.item IS DISTINCT FROM s.item THEN UPDATE SET item = s.item, updated_at = now()
        WHEN NOT MATCHED THEN INSERT (user_id, dataset, item_id, item) VALUES ($1, $2, s.item_id, s.item)`,
@@ -62,24 +71,27 @@ export async function finishMerge(client: pg.ClientBase, ref: DatasetRef, statem
     );
   } else {
     await client.query(
-      `UPDATE ledgerhook_items AS i SET item = s.item, updated_at = now() FROM ${STAGE} AS s
+      `UPDATE ledgerhook_items AS i SET item = s.item, updated_at = now() FROM ${source} AS s
        WHERE i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id AND i.item IS DISTINCT FROM s.item`,
       params,
     );
     await client.query(
       `INSERT INTO ledgerhook_items (user_id, dataset, item_id, item)
-       SELECT $1, $2, s.item_id, s.item FROM ${STAGE} AS s
+       SELECT $1, $2, s.item_id, s.item FROM ${source} AS s
        WHERE NOT EXISTS (SELECT 1 FROM ledgerhook_items AS i WHERE i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id)`,
       params,
     );
   }
   await client.query(
     `DELETE FROM ledgerhook_items AS i WHERE i.user_id = $1 AND i.dataset = $2
-     AND NOT EXISTS (SELECT 1 FROM ${STAGE} AS s WHERE s.item_id = i.item_id)`,
+     AND NOT EXISTS (SELECT 1 FROM ${source} AS s WHERE s.item_id = i.item_id)`,
     params,
   );
   await client.query('SET LOCAL enable_nestloop = on');
-  const staged = await client.query<{ rows: string }>(`SELECT count(*) AS rows FROM ${STAGE}`);
+  const staged = await client.query<{ rows: string }>(
+    `SELECT count(*) AS rows FROM ${source} AS s`,
+    source === STAGE ? [] : params,
+  );
   return Number(staged.rows[0]?.rows ?? 0);
 }
 

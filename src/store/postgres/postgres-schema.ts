@@ -32,6 +32,25 @@ const MIGRATIONS: readonly string[] = [
   HISTORY_MIGRATION,
   // Issue #21: the items' fields and types (dataset-schema.ts), written with the state in its transaction.
   'ALTER TABLE ledgerhook_state ADD COLUMN IF NOT EXISTS schema jsonb',
+  // Issue #21: the pages of an interrupted full read and where it stands, so that a rerun goes on
+  // (postgres-resumable-load.ts). Nothing here is visible as a dataset until the read's commit.
+  // Staged rows are UNLOGGED (no WAL: written once more at the commit anyway); a server crash empties
+  // the table, which the checkpoint's row count then tells, and the read starts again from page 1.
+  `CREATE UNLOGGED TABLE IF NOT EXISTS ledgerhook_staging (
+     user_id text NOT NULL,
+     dataset text NOT NULL,
+     item_id text NOT NULL,
+     item jsonb NOT NULL,
+     PRIMARY KEY (user_id, dataset, item_id)
+   );
+   CREATE TABLE IF NOT EXISTS ledgerhook_checkpoint (
+     user_id text NOT NULL,
+     dataset text NOT NULL,
+     checkpoint jsonb NOT NULL,
+     staged_rows bigint NOT NULL,
+     saved_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (user_id, dataset)
+   );`,
 ];
 
 /** Any 64-bit number unlikely to collide with an application's own advisory locks. */

@@ -7,8 +7,12 @@ import type {
   DatasetState,
   DatasetStore,
   FullLoad,
+  FullLoadOptions,
   StoredItem,
+  TakenCheckpoint,
 } from '../dataset-store.js';
+import { takePostgresCheckpoint } from './postgres-checkpoint.js';
+import { PostgresResumableLoad } from './postgres-resumable-load.js';
 import { createPostgresPool, redactUrl, storeError } from './postgres-connect.js';
 import { PostgresFullLoad } from './postgres-full-load.js';
 import {
@@ -88,10 +92,19 @@ export class PostgresStore implements DatasetStore {
     return stateFromRow(row);
   }
 
-  async beginFull(ref: DatasetRef): Promise<FullLoad> {
+  async beginFull(ref: DatasetRef, options: FullLoadOptions = {}): Promise<FullLoad> {
     assertStorable(ref);
     await this.migrate();
-    return PostgresFullLoad.begin(this.#pool, ref, (error) => storeError(error, this.url));
+    const wrap = (error: unknown) => storeError(error, this.url);
+    if (options.resumable || options.resume) return PostgresResumableLoad.begin(this.#pool, ref, wrap, options.resume);
+    return PostgresFullLoad.begin(this.#pool, ref, wrap);
+  }
+
+  /** The checkpoint row of an interrupted full read of the dataset (postgres-checkpoint.ts). */
+  async takeCheckpoint(ref: DatasetRef): Promise<TakenCheckpoint | undefined> {
+    assertStorable(ref);
+    await this.migrate();
+    return takePostgresCheckpoint(this.#pool, ref, (error) => storeError(error, this.url));
   }
 
   async applyChanges(ref: DatasetRef, changes: ChangeSet, state: DatasetState): Promise<CommitResult> {

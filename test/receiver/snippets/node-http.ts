@@ -2,7 +2,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeMiddleware, memoryDedupe, Webhooks } from 'ledgerhook';
 
-// dedupe: a retried delivery (same token) is answered 200 without running the handlers again.
+// dedupe: a retried LIFECYCLE_EVENT (same token) is answered 200 without running its handlers again;
+// ENTITY_UPDATEs always run (a repeat may announce a newer change).
 const webhooks = new Webhooks({ secret: process.env.WEBHOOK_SECRET, dedupe: memoryDedupe() });
 
 webhooks.on('ENTITY_UPDATE', ({ userId, entities, unknownEntities }) => {

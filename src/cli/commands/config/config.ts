@@ -17,6 +17,7 @@ import {
 } from '../../../settings/environments.js';
 import { maskSecret } from '../../../webhook/secrets.js';
 import { validateVerificationPrefix } from '../../../webhook/verification-prefix.js';
+import { parseStatusList } from '../../../sync/expired-cursor.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { ConfigCommandOptions } from './definition.js';
 import { promptHidden } from '../../prompt-hidden.js';
@@ -95,6 +96,12 @@ function validate(key: SettingKey, value: string): string {
   }
   if (key === 'headerName') return validateHeaderName(value.trim());
   if (key === 'verificationPrefix') return validateVerificationPrefix(value);
+  if (key === 'expiredCursorStatuses') {
+    const statuses = parseStatusList(value);
+    if (typeof statuses === 'string')
+      throw usageError(`expiredCursorStatuses takes 4xx statuses such as 400,404,410: ${statuses}`, 'invalid_setting');
+    return statuses.join(',');
+  }
   if (isPathSettingKey(key)) return checkEntityPath(value, key.slice(PATH_SETTING_PREFIX.length));
   if (key === 'tokensFile') {
     // Stored absolute: a relative path would mean another file from another directory.

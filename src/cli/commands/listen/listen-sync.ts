@@ -6,7 +6,7 @@ import { describeDrift } from '../../../sync/schema-drift.js';
 import type { CliContext } from '../../context.js';
 import type { ListenCommandOptions } from './definition.js';
 import { readInputFile } from '../../read-input.js';
-import { fileStore, resolveBaseUrl, resolveToken } from '../../resolve-dataset.js';
+import { fileStore, resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths, resolveEnvironment, settingsStore } from '../../resolve-settings.js';
 
 /** An access token kept in a file (out of shell history and process lists); surrounding whitespace dropped. */
@@ -50,6 +50,7 @@ export async function createListenSync(
     // Each user's files in a directory of their own under --out (src/store/identity.ts).
     store: await fileStore(ctx, options.out, { create: true }),
     paths: await resolveEntityPaths(options, ctx),
+    expiredCursorStatuses: await resolveExpiredCursorStatuses(options, ctx),
     limit: options.limit,
     concurrency: options.syncConcurrency,
     reconcileEveryMs: options.reconcileEvery,

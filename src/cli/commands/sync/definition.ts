@@ -7,7 +7,7 @@ import {
   DEFAULT_PAGE_LIMIT,
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../../../defaults.js';
-import { collect, decimal, duration, examples, formatDuration, integer } from '../../parsers.js';
+import { collect, decimal, duration, examples, formatDuration, integer, isoDate } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
 import { ENVIRONMENTS } from '../../../settings/environments.js';
@@ -93,6 +93,15 @@ function syncCommand(program: Command) {
       DEFAULT_HISTORY_DAYS,
     )
     .option('--full', 'ignore the stored state and rebuild from a full read')
+    .option(
+      '--no-resume',
+      'read from page 1 even if an interrupted full read left pages to continue from, and keep none this time',
+    )
+    .option(
+      '--since <date>',
+      're-read the changes since DATE (ISO 8601) into the stored data, for repairs; the stored lastUpdatedDate never moves back',
+      isoDate('--since'),
+    )
     .option('--dry-run', 'fetch and report, write nothing')
     .option(
       '--concurrency <n>',

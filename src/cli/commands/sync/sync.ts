@@ -1,16 +1,9 @@
-import { dirname, isAbsolute, relative } from 'node:path';
-import type { FullReadReason } from '../../../store/dataset-store.js';
 import { ENTITIES } from '../../../catalogue/entities.js';
 import { entityPath } from '../../../catalogue/entity-paths.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import type { DatasetStore } from '../../../store/dataset-store.js';
-import {
-  datasetRef,
-  type SyncDatasetOptions,
-  type SyncProgressEvent,
-  type SyncSummary,
-} from '../../../sync/sync-dataset.js';
+import { datasetRef, type SyncDatasetOptions } from '../../../sync/sync-dataset.js';
 import { type DatasetOutcome, type SyncOutcome, syncDatasets } from '../../../sync/sync-many.js';
 import type { ReconcileResult } from '../../../sync/reconcile.js';
 import { renderReconcile } from '../reconcile/render-reconcile.js';
@@ -22,101 +15,16 @@ import { withAdvice } from '../../error-advice.js';
 import { jsonError, jsonLine, markJsonLines } from '../../json-output.js';
 import { formatDuration } from '../../durations.js';
 import { createProgressView } from '../../progress.js';
-import { fileStore, resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveToken } from '../../resolve-dataset.js';
-import { table } from '../../table.js';
+import {
+  fileStore,
+  resolveBaseUrl,
+  resolveDatasetPath,
+  resolveExpiredCursorStatuses,
+  resolveFilter,
+  resolveToken,
+} from '../../resolve-dataset.js';
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
-
-type Rendered = SyncSummary & { file: string };
-
-/** Why a run read everything, in the user's words: a full read is never unexplained. */
-export function fullReasonText(reason: FullReadReason | undefined, file: string): string {
-  switch (reason) {
-    case 'requested':
-      return '--full';
-    case 'data-missing':
-      return 'its data was gone';
-    case 'token-changed':
-      return 'another access token reads it now';
-    default:
-      return `first sync of this dataset into ${isTable(file) ? 'this Postgres store' : relativeToCwd(dirname(file)) || '.'}`;
-  }
-}
-
-/** Where Postgres keeps a dataset (store.placeOf): a table, not a path to shorten. */
-const isTable = (place: string) => place.startsWith('ledgerhook_items in ');
-
-const relativeToCwd = (path: string) => (isAbsolute(path) ? relative(process.cwd(), path) : path);
-
-function describe(summary: Rendered): string {
-  const name = isTable(summary.file) ? summary.file : relativeToCwd(summary.file);
-  const dry = summary.dryRun ? ' (dry run: nothing written)' : '';
-  if (summary.mode === 'document')
-    return `${summary.dataset}: not a paginated list, saved as a document in ${name}${dry}`;
-  const changes =
-    summary.mode === 'full'
-      ? `${summary.total} items (${fullReasonText(summary.fullReason, summary.file)})`
-      : `${summary.upserted} upserted, ${summary.deleted} deleted, ${summary.total} in all`;
-  const quirks = summary.quirks?.length
-    ? ` (the server ended the read with ${summary.quirks.map((quirk) => (quirk === 'cursor-null' ? 'cursor: null' : 'cursor: ""')).join(' and ')})`
-    : '';
-  return `${summary.dataset}: ${summary.mode}, ${summary.pages} page${summary.pages === 1 ? '' : 's'}, ${changes} → ${name}${dry}${quirks}`;
-}
-
-/** The end of `sync --all`: one row per dataset, then the totals. */
-function summaryTable(outcomes: readonly SyncOutcome[], ctx: CliContext): string {
-  let items = 0;
-  let changes = 0;
-  const rows = outcomes.map((outcome) => {
-    if (!outcome.ok)
-      return 'stopped' in outcome
-        ? [outcome.path, 'stopped', '-', '-', '-']
-        : [outcome.path, ctx.color.red('failed'), '-', '-', `${(outcome.ms / 1000).toFixed(1)}s`];
-    const s = outcome.summary;
-    items += s.total;
-    changes += s.upserted + s.deleted;
-    return [s.dataset, s.mode, String(s.total), String(s.upserted + s.deleted), `${(outcome.ms / 1000).toFixed(1)}s`];
-  });
-  const ok = outcomes.filter((outcome) => outcome.ok).length;
-  rows.push([`total: ${ok} of ${outcomes.length} synced`, '', String(items), String(changes), '']);
-  return table(['dataset', 'mode', 'items', 'changes', 'time'], rows, ctx.color.bold);
-}
-
-/** Pages and items read per dataset so far: what an interrupted run says it had done. */
-type ReadSoFar = Map<string, { pages: number; items: number }>;
-
-function progressHandler(
-  ctx: CliContext,
-  progress: Awaited<ReturnType<typeof createProgressView>>,
-  json: boolean,
-  soFar: ReadSoFar,
-  all = false,
-) {
-  const started = Date.now();
-  return (event: SyncProgressEvent) => {
-    if (event.type === 'page') soFar.set(event.dataset, { pages: event.page, items: event.itemsSoFar });
-    if (event.type === 'page') {
-      const rate = event.itemsSoFar / Math.max(0.001, (Date.now() - started) / 1000);
-      progress.update(`${event.dataset}: page ${event.page}, ${event.itemsSoFar} items (${rate.toFixed(0)}/s)`);
-    } else if (event.type === 'retry') {
-      const wait =
-        event.waitMs >= 10_000 ? `${Math.round(event.waitMs / 1000)} s` : `${(event.waitMs / 1000).toFixed(1)} s`;
-      progress.log(
-        ctx.color.yellow(
-          event.rateLimited
-            ? `${event.dataset}: rate limited, retrying in ${wait} (attempt ${event.attempt}; pages read so far are kept)`
-            : `${event.dataset}: retrying in ${wait} (attempt ${event.attempt}): ${event.reason}`,
-        ),
-      );
-    } else if (event.type === 'start') {
-      progress.update(`${event.dataset}: ${event.mode === 'full' ? 'full read' : `changes since ${event.since}`}`);
-    } else if (event.type === 'done' && !json && all) {
-      // One line per dataset: a single dataset's result line says it all; --all logs each as it ends.
-      progress.log(
-        `${ctx.color.green('✔')} ${event.summary.dataset}: ${event.summary.mode}, ${event.summary.total} items`,
-      );
-    }
-  };
-}
+import { describe, progressHandler, type ReadSoFar, summaryTable } from './sync-output.js';
 
 export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
   // --watch runs until stopped: JSON Lines (a failure at start-up is its error line).
@@ -128,6 +36,9 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
       '--reconcile-every goes with --watch; for one reconcile now, run `ledgerhook reconcile`',
       'reconcile_every_without_watch',
     );
+  // A window re-read merges into the stored data: neither a rebuild nor a repeated poll.
+  if (options.since !== undefined && (options.full || options.watch))
+    throw usageError(`--since cannot go with ${options.full ? '--full' : '--watch'}`, 'conflicting_flags');
   if (!options.all && options.target === undefined)
     throw usageError(
       'say what to sync: an entity name (e.g. expenses), a path (/expenses/expenses) or --all; `ledgerhook entities` lists them',
@@ -142,6 +53,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   const baseUrl = await resolveBaseUrl(options, ctx);
   if (baseUrl === undefined) throw usageError('no base URL', 'missing_base_url');
   const token = await resolveToken(options, ctx);
+  const expiredCursorStatuses = await resolveExpiredCursorStatuses(options, ctx);
   const storeUrl = resolveStoreUrl(options, ctx);
   const store = storeUrl
     ? await postgresStore(storeUrl, options.concurrency + 1, options.historyDays)
@@ -158,6 +70,9 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     store,
     limit: options.limit,
     full: options.full,
+    resume: options.resume,
+    since: options.since,
+    expiredCursorStatuses,
     dryRun: options.dryRun,
     maxPages: options.maxPages,
     maxWaitMs: options.maxWait,
@@ -319,8 +234,10 @@ function verdict(
     const done = outcomes.filter((outcome) => outcome.ok).map((outcome) => outcome.path);
     const left = stopped.map((outcome) => {
       const read = soFar.get(outcome.path);
+      // Kept with a checkpoint (issue 21): the next run goes on where this one stopped.
+      const kept = read?.kept ? `; kept: the next run goes on at page ${read.pages + 1}` : '';
       return read
-        ? `${outcome.path} (${read.pages} page${read.pages === 1 ? '' : 's'}, ${read.items} item${read.items === 1 ? '' : 's'} read, not committed: a run commits only once its read is complete)`
+        ? `${outcome.path} (${read.pages} page${read.pages === 1 ? '' : 's'}, ${read.items} item${read.items === 1 ? '' : 's'} read, not committed: a run commits only once its read is complete${kept})`
         : outcome.path;
     });
     const finished = done.length ? `finished: ${done.join(', ')}; ` : '';

@@ -6,7 +6,7 @@ import { jsonLine, markJsonLines } from '../../json-output.js';
 import { printable, quoted } from '../../render-delivery.js';
 import { describeDrift } from '../../../sync/schema-drift.js';
 import type { WorkerCommandOptions } from './definition.js';
-import { resolveBaseUrl, resolveToken } from '../../resolve-dataset.js';
+import { resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import { parseRateLimit, resolveQueue, resolveStoreUrl } from '../../resolve-scale.js';
 import { batchedLineWriter } from '../../batched-lines.js';
@@ -70,6 +70,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   // Off unless set: the spec shows no rate limit; a limit is the user's own knowledge of the service.
   const rateLimit = options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit);
   const paths = await resolveEntityPaths(options, ctx);
+  const expiredCursorStatuses = await resolveExpiredCursorStatuses(options, ctx);
   let tokenFor: (userId: string) => string | undefined;
   if (options.tokens) {
     const map = await readTokenMap(options.tokens);
@@ -96,7 +97,14 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
     lockDurationMs: Math.round(options.lockSeconds * 1000),
     stalledIntervalMs: Math.max(1000, Math.round((options.lockSeconds * 1000) / 2)),
     paths,
-    runSync: storeSync({ store, baseUrl, limit: options.limit, paths, keepDeleted: options.keepDeleted }),
+    runSync: storeSync({
+      store,
+      baseUrl,
+      limit: options.limit,
+      paths,
+      keepDeleted: options.keepDeleted,
+      expiredCursorStatuses,
+    }),
     runReconcile: storeReconcile({ store, baseUrl, limit: options.limit, paths, keepDeleted: options.keepDeleted }),
     reconcileEveryMs: options.reconcileEvery,
     reconcileJobs: () => reconcileJobs(store, baseUrl, paths),

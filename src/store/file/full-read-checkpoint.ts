@@ -1,0 +1,227 @@
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { isObject } from '../../util/is-object.js';
+import { readLines } from '../../util/read-lines.js';
+import { isReadCheckpoint, type ReadCheckpoint, type TakenCheckpoint } from '../read-checkpoint.js';
+import { DATA_FILE_MODE, ItemDigest, writeFailed } from './data-file.js';
+import type { StagedMark } from './full-read-writer.js';
+import { alive } from './stale-temp-files.js';
+import { tempFileName, tempFileOwner } from './temp-name.js';
+
+/**
+ * The file store's checkpoints of full reads (issue 21). Beside the data file, a run keeps its pages
+ * in a staging file (`.<file>.<pid>.<nonce>.staging`, the data file's format, written as pages come)
+ * and, after each page that has a next one, a small record (`.<file>.<pid>.<nonce>.checkpoint`,
+ * replaced by temp + rename: a crash leaves the old record or the new one) of how many bytes of the
+ * staging file are good, their digest, and where the read stands. A later run takes a record whose
+ * process is gone by renaming it to its own name (rename is atomic: of two runs, one wins), checks the
+ * staging file against it, cuts it back to the recorded length and goes on. One record per run, a
+ * few hundred bytes: bounded.
+ */
+const STAGING = '.staging';
+const CHECKPOINT = '.checkpoint';
+/** A record is well under 10 KiB (a cursor is at most 4 KiB): anything bigger is not one. */
+const MAX_RECORD_BYTES = 64 * 1024;
+
+/** Files of this process's live loads: another run in the same process neither takes nor sweeps them. */
+const held = new Set<string>();
+
+interface CheckpointRecord {
+  version: 1;
+  /** The staging file's name (in the same directory). */
+  staging: string;
+  staged: StagedMark;
+  read: ReadCheckpoint;
+}
+
+function isStagedMark(value: unknown): value is StagedMark {
+  return (
+    isObject(value) &&
+    Number.isSafeInteger(value.bytes) &&
+    (value.bytes as number) >= 2 &&
+    Number.isSafeInteger(value.items) &&
+    typeof value.checksum === 'string' &&
+    typeof value.ascending === 'boolean' &&
+    (value.lastId === null || typeof value.lastId === 'number' || typeof value.lastId === 'string')
+  );
+}
+
+/** The record, or undefined when it is not one (or names a staging file that is not this dataset's). */
+function parseRecord(text: string, fileName: string): CheckpointRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(value) || value.version !== 1 || typeof value.staging !== 'string') return undefined;
+  // Input like any other: only a staging name of this very file, never a path elsewhere.
+  if (tempFileOwner(value.staging, fileName, STAGING) === undefined) return undefined;
+  if (!isStagedMark(value.staged) || !isReadCheckpoint(value.read)) return undefined;
+  return value as unknown as CheckpointRecord;
+}
+
+async function readRecord(path: string, fileName: string): Promise<CheckpointRecord | undefined> {
+  if ((await stat(path)).size > MAX_RECORD_BYTES) return undefined;
+  return parseRecord(await readFile(path, 'utf8'), fileName);
+}
+
+/** The digest of the staging file's items up to `staged.bytes`, or why they are not what was recorded. */
+async function checkStaging(path: string, staged: StagedMark): Promise<ItemDigest | string> {
+  let size: number;
+  try {
+    size = (await stat(path)).size;
+  } catch {
+    return 'its staging file is gone';
+  }
+  if (size < staged.bytes) return `its staging file is shorter than recorded (${size} of ${staged.bytes} bytes)`;
+  const digest = new ItemDigest();
+  let first = true;
+  for await (const line of readLines(path, { bytes: staged.bytes })) {
+    if (first && line !== '[') return 'its staging file does not start as a data file';
+    if (!first) digest.add(line.endsWith(',') ? line.slice(0, -1) : line);
+    first = false;
+  }
+  const found = digest.peek();
+  if (found.items !== staged.items || found.checksum !== staged.checksum)
+    return `its staging file does not match the record (${found.items} items, ${staged.items} recorded)`;
+  return digest;
+}
+
+/** One run's checkpoint record and staging file, held by this process while the run lives. */
+export class CheckpointSlot {
+  readonly path: string;
+  readonly stagingPath: string;
+  /** The data file's name: the record is written under a temporary name of it (swept when left). */
+  readonly #fileName: string;
+
+  constructor(path: string, stagingPath: string, fileName: string) {
+    this.path = path;
+    this.stagingPath = stagingPath;
+    this.#fileName = fileName;
+    held.add(path);
+    held.add(stagingPath);
+  }
+
+  /** A new slot beside `file`, named with this process's pid. */
+  static fresh(file: string): CheckpointSlot {
+    const nonce = randomBytes(4).toString('hex');
+    const at = (suffix: string) => join(dirname(file), tempFileName(basename(file), process.pid, nonce, suffix));
+    return new CheckpointSlot(at(CHECKPOINT), at(STAGING), basename(file));
+  }
+
+  /** Replaces the record in one step: a crash leaves the previous record or this one, never half of one. */
+  async save(read: ReadCheckpoint, staged: StagedMark): Promise<void> {
+    const record: CheckpointRecord = { version: 1, staging: basename(this.stagingPath), staged, read };
+    // A temporary file of the data file: one a killed run leaves is swept like any other (stale-temp-files.ts).
+    const temp = join(dirname(this.path), tempFileName(this.#fileName));
+    try {
+      await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: DATA_FILE_MODE, flag: 'wx' });
+      await rename(temp, this.path);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw writeFailed(this.path, error);
+    }
+  }
+
+  async remove(): Promise<void> {
+    await rm(this.path, { force: true });
+    await rm(this.stagingPath, { force: true });
+    this.release();
+  }
+
+  release(): void {
+    held.delete(this.path);
+    held.delete(this.stagingPath);
+  }
+}
+
+/** A record this run took: continued through the file store's resumable load, or discarded. */
+export class FileTakenCheckpoint implements TakenCheckpoint {
+  readonly slot: CheckpointSlot;
+  readonly checkpoint: ReadCheckpoint | undefined;
+  readonly damaged: string | undefined;
+  readonly staged: StagedMark | undefined;
+  readonly digest: ItemDigest | undefined;
+
+  private constructor(slot: CheckpointSlot, record: CheckpointRecord | undefined, check: ItemDigest | string) {
+    this.slot = slot;
+    this.checkpoint = record?.read;
+    this.staged = record?.staged;
+    this.damaged = typeof check === 'string' ? check : undefined;
+    this.digest = typeof check === 'string' ? undefined : check;
+  }
+
+  static async open(path: string, fileName: string): Promise<FileTakenCheckpoint> {
+    const record = await readRecord(path, fileName).catch(() => undefined);
+    const stagingPath = join(dirname(path), record?.staging ?? tempFileName(fileName, 0, '00000000', STAGING));
+    const slot = new CheckpointSlot(path, stagingPath, fileName);
+    const check = record ? await checkStaging(stagingPath, record.staged) : 'its record cannot be read';
+    return new FileTakenCheckpoint(slot, record, check);
+  }
+
+  discard(): Promise<void> {
+    return this.slot.remove();
+  }
+
+  async release(): Promise<void> {
+    this.slot.release();
+  }
+}
+
+/** Whether a file of that pid and path may be taken or swept: its process is gone, or it is ours and idle. */
+const unowned = (path: string, pid: number) => (pid === process.pid ? !held.has(path) : !alive(pid));
+
+/**
+ * Staging files of runs that are gone and that no record names (a run killed before its first
+ * checkpoint): litter. A record that vanishes while being read (another run just took it) stops the
+ * sweep: the staging file it names must not be mistaken for litter.
+ */
+async function sweepStaging(dir: string, fileName: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const named = new Set<string>();
+  for (const name of names) {
+    if (tempFileOwner(name, fileName, CHECKPOINT) === undefined) continue;
+    try {
+      const record = await readRecord(join(dir, name), fileName);
+      if (record) named.add(record.staging);
+    } catch {
+      return;
+    }
+  }
+  for (const name of names) {
+    const pid = tempFileOwner(name, fileName, STAGING);
+    if (pid !== undefined && !named.has(name) && unowned(join(dir, name), pid))
+      await rm(join(dir, name), { force: true });
+  }
+}
+
+/**
+ * Takes the checkpoints left beside `file` by runs that are gone and keeps the most advanced one
+ * for this run (the others are discarded); undefined when there is none.
+ */
+export async function takeFileCheckpoint(file: string): Promise<TakenCheckpoint | undefined> {
+  const dir = dirname(file);
+  const fileName = basename(file);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const taken: FileTakenCheckpoint[] = [];
+  for (const name of names) {
+    const pid = tempFileOwner(name, fileName, CHECKPOINT);
+    if (pid === undefined || !unowned(join(dir, name), pid)) continue;
+    const mine = join(dir, tempFileName(fileName, process.pid, undefined, CHECKPOINT));
+    try {
+      await rename(join(dir, name), mine);
+    } catch {
+      continue; // another run took it first
+    }
+    taken.push(await FileTakenCheckpoint.open(mine, fileName));
+  }
+  await sweepStaging(dir, fileName);
+  const rank = (entry: FileTakenCheckpoint) =>
+    entry.checkpoint === undefined ? -2 : entry.damaged === undefined ? entry.checkpoint.pages : -1;
+  taken.sort((a, b) => rank(b) - rank(a));
+  const [best, ...rest] = taken;
+  for (const other of rest) await other.discard();
+  return best;
+}

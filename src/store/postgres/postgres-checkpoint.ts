@@ -1,0 +1,154 @@
+import type pg from 'pg';
+import type { DatasetRef } from '../dataset-store.js';
+import { isReadCheckpoint, type ReadCheckpoint, type TakenCheckpoint } from '../read-checkpoint.js';
+import { datasetLockKey } from './postgres-rows.js';
+
+/**
+ * A dedicated connection holding the dataset's advisory lock for as long as a resumable read runs.
+ * A session lock, not a transaction's: the read commits page by page. It is the same lock every
+ * other run of the dataset takes (an incremental one in its transaction), so runs never overlap,
+ * and Postgres drops it with the connection when the process dies: a crash never leaves it held.
+ */
+export class DatasetSession {
+  readonly client: pg.PoolClient;
+  readonly #key: string;
+  #open = true;
+
+  private constructor(client: pg.PoolClient, key: string) {
+    this.client = client;
+    this.#key = key;
+  }
+
+  /** The session, or undefined when `wait` is false and another run holds the lock. */
+  static async open(
+    pool: pg.Pool,
+    ref: DatasetRef,
+    wrap: (error: unknown) => Error,
+    wait: boolean,
+  ): Promise<DatasetSession | undefined> {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      throw wrap(error);
+    }
+    const key = datasetLockKey(ref);
+    try {
+      if (wait) await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+      else {
+        const got = await client.query<{ locked: boolean }>(
+          'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
+          [key],
+        );
+        if (got.rows[0]?.locked !== true) {
+          client.release();
+          return undefined;
+        }
+      }
+      return new DatasetSession(client, key);
+    } catch (error) {
+      client.release(error instanceof Error ? error : new Error(String(error)));
+      throw wrap(error);
+    }
+  }
+
+  /** Drops the dataset's staged rows and checkpoint (autocommit). */
+  async clear(ref: DatasetRef): Promise<void> {
+    await this.client.query('DELETE FROM ledgerhook_staging WHERE user_id = $1 AND dataset = $2', [
+      ref.userId,
+      ref.dataset,
+    ]);
+    await this.client.query('DELETE FROM ledgerhook_checkpoint WHERE user_id = $1 AND dataset = $2', [
+      ref.userId,
+      ref.dataset,
+    ]);
+  }
+
+  /** Unlocks and gives the connection back (a broken one is destroyed, never reused). */
+  async end(): Promise<void> {
+    if (!this.#open) return;
+    this.#open = false;
+    try {
+      await this.client.query('ROLLBACK').catch(() => {});
+      await this.client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [this.#key]);
+      this.client.release();
+    } catch (error) {
+      this.client.release(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+}
+
+/** A checkpoint row taken with the dataset's lock: continued by PostgresResumableLoad, or discarded. */
+export class PostgresTakenCheckpoint implements TakenCheckpoint {
+  readonly session: DatasetSession;
+  readonly ref: DatasetRef;
+  readonly checkpoint: ReadCheckpoint | undefined;
+  readonly damaged: string | undefined;
+  readonly stagedRows: number;
+
+  constructor(session: DatasetSession, ref: DatasetRef, checkpoint: unknown, stagedRows: number, found: number) {
+    this.session = session;
+    this.ref = ref;
+    this.checkpoint = isReadCheckpoint(checkpoint) ? checkpoint : undefined;
+    this.stagedRows = stagedRows;
+    this.damaged =
+      this.checkpoint === undefined
+        ? 'its record cannot be read'
+        : found !== stagedRows
+          ? `its staged rows do not match the record (${found} of ${stagedRows})`
+          : undefined;
+  }
+
+  async discard(): Promise<void> {
+    try {
+      await this.session.clear(this.ref);
+    } finally {
+      await this.session.end();
+    }
+  }
+
+  release(): Promise<void> {
+    return this.session.end();
+  }
+}
+
+/** The dataset's checkpoint row, taken for this run; undefined when there is none or a live run holds it. */
+export async function takePostgresCheckpoint(
+  pool: pg.Pool,
+  ref: DatasetRef,
+  wrap: (error: unknown) => Error,
+): Promise<TakenCheckpoint | undefined> {
+  const params = [ref.userId, ref.dataset];
+  const query = 'SELECT checkpoint, staged_rows FROM ledgerhook_checkpoint WHERE user_id = $1 AND dataset = $2';
+  let any: pg.QueryResult;
+  try {
+    // Most runs find none: that costs one query and no lock.
+    any = await pool.query(query, params);
+  } catch (error) {
+    throw wrap(error);
+  }
+  if (any.rowCount === 0) return undefined;
+  const session = await DatasetSession.open(pool, ref, wrap, false);
+  if (!session) return undefined;
+  try {
+    const row = (await session.client.query<{ checkpoint: unknown; staged_rows: string }>(query, params)).rows[0];
+    if (!row) {
+      await session.end();
+      return undefined;
+    }
+    const found = await session.client.query<{ n: string }>(
+      'SELECT count(*) AS n FROM ledgerhook_staging WHERE user_id = $1 AND dataset = $2',
+      params,
+    );
+    return new PostgresTakenCheckpoint(
+      session,
+      ref,
+      row.checkpoint,
+      Number(row.staged_rows),
+      Number(found.rows[0]?.n ?? 0),
+    );
+  } catch (error) {
+    await session.end();
+    throw wrap(error);
+  }
+}

@@ -1,0 +1,233 @@
+import { DEFAULT_PAGE_LIMIT } from '../defaults.js';
+import { HttpStatusError, LedgerhookError } from '../errors.js';
+import { DEFAULT_RETRY_POLICY } from '../http/retry-policy.js';
+import type { DatasetRef, DatasetState, FullReadReason, ReadCheckpoint } from '../store/dataset-store.js';
+import { PageSink } from './page-sink.js';
+import { paginate } from './paginate.js';
+import { cursorNoLongerAccepted, keepsCheckpoints, type ResumePlan, stateStamp, storeLocation } from './resume.js';
+import { afterWindow } from './since-window.js';
+import type { SyncDatasetOptions, SyncProgressEvent, SyncSummary } from './sync-options.js';
+import { lookBack } from './look-back.js';
+import { changeExtras, removalReasons, startRun } from './change-origin.js';
+import type { DatasetSchema } from '../store/dataset-schema.js';
+import { SchemaObserver } from './schema-drift.js';
+import { schemaBeforeCommit } from './schema-contract.js';
+import { isTransientFailure } from './transient.js';
+
+/** What a run found before reading: the state it goes on from, and the one stored whatever the run. */
+export interface ReadStart {
+  /** The state an incremental run goes on from; undefined for a full read. */
+  state: DatasetState | undefined;
+  /** The committed state, even when the run reads in full: what a checkpoint is based on. */
+  stored: DatasetState | undefined;
+  isDocument: boolean;
+  fullReason: FullReadReason;
+}
+
+type Emit = (event: SyncProgressEvent) => void;
+
+const stopped = () => new LedgerhookError('ERR_ABORTED', 'stopped');
+
+const syncedAt = (options: SyncDatasetOptions) => new Date((options.now ?? Date.now)()).toISOString();
+
+/**
+ * Whether a read that failed keeps its checkpoint: when it was cut off (stopped, the network, the
+ * service's 5xx or 429, the store), the next run goes on from it; when the read itself went wrong
+ * (an answer that is not a list, a cursor loop, a 401), going on would meet the same answer.
+ */
+const keepCheckpointAfter = (error: unknown) =>
+  (error instanceof LedgerhookError && error.code === 'ERR_ABORTED') || isTransientFailure(error);
+
+/** Only for endpoints known to answer a document (/userTaxSetup): replaced whole each time. */
+async function saveDocument(options: SyncDatasetOptions, ref: DatasetRef, body: unknown, summary: SyncSummary) {
+  const next = { lastUpdatedDate: '', items: 1, syncedAt: syncedAt(options), mode: 'document' as const };
+  if (!options.dryRun) await options.store.saveDocument(ref, body, { ...next, tokenFingerprint: ref.tokenFingerprint });
+  Object.assign(summary, { mode: 'document', pages: 1, total: 1 });
+}
+
+/** Every page was read and checked: the store commits data and state together (or nothing, if stopped). */
+async function commitPages(
+  options: SyncDatasetOptions,
+  ref: DatasetRef,
+  mode: 'full' | 'incremental',
+  sink: PageSink,
+  summary: SyncSummary,
+  emit: Emit,
+  window: { since: string; stored: string } | undefined,
+  run: ReturnType<typeof startRun>,
+  sent: string | undefined,
+  schema: DatasetSchema | undefined,
+) {
+  if (summary.lastUpdatedDate === null)
+    throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${ref.dataset} returned no page`, {
+      details: { reason: 'no_page' },
+    });
+  if (!options.dryRun) emit({ type: 'writing', dataset: ref.dataset });
+  if (options.signal?.aborted) throw stopped();
+  // A window's read never moves the stored date back (afterWindow); any other run stores its first page's.
+  const lastUpdatedDate = window
+    ? afterWindow(window.stored, window.since, summary.lastUpdatedDate)
+    : summary.lastUpdatedDate;
+  const keepDeleted = options.keepDeleted === true;
+  const reasons =
+    keepDeleted && mode === 'incremental' && !options.dryRun
+      ? await removalReasons(options, ref, sent, sink.removals())
+      : undefined;
+  const at = syncedAt(options);
+  const extra = changeExtras(run, at, summary.lastUpdatedDate, sink.pageOf, keepDeleted, reasons);
+  const result = await sink.commit(
+    {
+      lastUpdatedDate,
+      items: 0,
+      syncedAt: at,
+      mode,
+      tokenFingerprint: ref.tokenFingerprint,
+      ...(schema ? { schema } : {}),
+    },
+    extra,
+  );
+  Object.assign(summary, { upserted: result.upserted, deleted: result.removed, total: result.total, lastUpdatedDate });
+}
+
+/**
+ * One read of a dataset and its commit: from page 1, or on from the checkpoint of `plan`. Returns
+ * 'restart' when the server answered the kept cursor with "no longer accepted" before any page.
+ */
+export async function runRead(
+  options: SyncDatasetOptions,
+  ref: DatasetRef,
+  start: ReadStart,
+  plan: ResumePlan,
+  window: string | undefined,
+): Promise<SyncSummary | 'restart'> {
+  const { dataset } = ref;
+  const emit: Emit = (event) => options.onProgress?.(event);
+  const from = plan.from;
+  const mode = from !== undefined || start.state === undefined ? 'full' : 'incremental';
+  const why = mode === 'full' && !start.isDocument ? (from?.fullReason ?? start.fullReason) : undefined;
+  const since = mode === 'incremental' ? (window ?? start.state?.lastUpdatedDate) : undefined;
+  emit({ type: 'start', dataset, mode, since, fullReason: why, location: options.store.location });
+  const retry = {
+    ...(options.retry ?? DEFAULT_RETRY_POLICY),
+    ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
+  };
+  const sent = since === undefined ? undefined : (window ?? lookBack(since, options.lagMs ?? 0));
+  const run = startRun((options.now ?? Date.now)(), options.cause, options.deliveryId);
+  const pages = paginate({
+    ...options,
+    retry,
+    path: ref.path,
+    filter: ref.filter,
+    allowDocument: start.isDocument,
+    lastUpdatedDate: sent,
+    cursor: from?.cursor,
+    firstIndex: from?.pages,
+    onRetry: (event) => emit({ type: 'retry', dataset, ...event }),
+  });
+  const summary: SyncSummary = {
+    dataset,
+    mode,
+    pages: from?.pages ?? 0,
+    upserted: 0,
+    deleted: 0,
+    total: 0,
+    lastUpdatedDate: from?.lastUpdatedDate ?? null,
+    dryRun: Boolean(options.dryRun),
+    ...(why ? { fullReason: why } : {}),
+    ...(from?.quirks.length ? { quirks: [...from.quirks] } : {}),
+    ...(from ? { resumed: { fromPage: from.pages + 1, itemsKept: from.items } } : {}),
+    ...(plan.discarded ? { resumeDiscarded: plan.discarded } : {}),
+    ...(window ? { since: window } : {}),
+    runId: run.run,
+  };
+  const resumable = mode === 'full' && keepsCheckpoints(options, start.isDocument);
+  const sink = new PageSink(options.store, ref, mode, Boolean(options.dryRun), {
+    resumable,
+    taken: plan.taken,
+    received: from?.items,
+  });
+  // What every checkpoint of this read says besides where it stands.
+  const base = {
+    baseUrl: ref.baseUrl,
+    userId: ref.userId,
+    dataset,
+    filter: { ...ref.filter },
+    tokenFingerprint: ref.tokenFingerprint,
+    limit: options.limit ?? DEFAULT_PAGE_LIMIT,
+    location: storeLocation(options),
+    basedOn: from ? from.basedOn : stateStamp(start.stored),
+    fullReason: why ?? 'first-sync',
+  } satisfies Partial<ReadCheckpoint>;
+  let fetched = 0;
+  const observed = new SchemaObserver();
+  try {
+    for await (const item of pages) {
+      if (item.kind === 'document') {
+        await saveDocument(options, ref, item.body, summary);
+        emit({ type: 'done', summary });
+        return summary;
+      }
+      fetched += 1;
+      summary.pages += 1;
+      if (item.quirk && !summary.quirks?.includes(item.quirk)) summary.quirks = [...(summary.quirks ?? []), item.quirk];
+      summary.lastUpdatedDate ??= item.page.lastUpdatedDate;
+      await sink.add(item.page);
+      observed.observe(item.page.data);
+      const cursor = item.page.cursor;
+      const kept =
+        cursor !== undefined &&
+        (await sink.checkpoint({
+          ...base,
+          cursor,
+          pages: summary.pages,
+          items: sink.received,
+          lastUpdatedDate: summary.lastUpdatedDate,
+          quirks: summary.quirks ?? [],
+          savedAt: syncedAt(options),
+        }));
+      const { received: itemsSoFar, deletedSoFar } = sink;
+      const page = summary.pages;
+      emit({
+        type: 'page',
+        dataset,
+        page,
+        items: item.page.data.length,
+        itemsSoFar,
+        deletedSoFar,
+        ...(kept ? { kept } : {}),
+      });
+      if (options.signal?.aborted) throw stopped();
+    }
+    const stored = start.state?.lastUpdatedDate;
+    // A continued read saw only its own pages: it cannot call a field missing from the dataset.
+    const schema = start.stored?.mode === 'document' ? undefined : start.stored?.schema;
+    const next = schemaBeforeCommit(schema, observed, mode === 'full' && from === undefined, options.contract, summary);
+    await commitPages(
+      { ...options, retry },
+      ref,
+      mode,
+      sink,
+      summary,
+      emit,
+      window && stored ? { since: window, stored } : undefined,
+      run,
+      sent,
+      next,
+    );
+    emit({ type: 'done', summary });
+    return summary;
+  } catch (error) {
+    // Only the answer to the kept cursor itself says it expired; a later failure is the read's own.
+    const expired = from !== undefined && fetched === 0 && cursorNoLongerAccepted(error, options.expiredCursorStatuses);
+    const keep = !expired && keepCheckpointAfter(error);
+    await sink.abort(keep).catch(() => {});
+    if (expired) {
+      emit({ type: 'resume-discarded', dataset, reason: 'invalid-cursor', pages: from.pages, detail: error.message });
+      return 'restart';
+    }
+    // An answer to the kept cursor that is not counted as "expired": the next run would send it again.
+    if (keep && from !== undefined && fetched === 0 && error instanceof HttpStatusError)
+      error.details.resumedAtPage = from.pages + 1;
+    throw error;
+  }
+}

@@ -1,0 +1,176 @@
+import type { EntityPaths } from '../catalogue/entity-paths.js';
+import type { EnvelopeQuirk } from '../dataset/envelope.js';
+import type { FetchJsonOptions } from '../http/fetch-json.js';
+import type { DatasetRef, DatasetStore, FullReadReason } from '../store/dataset-store.js';
+import { datasetKey, normaliseBaseUrl, tokenFingerprint } from '../store/identity.js';
+import type { ChangeCause } from '../store/dataset-history.js';
+import type { SchemaDrift } from './schema-drift.js';
+import type { SchemaContract } from './schema-contract.js';
+
+/**
+ * Why an interrupted full read's checkpoint was dropped instead of continued (issue 21): a full read
+ * from page 1 was asked for; it belongs to another access token, server, dataset, page size or store
+ * location; a commit has moved the dataset on since it began; what was kept no longer matches its
+ * record; or the server no longer accepts its cursor.
+ */
+export type ResumeDiscardReason =
+  | 'requested'
+  | 'other-token'
+  | 'other-base-url'
+  | 'other-dataset'
+  | 'other-limit'
+  | 'other-location'
+  | 'state-changed'
+  | 'damaged'
+  | 'invalid-cursor';
+
+export type SyncProgressEvent =
+  | {
+      type: 'start';
+      dataset: string;
+      mode: 'full' | 'incremental';
+      since?: string | undefined;
+      /** Why a full read (mode 'full'): never synced into this store's location, asked for, data gone, new token. */
+      fullReason?: FullReadReason | undefined;
+      /** Where the data goes (output directory, or database and schema). */
+      location?: string | undefined;
+    }
+  | {
+      type: 'page';
+      dataset: string;
+      page: number;
+      items: number;
+      itemsSoFar: number;
+      deletedSoFar: number;
+      /** The pages so far are kept with a checkpoint: a run that ends now is continued by the next. */
+      kept?: boolean | undefined;
+    }
+  | {
+      type: 'retry';
+      dataset: string;
+      attempt: number;
+      waitMs: number;
+      reason: string;
+      /** A 429: the service's rate limit, ridden out within the wait budget. */
+      rateLimited?: boolean | undefined;
+    }
+  /** An interrupted full read goes on: `fromPage` is the first page this run fetches. */
+  | { type: 'resume'; dataset: string; fromPage: number; itemsKept: number; savedAt: string }
+  /** A checkpoint was dropped; `pages` it had kept. */
+  | { type: 'resume-discarded'; dataset: string; reason: ResumeDiscardReason; pages: number; detail?: string }
+  | { type: 'writing'; dataset: string }
+  | { type: 'done'; summary: SyncSummary };
+
+export interface SyncDatasetOptions
+  extends Pick<
+    FetchJsonOptions,
+    'dispatcher' | 'signal' | 'retry' | 'backoff' | 'sleep' | 'timeoutMs' | 'maxResponseBytes'
+  > {
+  baseUrl: string;
+  token: string;
+  path: string;
+  filter?: Readonly<Record<string, string>> | undefined;
+  /**
+   * The entity paths in use where they differ from the catalogue's (`{ expense: '/expenses/expenses' }`):
+   * tells which entity `path` is (a document endpoint, which entity a 404 is about).
+   */
+  paths?: EntityPaths | undefined;
+  /** Whose data this is ('' for a plain CLI sync: the token is then the owner). */
+  userId?: string | undefined;
+  /** Where data and state go (FileStore, PostgresStore...). */
+  store: DatasetStore;
+  limit?: number | undefined;
+  /** Ignore stored state and rebuild from a full read (a checkpoint of an interrupted one is dropped). */
+  full?: boolean | undefined;
+  /**
+   * Continue an interrupted full read from its checkpoint, and keep checkpoints as a full read goes
+   * (default true, where the store keeps them). False reads from page 1 and keeps none, all or nothing.
+   */
+  resume?: boolean | undefined;
+  /**
+   * HTTP statuses that, answered to the cursor of a resumed read, mean the server no longer accepts it:
+   * the read then starts again from page 1 (default DEFAULT_EXPIRED_CURSOR_STATUSES; any 4xx whose body
+   * says the cursor is invalid or expired counts too).
+   */
+  expiredCursorStatuses?: readonly number[] | undefined;
+  /**
+   * Re-read the changes since this ISO 8601 date instead of since the stored lastUpdatedDate, merged
+   * like an incremental run, for repairs. Needs a stored state; never moves the stored
+   * lastUpdatedDate back (nor forward past a gap the window did not cover).
+   */
+  since?: string | undefined;
+  /** Fetch and report, write nothing (no data, no state). */
+  dryRun?: boolean | undefined;
+  /**
+   * How long one request may wait out 429 and 5xx answers in all (honouring Retry-After) before the
+   * sync stops; default 5 minutes. A multi-page read keeps its pages across the wait.
+   */
+  maxWaitMs?: number | undefined;
+  /** Stop with an error after this many pages (an endless cursor chain). */
+  maxPages?: number | undefined;
+  /**
+   * Look back this far past the stored lastUpdatedDate (default 0): items changed at the boundary are
+   * read again, which upserts by id make harmless. For a server that filters with a strict `>` at whole
+   * seconds, 1000 catches what changed in the same second as the last read. Applied only to an ISO
+   * date in UTC (`…Z`), which is what the spec shows; any other value is sent as stored.
+   */
+  lagMs?: number | undefined;
+  /**
+   * Keep removed items as tombstones (their last content, when and why they left: deleted, or
+   * left the filter) instead of only forgetting them; see change-origin.ts for how the reason is found.
+   */
+  keepDeleted?: boolean | undefined;
+  /** What caused this run, for the history: a plain sync (default), a webhook (and its delivery id). */
+  cause?: ChangeCause | undefined;
+  deliveryId?: string | undefined;
+  /**
+   * When the items' top-level fields or their JSON types drift from those recorded: 'evolve' (the
+   * default) reports it in the summary and records them; 'freeze' fails the run, committing nothing.
+   */
+  contract?: SchemaContract | undefined;
+  /** Clock in ms since the epoch (only for syncedAt; lastUpdatedDate always comes from the server). */
+  now?: (() => number) | undefined;
+  onProgress?: ((event: SyncProgressEvent) => void) | undefined;
+}
+
+export interface SyncSummary {
+  /** This run's id: its changes carry it in the dataset's history (`run` there). */
+  runId?: string | undefined;
+  /** The items' fields drifted from those recorded (schema-drift.ts); absent when nothing did. */
+  drift?: SchemaDrift | undefined;
+  dataset: string;
+  mode: 'full' | 'incremental' | 'document';
+  /** Pages of the read; a resumed read counts the pages kept from before as well. */
+  pages: number;
+  upserted: number;
+  deleted: number;
+  total: number;
+  /** What the state holds after the run (for a full or incremental run, the FIRST page's). */
+  lastUpdatedDate: string | null;
+  dryRun: boolean;
+  /** Set when mode is 'full': why the dataset was read whole. */
+  fullReason?: FullReadReason | undefined;
+  /** Envelope habits of the server the spec does not show (a last page's cursor null or ""), once each. */
+  quirks?: EnvelopeQuirk[] | undefined;
+  /** An interrupted full read was continued: this run fetched from page `fromPage` on. */
+  resumed?: { fromPage: number; itemsKept: number } | undefined;
+  /** A checkpoint was found and dropped (the read went from page 1, or the run was not a full one). */
+  resumeDiscarded?: ResumeDiscardReason | undefined;
+  /** The window re-read (`since`): changes since this date were merged. */
+  since?: string | undefined;
+}
+
+/** The ref of a dataset: who, which server, which path and filter. */
+export function datasetRef(options: Pick<SyncDatasetOptions, 'baseUrl' | 'token' | 'path' | 'filter' | 'userId'>) {
+  const path = `/${options.path.replace(/^\/+/, '')}`;
+  const filter = { ...(options.filter ?? {}) };
+  const ref: DatasetRef = {
+    userId: options.userId ?? '',
+    dataset: datasetKey(path, filter),
+    path,
+    filter,
+    baseUrl: normaliseBaseUrl(options.baseUrl),
+    tokenFingerprint: tokenFingerprint(options.token),
+  };
+  return ref;
+}
