@@ -1,11 +1,9 @@
-import { realpath, stat } from 'node:fs/promises';
-import { makeDirectory } from '../../util/fs-errors.js';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { LedgerhookError } from '../../errors.js';
 import { DEFAULT_HISTORY_DAYS } from '../../defaults.js';
-import { AtomicItemWriter, type FileDigest, type Item, writeDocumentAtomically, writeFailed } from './data-file.js';
+import { AtomicItemWriter, type FileDigest, type Item, writeDocumentAtomically } from './data-file.js';
 import { FullReadWriter } from './full-read-writer.js';
-import { removeStaleTempFiles } from './stale-temp-files.js';
 import type {
   ChangeSet,
   CommitResult,
@@ -23,13 +21,14 @@ import { resumableFullLoad } from './resumable-full-load.js';
 import { mergeIntoFile } from './file-store-merge.js';
 import { type FileStoreRecord, recordKey, StateFile, type StateRecords } from './file-store-state.js';
 import { datasetFileName, normaliseBaseUrl, stateKey, userDirName } from '../identity.js';
-import { activityFrom, type DatasetActivity } from '../dataset-activity.js';
-import { schemaFrom } from '../dataset-schema.js';
+import type { DatasetActivity } from '../dataset-activity.js';
 import { readItems } from './read-items.js';
 import type { ItemId } from '../../dataset/item-id.js';
 import type { HistoryEntry } from '../dataset-history.js';
 import { foldTombstones } from './change-log.js';
 import { FileChangeLog } from './file-change-log.js';
+import { prepareDatasetDirectory } from './dataset-directory.js';
+import { assertOwner, FileStoreRecords, stateOf } from './file-store-records.js';
 
 export interface FileStoreOptions {
   /** Directory of the data files; a user's files go in `<outDir>/<userDirName(userId)>/`. */
@@ -41,21 +40,6 @@ export interface FileStoreOptions {
 }
 
 type Ref = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
-
-function stateOf(record: DatasetState): DatasetState {
-  // The schema is read leniently (isState does not check it): a malformed one counts as none.
-  const schema = schemaFrom(record.schema);
-  return {
-    lastUpdatedDate: record.lastUpdatedDate,
-    items: record.items,
-    syncedAt: record.syncedAt,
-    mode: record.mode,
-    tokenFingerprint: record.tokenFingerprint,
-    checksum: record.checksum,
-    ...(typeof record.run === 'string' ? { run: record.run } : {}),
-    ...(schema ? { schema } : {}),
-  };
-}
 
 const exists = (path: string) =>
   stat(path).then(
@@ -73,11 +57,13 @@ export class FileStore implements DatasetStore {
   readonly outDir: string;
   readonly stateFile: StateFile;
   readonly #log: FileChangeLog;
+  readonly #records: FileStoreRecords;
 
   constructor(options: FileStoreOptions) {
     this.outDir = resolve(options.outDir);
     this.stateFile = new StateFile(options.stateFile);
     this.#log = new FileChangeLog(options.historyDays ?? DEFAULT_HISTORY_DAYS);
+    this.#records = new FileStoreRecords(this.stateFile);
   }
 
   get stateLocation(): string {
@@ -99,43 +85,16 @@ export class FileStore implements DatasetStore {
     return join(dir, datasetFileName(ref.dataset));
   }
 
-  /** Creates the file's directory and checks that it really is inside the output directory (no symlink out). */
+  /** Creates the file's directory inside the output directory (never through a symlink out of it). */
   async #prepare(ref: DatasetRef): Promise<string> {
     const file = this.fileFor(ref);
-    const dir = join(file, '..');
-    try {
-      makeDirectory(dir);
-      const root = await realpath(this.outDir);
-      const real = await realpath(dir);
-      const rel = relative(root, real);
-      if (rel.startsWith('..') || isAbsolute(rel))
-        throw new LedgerhookError('ERR_USAGE', `${dir} leads outside ${this.outDir} (to ${real}); nothing written`, {
-          details: { reason: 'path_outside_out_dir', path: dir },
-        });
-    } catch (error) {
-      throw writeFailed(file, error);
-    }
-    await removeStaleTempFiles(dir, datasetFileName(ref.dataset));
+    await prepareDatasetDirectory(this.outDir, file, datasetFileName(ref.dataset));
     return file;
   }
 
   /** A file belongs to the first owner that synced it; anyone else is refused. */
   #assertOwner(records: StateRecords, ref: DatasetRef, file: string): void {
-    const key = this.#key(ref);
-    for (const [other, record] of Object.entries(records)) {
-      if (other === key || record.file !== file) continue;
-      const whose =
-        record.userId !== ref.userId
-          ? 'for another user'
-          : record.tokenFingerprint !== ref.tokenFingerprint
-            ? `with another access token (fingerprint ${record.tokenFingerprint})`
-            : 'from another server';
-      throw new LedgerhookError(
-        'ERR_USAGE',
-        `${file} holds ${record.dataset} synced from ${record.baseUrl} ${whose}; data of different accounts or servers is never merged`,
-        { details: { reason: 'owner_mismatch', path: file, dataset: record.dataset } },
-      );
-    }
+    assertOwner(records, this.#key(ref), ref, file);
   }
 
   async getState(ref: DatasetRef): Promise<DatasetState | undefined> {
@@ -277,49 +236,26 @@ export class FileStore implements DatasetStore {
     return this.fileFor(ref);
   }
 
-  async list(): Promise<Array<{ ref: Ref; state: DatasetState; place: string; activity?: DatasetActivity }>> {
-    return (await this.records()).map(([, record]) => {
-      const activity = activityFrom(record.activity);
-      return {
-        ref: { userId: record.userId, dataset: record.dataset, baseUrl: record.baseUrl },
-        state: stateOf(record),
-        place: record.file,
-        ...(activity ? { activity } : {}),
-      };
-    });
+  list(): ReturnType<FileStoreRecords['list']> {
+    return this.#records.list();
   }
 
   readItems(ref: DatasetRef): AsyncIterable<StoredItem> {
     return readItems(this.fileFor(ref));
   }
 
-  async updateActivity(ref: DatasetRef, change: (previous: DatasetActivity | undefined) => DatasetActivity) {
-    await this.stateFile.update((records) => {
-      const record = records[this.#key(ref)];
-      if (record) record.activity = change(activityFrom(record.activity));
-      return { write: record !== undefined, result: undefined };
-    });
+  updateActivity(ref: DatasetRef, change: (previous: DatasetActivity | undefined) => DatasetActivity) {
+    return this.#records.updateActivity(this.#key(ref), change);
   }
 
   /** Forgets the records of `keys`; files are kept. Returns the keys that were there. */
-  async forget(keys: readonly string[]): Promise<string[]> {
-    return this.stateFile.update((records) => {
-      const gone = keys.filter((key) => key in records);
-      for (const key of gone) delete records[key];
-      return { write: gone.length > 0, result: gone };
-    });
+  forget(keys: readonly string[]): Promise<string[]> {
+    return this.#records.forget(keys);
   }
 
   /** Forgets a dataset of a user on a server (any server when baseUrl is ''), for every token. */
-  async reset(ref: Ref): Promise<boolean> {
-    const base = normaliseBaseUrl(ref.baseUrl);
-    const keys = (await this.records())
-      .filter(
-        ([, record]) =>
-          record.userId === ref.userId && record.dataset === ref.dataset && (base === '' || record.baseUrl === base),
-      )
-      .map(([key]) => key);
-    return (await this.forget(keys)).length > 0;
+  reset(ref: Ref): Promise<boolean> {
+    return this.#records.reset(ref);
   }
 
   async close(): Promise<void> {}

@@ -15,21 +15,11 @@ import { takePostgresCheckpoint } from './postgres-checkpoint.js';
 import { PostgresResumableLoad } from './postgres-resumable-load.js';
 import { createPostgresPool, redactUrl, storeError } from './postgres-connect.js';
 import { PostgresFullLoad } from './postgres-full-load.js';
-import {
-  rowKey,
-  assertStorable,
-  datasetLockKey,
-  deleteItems,
-  STATE_COLUMNS,
-  stateFromRow,
-  upsertItems,
-  countItems,
-  writeState,
-  type StateRow,
-} from './postgres-rows.js';
+import { assertStorable, STATE_COLUMNS, stateFromRow, writeState, type StateRow } from './postgres-rows.js';
 import { migrate, type MigrationResult } from './postgres-schema.js';
 import { readItemRows, updateActivityRow } from './postgres-activity.js';
-import { deleteReturning, readHistoryRows, readTombstoneRows, recordChanges } from './postgres-history.js';
+import { applyChangeSet } from './postgres-changes.js';
+import { readHistoryRows, readTombstoneRows } from './postgres-history.js';
 import type { HistoryEntry } from '../dataset-history.js';
 import { DEFAULT_HISTORY_DAYS } from '../../defaults.js';
 import { activityFrom, type DatasetActivity } from '../dataset-activity.js';
@@ -110,46 +100,7 @@ export class PostgresStore implements DatasetStore {
   async applyChanges(ref: DatasetRef, changes: ChangeSet, state: DatasetState): Promise<CommitResult> {
     assertStorable(ref);
     await this.migrate();
-    return this.#transaction(async (client) => {
-      // Locks the state row (or, before the first state, the dataset) against a concurrent run.
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [datasetLockKey(ref)]);
-      const current = await client.query<StateRow>(
-        `SELECT ${STATE_COLUMNS} FROM ledgerhook_state WHERE user_id = $1 AND dataset = $2`,
-        [ref.userId, ref.dataset],
-      );
-      const before = current.rows[0];
-      if (!before)
-        throw new LedgerhookError(
-          'ERR_USAGE',
-          `${ref.dataset} of user "${ref.userId}" has no state to apply changes to`,
-          {
-            details: { reason: 'store_state_missing', dataset: ref.dataset },
-          },
-        );
-      if (before.token_fingerprint !== '' && before.token_fingerprint !== ref.tokenFingerprint)
-        throw new LedgerhookError(
-          'ERR_USAGE',
-          `${ref.dataset} of user "${ref.userId}" was synced with another access token; changes are not merged into it`,
-          { details: { reason: 'store_token_changed', dataset: ref.dataset } },
-        );
-      const upsertIds = new Set(changes.upserts.map((item) => rowKey(item.id)));
-      const removedIds = [...new Set(changes.deletedIds.map(rowKey))].filter((id) => !upsertIds.has(id));
-      const inserted = await upsertItems(client, ref, changes.upserts);
-      let removed: number;
-      if (changes.origin) {
-        const gone = await deleteReturning(client, ref, removedIds);
-        removed = gone.length;
-        await recordChanges(client, ref, changes.origin, changes.upserts, gone, {
-          ...changes,
-          days: this.#historyDays,
-        });
-      } else removed = await deleteItems(client, ref, removedIds);
-      // Counted from the previous total, not with count(*): an incremental run touches only its rows.
-      // A repair counts, since the rows it repairs may have been changed behind the count's back.
-      const total = changes.recount ? await countItems(client, ref) : Number(before.items) + inserted - removed;
-      await writeState(client, ref, { ...state, items: total, run: changes.origin?.run });
-      return { total, upserted: upsertIds.size, removed };
-    });
+    return this.#transaction((client) => applyChangeSet(client, ref, changes, state, this.#historyDays));
   }
 
   async saveDocument(ref: DatasetRef, body: unknown, state: DatasetState): Promise<void> {
