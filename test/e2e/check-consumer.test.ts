@@ -7,13 +7,35 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { CONSUMER_CASE_TABLE } from '../../src/consumer-check/consumer-case-table.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { type RunningApp, SECRET, startApp } from '../receiver/helpers.js';
 
 const APP = fileURLToPath(new URL('../../examples/consumer-app/app.ts', import.meta.url));
 const PRINT_STATE = fileURLToPath(new URL('../../examples/consumer-app/print-state.ts', import.meta.url));
+
+/**
+ * The example's print-state.ts as one plain .mjs: the command a user with a built app would give,
+ * started without tsx (each poll of the state runs it once).
+ */
+async function bundledPrintState(): Promise<string> {
+  const outfile = join(tempDir(), 'print-state.mjs');
+  await build({
+    entryPoints: [PRINT_STATE],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'silent',
+    // Some of the store's dependencies are CommonJS: inside an ES module they need a real require.
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+  });
+  return outfile;
+}
 
 /** A port nothing listens on now, for the emulated service: the consumer must be told it before it starts. */
 async function freePort(): Promise<number> {
@@ -82,7 +104,7 @@ describe('ledgerhook check-consumer against the example consumer', () => {
     const consumer = await startConsumer({ bug: true });
     apps.push(consumer.app);
     // The state by a command this time (run without a shell), as a user with no state route would.
-    const state = `"${process.execPath}" --import tsx ${PRINT_STATE} ${consumer.dataDir}`;
+    const state = `"${process.execPath}" ${await bundledPrintState()} ${consumer.dataDir}`;
     const result = await runCli(
       [
         'check-consumer',
