@@ -2,7 +2,7 @@ import { type Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { entityAtPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import type { DatasetStore } from '../store/dataset-store.js';
-import { normaliseBaseUrl } from '../store/identity.js';
+import { normaliseBaseUrl, parseDatasetKey } from '../store/identity.js';
 import { datasetOf, type SyncJobData, syncDedupeId } from './sync-job.js';
 
 /** The job that fans out one reconcile job per synced (user, dataset), on the schedule. */
@@ -18,14 +18,14 @@ export async function reconcileJobs(store: DatasetStore, baseUrl: string, paths?
   const jobs: SyncJobData[] = [];
   for (const { ref } of await store.list()) {
     if (ref.baseUrl !== base || ref.userId === '') continue;
-    const [path = '', query = ''] = ref.dataset.split('?', 2);
+    const { path, filter } = parseDatasetKey(ref.dataset);
     const entity = entityAtPath(path, paths);
     if (!entity || entity.paginated === false) continue;
     jobs.push({
       userId: ref.userId,
       entity: entity.name,
       path,
-      filter: Object.fromEntries(new URLSearchParams(query)),
+      filter,
     });
   }
   return jobs;

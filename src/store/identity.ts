@@ -62,6 +62,13 @@ export function datasetKey(path: string, filter: Readonly<Record<string, string>
   return text === '' ? normalised : `${normalised}?${text}`;
 }
 
+/** The path and filter a dataset key was made of (the inverse of datasetKey). */
+export function parseDatasetKey(key: string): { path: string; filter: Record<string, string> } {
+  const at = key.indexOf('?');
+  if (at < 0) return { path: key, filter: {} };
+  return { path: key.slice(0, at), filter: Object.fromEntries(new URLSearchParams(key.slice(at + 1))) };
+}
+
 /** A short SHA-256 fingerprint of an access token: tells tokens apart, never reveals one. */
 export function tokenFingerprint(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 16);

@@ -2,7 +2,7 @@ import { entityAtPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import { LedgerhookError } from '../errors.js';
 import type { SharedBackoff } from '../http/retry-policy.js';
 import type { DatasetStore } from '../store/dataset-store.js';
-import { normaliseBaseUrl, stateKey, tokenFingerprint } from '../store/identity.js';
+import { normaliseBaseUrl, parseDatasetKey, stateKey, tokenFingerprint } from '../store/identity.js';
 import { reconcileDataset } from '../sync/reconcile.js';
 import type { SyncScheduler } from './sync-scheduler.js';
 
@@ -44,7 +44,7 @@ export function startReconcileTimer(options: ReconcileTimerOptions): () => void 
     const base = normaliseBaseUrl(options.baseUrl);
     for (const { ref } of await options.store.list().catch(() => [])) {
       const token = ref.baseUrl === base ? options.tokenFor(ref.userId) : undefined;
-      const [path = '', query = ''] = ref.dataset.split('?', 2);
+      const { path, filter } = parseDatasetKey(ref.dataset);
       if (!token || entityAtPath(path, options.paths)?.paginated === false) continue;
       const key = stateKey({
         userId: ref.userId,
@@ -58,7 +58,7 @@ export function startReconcileTimer(options: ReconcileTimerOptions): () => void 
             baseUrl: options.baseUrl,
             token,
             path,
-            filter: Object.fromEntries(new URLSearchParams(query)),
+            filter,
             userId: ref.userId,
             paths: options.paths,
             store: options.store,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseSyncJobData, syncDedupeId } from '../../src/queue/sync-job.js';
-import { datasetFileName, stateKey, userDirName } from '../../src/store/identity.js';
+import { datasetFileName, datasetKey, parseDatasetKey, stateKey, userDirName } from '../../src/store/identity.js';
 import { parseWebhookBody } from '../../src/webhook/bodies.js';
 
 /** Three ids UTF-8 cannot tell apart once encoded: two lone surrogates and the replacement character. */
@@ -52,5 +52,18 @@ describe('no two users share anything (issue 17)', () => {
     // The names of existing datasets stay as they were.
     assert.equal(datasetFileName('/expenses'), 'expenses.json');
     assert.equal(datasetFileName('/expenses?type=PENDING'), 'expenses%3Ftype=PENDING.json');
+  });
+});
+
+describe('parseDatasetKey (issue 21)', () => {
+  it('gives back the path and filter a dataset key was made of', () => {
+    for (const [path, filter] of [
+      ['/expenses', {}],
+      ['/expenses/expenses', { type: 'PENDING' }],
+      ['/invoices', { 'a b': 'x?y&z=1', type: 'é' }],
+    ] as const) {
+      const key = datasetKey(path, filter);
+      assert.deepEqual(parseDatasetKey(key), { path, filter });
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { LedgerhookError, usageError } from '../../../errors.js';
 import type { DatasetStore } from '../../../store/dataset-store.js';
-import { normaliseBaseUrl } from '../../../store/identity.js';
+import { normaliseBaseUrl, parseDatasetKey } from '../../../store/identity.js';
+import { entityAtPath, type EntityPaths } from '../../../catalogue/entity-paths.js';
 import {
   type ReconcileOptions,
   type ReconcileProgressEvent,
@@ -24,14 +25,16 @@ async function syncedPaths(
   store: DatasetStore,
   userId: string,
   baseUrl: string,
+  paths: EntityPaths,
 ): Promise<Array<{ path: string; filter: Record<string, string> }>> {
   const base = normaliseBaseUrl(baseUrl);
-  return (await store.list())
-    .filter(({ ref }) => ref.userId === userId && ref.baseUrl === base)
-    .map(({ ref }) => {
-      const [path = '', query = ''] = ref.dataset.split('?', 2);
-      return { path, filter: Object.fromEntries(new URLSearchParams(query)) };
-    });
+  return (
+    (await store.list())
+      .filter(({ ref }) => ref.userId === userId && ref.baseUrl === base)
+      .map(({ ref }) => parseDatasetKey(ref.dataset))
+      // A document has no items to compare: each sync replaces it whole.
+      .filter(({ path }) => entityAtPath(path, paths)?.paginated !== false)
+  );
 }
 
 function progressHandler(ctx: CliContext, progress: Awaited<ReturnType<typeof createProgressView>>) {
@@ -68,11 +71,11 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
   try {
     const targets =
       options.target === undefined
-        ? await syncedPaths(store, options.user ?? '', baseUrl)
+        ? await syncedPaths(store, options.user ?? '', baseUrl, entityPaths)
         : [{ path: resolveDatasetPath(options.target, entityPaths), filter: resolveFilter(options) }];
     if (targets.length === 0)
       throw usageError(
-        `no dataset has been synced from ${baseUrl} into ${store.stateLocation}: nothing to reconcile; sync one first`,
+        `no dataset has been synced from ${baseUrl} into ${store.stateLocation}: nothing to reconcile`,
         'dataset_not_synced',
       );
     const datasets: ReconcileOptions[] = targets.map(({ path, filter }) => ({
