@@ -1,7 +1,7 @@
 export type ItemId = number | string;
 
 /** "7" and 7 are the same id (deletedIds may carry either); other strings stay strings. */
-function canonical(id: ItemId): ItemId {
+export function canonical(id: ItemId): ItemId {
   if (typeof id === 'number') return id;
   if (/^-?(0|[1-9]\d{0,15})$/.test(id)) {
     const value = Number(id);

@@ -5,6 +5,7 @@ import { fileStore } from '../../resolve-dataset.js';
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import { table } from '../../table.js';
+import { quoted } from '../../render-delivery.js';
 import type { FreshnessCommandOptions } from './definition.js';
 
 const ms = (value: number | undefined) =>
@@ -54,7 +55,7 @@ export async function run(options: FreshnessCommandOptions, ctx: CliContext): Pr
       ],
       report.rows.map((row) => [
         row.dataset,
-        row.userId === '' ? '-' : JSON.stringify(row.userId),
+        row.userId === '' ? '-' : quoted(row.userId),
         ...(withCapture ? [String(row.deliveries ?? 0)] : []),
         String(row.webhookRuns),
         String(row.emptyWebhookRuns),

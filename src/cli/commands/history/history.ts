@@ -1,15 +1,15 @@
-import type { ItemId } from '../../../dataset/item-id.js';
+import { canonical, type ItemId } from '../../../dataset/item-id.js';
 import type { HistoryEntry } from '../../../store/dataset-history.js';
 import { datasetKey } from '../../../store/identity.js';
 import { type CliContext, writeJson, writeLine } from '../../context.js';
-import { printable } from '../../render-delivery.js';
+import { printable, quoted } from '../../render-delivery.js';
 import { fileStore, resolveDatasetPath, resolveFilter } from '../../resolve-dataset.js';
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import type { HistoryCommandOptions } from './definition.js';
 
-/** An id as typed: a whole number is the number (7 and "7" are one id), anything else a string. */
-const parseId = (text: string): ItemId => (/^-?(0|[1-9]\d{0,15})$/.test(text) ? Number(text) : text);
+/** An id as typed: 7 and "7" are one id (item-id.ts), anything else a string. */
+const parseId = (text: string): ItemId => canonical(text);
 
 /** Top-level fields that differ between two versions, as `field: old → new` (values cut short). */
 function changedFields(
@@ -37,8 +37,10 @@ function line(entry: HistoryEntry, previous: HistoryEntry | undefined, withId: b
       : `removed${entry.reason ? ` (${entry.reason})` : ''}`;
   const source = entry.cause === 'webhook' ? `webhook ${printable(entry.deliveryId ?? '?')}` : entry.cause;
   const diff = entry.op === 'upsert' ? changedFields(previous?.item, entry.item) : '';
-  const id = withId ? `id ${printable(JSON.stringify(entry.id))} ` : '';
-  return `${entry.at}  ${id}${what}  by ${source}, ${entry.run}${entry.page ? `, page of ${entry.page}` : ''}${diff ? `\n    ${diff}` : ''}`;
+  const id = withId ? `id ${typeof entry.id === 'string' ? quoted(entry.id) : String(entry.id)} ` : '';
+  // The page date came from the service, the run from a file on disk: neither drives the terminal.
+  const page = entry.page ? `, page of ${printable(entry.page)}` : '';
+  return `${printable(entry.at)}  ${id}${what}  by ${source}, ${printable(entry.run)}${page}${diff ? `\n    ${diff}` : ''}`;
 }
 
 export async function run(options: HistoryCommandOptions, ctx: CliContext): Promise<void> {
@@ -72,7 +74,7 @@ export async function run(options: HistoryCommandOptions, ctx: CliContext): Prom
   writeLine(
     ctx.stdout,
     ctx.color.bold(
-      `${ref.dataset}${ref.userId ? ` of ${JSON.stringify(ref.userId)}` : ''}: ${shown.length} ${subject === 'changes' ? 'latest changes' : subject}`,
+      `${ref.dataset}${ref.userId ? ` of ${quoted(ref.userId)}` : ''}: ${shown.length} ${subject === 'changes' ? 'latest changes' : subject}`,
     ),
   );
   let previous: HistoryEntry | undefined;

@@ -3,6 +3,7 @@ import type { ItemId } from '../../../dataset/item-id.js';
 import type { DatasetStore } from '../../../store/dataset-store.js';
 import type { ReconcileResult } from '../../../sync/reconcile.js';
 import type { CliContext } from '../../context.js';
+import { quoted } from '../../render-delivery.js';
 
 /** Ids printed per kind of difference; --json lists every one. */
 const SHOWN_IDS = 20;
@@ -13,7 +14,8 @@ const place = (store: DatasetStore, result: ReconcileResult) => {
 };
 
 function idList(ids: readonly ItemId[]): string {
-  const shown = ids.slice(0, SHOWN_IDS).map((id) => JSON.stringify(id));
+  // Ids come from the service: a string id never drives the terminal (C1 controls escaped too).
+  const shown = ids.slice(0, SHOWN_IDS).map((id) => (typeof id === 'string' ? quoted(id) : String(id)));
   return ids.length > SHOWN_IDS
     ? `${shown.join(', ')} … and ${ids.length - SHOWN_IDS} more (--json lists all)`
     : shown.join(', ');
