@@ -1,6 +1,6 @@
+import { AscendingIds } from './ascending-ids.js';
 import type pg from 'pg';
 import type { CommitResult, DatasetRef, DatasetState, FullLoad, StoredItem } from '../dataset-store.js';
-import { compareIds, idKey, type ItemId } from '../../dataset/item-id.js';
 import { CopyStream, copyField, copyRows } from './postgres-copy.js';
 import { allowRepeats, beginMerge, finishMerge, STAGE_COPY, upsertStaged } from './postgres-merge.js';
 import { datasetLockKey, dedupeById, upsertItems, writeState } from './postgres-rows.js';
@@ -27,9 +27,8 @@ export class PostgresFullLoad implements FullLoad {
    * (a repeated id then replaces the earlier row), so any order stays correct. Only the largest id
    * is remembered.
    */
-  #ascending = true;
+  readonly #order = new AscendingIds();
   #copy: CopyStream | undefined;
-  #largestId: ItemId | undefined;
   /** Rows written: every copied row is new, and an upsert counts the rows it created. */
   #rows = 0;
   /** The dataset had rows when the load began: pages are merged into them. */
@@ -76,7 +75,7 @@ export class PostgresFullLoad implements FullLoad {
     if (!this.#open) throw new Error('full load already finished');
     await this.#settle();
     const page = dedupeById(items);
-    const ordered = this.#ascending && this.#stillAscending(page);
+    const ordered = this.#order.see(page);
     const writing = ordered ? this.#copyPage(page) : this.#upsertPage(page);
     writing.catch(() => {}); // observed by the next add or commit
     this.#inFlight = writing;
@@ -111,21 +110,6 @@ export class PostgresFullLoad implements FullLoad {
     const copy = this.#copy;
     this.#copy = undefined;
     if (copy) this.#rows += await copy.end();
-  }
-
-  #stillAscending(page: readonly StoredItem[]): boolean {
-    for (const item of page) {
-      // Numbers sort before strings, but 1.5 and "1.5" are one row key: the first string after a
-      // number ends the COPY as if the order broke, so that a repeated key is upserted, not refused.
-      const typeChanged =
-        this.#largestId !== undefined && idKey(this.#largestId).startsWith('n') && idKey(item.id).startsWith('s');
-      if (this.#largestId !== undefined && (typeChanged || compareIds(item.id, this.#largestId) <= 0)) {
-        this.#ascending = false;
-        return false;
-      }
-      this.#largestId = item.id;
-    }
-    return true;
   }
 
   async #settle(): Promise<void> {

@@ -1,3 +1,4 @@
+import { AscendingIds } from './ascending-ids.js';
 import type pg from 'pg';
 import type {
   CommitResult,
@@ -8,7 +9,6 @@ import type {
   StoredItem,
   TakenCheckpoint,
 } from '../dataset-store.js';
-import { compareIds, idKey, type ItemId } from '../../dataset/item-id.js';
 import { DatasetSession, PostgresTakenCheckpoint } from './postgres-checkpoint.js';
 import { CopyStream, copyField, copyRows } from './postgres-copy.js';
 import { finishMerge } from './postgres-merge.js';
@@ -34,8 +34,7 @@ export class PostgresResumableLoad implements FullLoad {
   /** Distinct rows staged: what the checkpoint row records, so that a resumed run can check them. */
   #rows: number;
   /** Ids so far ascending (a fresh read only), and the largest: pages go in with COPY. */
-  #ascending: boolean;
-  #largestId: ItemId | undefined;
+  readonly #order: AscendingIds;
   #inTransaction = false;
   #inFlight: Promise<void> | undefined;
   #saved: boolean;
@@ -48,7 +47,7 @@ export class PostgresResumableLoad implements FullLoad {
     this.#wrap = wrap;
     this.#rows = rows ?? 0;
     this.#saved = rows !== undefined;
-    this.#ascending = rows === undefined;
+    this.#order = new AscendingIds(rows === undefined);
   }
 
   static async begin(
@@ -98,7 +97,7 @@ export class PostgresResumableLoad implements FullLoad {
     // While ids ascend no page can repeat a staged id: COPY, the cheapest insert. After the first
     // page out of order (and in a continued read, whose staged ids are not known here) pages are
     // upserted: a repeated id replaces the staged row, the later page winning.
-    if (this.#ascending && this.#stillAscending(page)) {
+    if (this.#order.see(page)) {
       const copy = await CopyStream.open(this.#client, STAGE_COPY);
       try {
         await copy.write(copyRows(page, `${copyField(this.#ref.userId)}\t${copyField(this.#ref.dataset)}\t`));
@@ -135,20 +134,6 @@ export class PostgresResumableLoad implements FullLoad {
       await this.abort({ keepCheckpoint: true });
       throw this.#wrap(error);
     }
-  }
-
-  #stillAscending(page: readonly StoredItem[]): boolean {
-    for (const item of page) {
-      // 1.5 and "1.5" are one row key: a string after a number ends the COPY as if the order broke.
-      const typeChanged =
-        this.#largestId !== undefined && idKey(this.#largestId).startsWith('n') && idKey(item.id).startsWith('s');
-      if (this.#largestId !== undefined && (typeChanged || compareIds(item.id, this.#largestId) <= 0)) {
-        this.#ascending = false;
-        return false;
-      }
-      this.#largestId = item.id;
-    }
-    return true;
   }
 
   /**
