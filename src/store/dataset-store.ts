@@ -106,6 +106,12 @@ export type FullReadReason = 'first-sync' | 'requested' | 'data-missing' | 'toke
 
 export interface DatasetStore {
   readonly kind: 'files' | 'postgres';
+  /**
+   * Whether readItems gives each item's keys in the order the service sent them (a file does;
+   * Postgres's jsonb reorders them): reconcile then compares items as serialised, and hashes them
+   * canonically only where they differ.
+   */
+  readonly keepsKeyOrder: boolean;
   /** Where the data goes, for people: the output directory, or the database and schema (no password). */
   readonly location?: string | undefined;
   /** Where the state is kept, for people: the state file, or the database (no password). */

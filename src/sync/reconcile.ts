@@ -52,9 +52,9 @@ export interface ReconcileResult {
 const byId = (a: ItemId, b: ItemId) => compareIds(a, b);
 
 /** The stored copy as id → hash, with a mark for every id the server also has. */
-async function storedHashes(items: AsyncIterable<StoredItem>) {
+async function storedHashes(items: AsyncIterable<StoredItem>, hash: (item: unknown) => string) {
   const stored = new Map<string, { id: ItemId; hash: string; seen: boolean }>();
-  for await (const item of items) stored.set(idKey(item.id), { id: item.id, hash: quickHash(item), seen: false });
+  for await (const item of items) stored.set(idKey(item.id), { id: item.id, hash: hash(item), seen: false });
   return stored;
 }
 
@@ -91,9 +91,10 @@ async function requireState(options: ReconcileOptions, ref: DatasetRef) {
 /**
  * Reads a dataset in full from the API without touching the stored copy and compares the two by id
  * and content hash: missing, extra, different. Memory: one hash per stored item plus the differing
- * server items (kept for the repair). Content, not spelling: a quick hash of each item as serialised
- * settles almost every item; the few that differ are hashed again in a canonical form (keys sorted)
- * on both sides, so a store that reorders keys is not reported different. With `repair`, the difference is applied in one commit,
+ * server items (kept for the repair). Content, not spelling: where the store keeps the service's key
+ * order, a quick hash of each item as serialised settles almost every item and the few that differ
+ * are hashed again canonically (keys sorted) on both sides; a store that reorders keys (Postgres)
+ * is hashed canonically throughout, so that memory stays one hash per item there too. With `repair`, the difference is applied in one commit,
  * and the state's lastUpdatedDate becomes this read's first page's (the earliest), so anything
  * that changed while the read ran is read again by the next sync. Every run is recorded in the
  * dataset's activity (last reconcile; a repaired difference counts as changes no webhook announced).
@@ -108,7 +109,9 @@ export async function reconcileDataset(options: ReconcileOptions): Promise<Recon
   const state = await requireState(options, ref).catch((error: unknown) =>
     accessBeforeOwner(error, { ...options, path: ref.path, filter: ref.filter }),
   );
-  const stored = await storedHashes(options.store.readItems(ref));
+  // A store that keeps key order is compared as serialised (fast), the rest canonically (keys sorted).
+  const hash = options.store.keepsKeyOrder ? quickHash : itemHash;
+  const stored = await storedHashes(options.store.readItems(ref), hash);
   emit({ type: 'start', dataset: ref.dataset, storedItems: stored.size });
   const fetched = new Map<string, StoredItem>();
   let pages = 0;
@@ -137,7 +140,7 @@ export async function reconcileDataset(options: ReconcileOptions): Promise<Recon
         const mine = stored.get(key);
         if (mine) mine.seen = true;
         // The same id on two pages (moved while the read ran): the later copy is the current one.
-        if (mine?.hash === quickHash(item)) fetched.delete(key);
+        if (mine?.hash === hash(item)) fetched.delete(key);
         else fetched.set(key, item);
       }
       itemsRead += entry.page.data.length;
@@ -147,7 +150,8 @@ export async function reconcileDataset(options: ReconcileOptions): Promise<Recon
   } catch (error) {
     throw explainEntityNotFound(error, ref.path, options.paths);
   }
-  const suspects = new Map([...fetched].filter(([key]) => stored.has(key)));
+  // Only a quick comparison has suspects: the same content in another key order.
+  const suspects = options.store.keepsKeyOrder ? new Map([...fetched].filter(([key]) => stored.has(key))) : new Map();
   for (const key of await sameContent(options.store.readItems(ref), suspects)) fetched.delete(key);
   const missing: ItemId[] = [];
   const different: ItemId[] = [];

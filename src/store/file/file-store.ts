@@ -54,6 +54,7 @@ const exists = (path: string) =>
  */
 export class FileStore implements DatasetStore {
   readonly kind = 'files' as const;
+  readonly keepsKeyOrder = true;
   readonly outDir: string;
   readonly stateFile: StateFile;
   readonly #log: FileChangeLog;

@@ -42,6 +42,7 @@ type RefKey = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
  */
 export class PostgresStore implements DatasetStore {
   readonly kind = 'postgres' as const;
+  readonly keepsKeyOrder = false;
   readonly url: string;
   readonly #pool: pg.Pool;
   readonly #historyDays: number;
