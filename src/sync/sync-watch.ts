@@ -55,8 +55,9 @@ export async function* watchDatasets(
     let reconciled: WatchRound['reconciled'];
     if (every !== undefined && now() - lastReconcile >= every && !options.signal?.aborted) {
       // A document has no items to compare: each sync replaces it whole.
+      // A dry run writes nothing, a repair's commit and record included.
       const lists = datasets.filter(
-        (dataset) => entityAtPath(datasetRef(dataset).path, dataset.paths)?.paginated !== false,
+        (dataset) => !dataset.dryRun && entityAtPath(datasetRef(dataset).path, dataset.paths)?.paginated !== false,
       );
       reconciled = await eachDataset(
         lists,

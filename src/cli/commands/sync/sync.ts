@@ -31,6 +31,8 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   if (options.watch && options.json) markJsonLines(ctx);
   if (options.all && options.target !== undefined)
     throw usageError('give a TARGET or --all, not both', 'conflicting_flags');
+  if (options.reconcileEvery !== undefined && options.dryRun)
+    throw usageError('--reconcile-every repairs what it finds: it cannot go with --dry-run', 'conflicting_flags');
   if (options.reconcileEvery !== undefined && !options.watch)
     throw usageError(
       '--reconcile-every goes with --watch; for one reconcile now, run `ledgerhook reconcile`',
