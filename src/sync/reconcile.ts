@@ -8,7 +8,7 @@ import { accessBeforeOwner } from './access-before-owner.js';
 import { explainEntityNotFound } from './entity-not-found.js';
 import { itemHash, quickHash } from './item-hash.js';
 import { paginate } from './paginate.js';
-import { changeExtras, startRun } from './change-origin.js';
+import { changeExtras, removalReasons, startRun } from './change-origin.js';
 import { datasetRef, type SyncDatasetOptions } from './sync-dataset.js';
 
 export type ReconcileProgressEvent =
@@ -175,13 +175,21 @@ export async function reconcileDataset(options: ReconcileOptions): Promise<Recon
   if (options.repair && !result.equal) {
     if (options.signal?.aborted) throw new LedgerhookError('ERR_ABORTED', 'stopped');
     // The repair's history: every change it applies, caused by a reconcile (extras left the server's list).
+    // An extra left after the stored lastUpdatedDate (a sync since then would have removed it): the
+    // unfiltered read since that date tells a deletion from an item that left a filter, as a sync does.
+    const keepDeleted = options.keepDeleted === true;
+    const reasons = keepDeleted
+      ? await removalReasons(options, ref, state.lastUpdatedDate, result.extra).catch((error: unknown) => {
+          throw explainEntityNotFound(error, ref.path, options.paths);
+        })
+      : undefined;
     const extra = changeExtras(
       startRun(Date.parse(at), 'reconcile'),
       at,
       result.lastUpdatedDate,
       new Map(),
-      options.keepDeleted === true,
-      undefined,
+      keepDeleted,
+      reasons,
     );
     result.repaired = await options.store.applyChanges(
       ref,

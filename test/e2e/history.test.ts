@@ -53,6 +53,31 @@ describe('sync --keep-deleted and ledgerhook history (issue 21)', () => {
     }
   });
 
+  it('reconcile --repair --keep-deleted tells a deletion from an item that left the filter, as sync does', async () => {
+    const server = await startPagedListServer(8);
+    const dir = tempDir();
+    const env = { LEDGERHOOK_CONFIG_DIR: join(dir, 'config') };
+    const dataset = ['expenses', '--type', 'PENDING', '--out', join(dir, 'out')];
+    const api = ['--base-url', server.baseUrl, '--token', 't'];
+    try {
+      assert.equal((await runCli(['sync', ...dataset, ...api], { env })).code, 0);
+      // Changes no webhook announced, found by a reconcile rather than a sync.
+      server.put({ id: 3, amount: 3, type: 'BUSINESS' });
+      server.remove(6);
+      const repair = await runCli(['reconcile', ...dataset, ...api, '--repair', '--keep-deleted', '--json'], { env });
+      assert.equal(repair.code, 1, repair.stderr);
+      assert.deepEqual(JSON.parse(repair.stdout).extra, [3, 6]);
+      const deleted = await runCli(['history', ...dataset, '--deleted', '--json'], { env });
+      const tombstones = JSON.parse(deleted.stdout).entries as Array<Record<string, unknown>>;
+      assert.deepEqual(tombstones.map((entry) => [entry.id, entry.reason, entry.cause]).sort(), [
+        [3, 'left_filter', 'reconcile'],
+        [6, 'deleted', 'reconcile'],
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('records the delivery that caused a webhook-driven change', async () => {
     const server = await startPagedListServer(5);
     const dir = tempDir();
