@@ -79,6 +79,19 @@ export function duration(name: string, { minMs = 0, maxMs = 24 * 3_600_000 } = {
   };
 }
 
+/** A duration, or `off` (for a setting that persists beyond the run, such as a queue's schedule). */
+export function durationOrOff(name: string, bounds: { minMs?: number; maxMs?: number } = {}) {
+  const parse = duration(name, bounds);
+  return (value: string): number | 'off' => {
+    if (value.trim().toLowerCase() === 'off') return 'off';
+    try {
+      return parse(value);
+    } catch (error) {
+      throw new InvalidArgumentError(`${(error as Error).message.replace(/\.$/, '')} (or off).`);
+    }
+  };
+}
+
 /** The "Examples:" block every command's --help ends with. */
 export function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((line) => (line.startsWith('#') ? `  ${line}` : `  $ ${line}`)).join('\n')}\n`;

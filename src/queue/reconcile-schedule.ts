@@ -44,14 +44,22 @@ export class ReconcileSchedule {
   }
 
   /**
-   * The queue's schedule; with `everyMs`, set (or moved to) that period. A worker without it still
-   * fans out a reconcile-all it is handed: the schedule belongs to the queue, not to one worker.
+   * The queue's schedule; with `everyMs`, set (or moved to) that period; with `'off'`, removed. A
+   * worker without it leaves the schedule as it is and still fans out a reconcile-all it is handed:
+   * the schedule belongs to the queue, not to one worker.
    */
-  static async open(connection: Redis, queueName: string, everyMs?: number): Promise<ReconcileSchedule> {
+  static async open(connection: Redis, queueName: string, everyMs?: number | 'off'): Promise<ReconcileSchedule> {
     const queue = new Queue(queueName, { connection });
-    if (everyMs !== undefined)
+    if (everyMs === 'off') await queue.removeJobScheduler(SCHEDULER_ID);
+    else if (everyMs !== undefined)
       await queue.upsertJobScheduler(SCHEDULER_ID, { every: everyMs }, { name: RECONCILE_ALL_JOB_NAME, data: {} });
     return new ReconcileSchedule(queue);
+  }
+
+  /** The queue's period as it stands (set by this worker or an earlier one), or null when none is set. */
+  async everyMs(): Promise<number | null> {
+    const scheduler = await this.#queue.getJobScheduler(SCHEDULER_ID);
+    return typeof scheduler?.every === 'number' ? scheduler.every : null;
   }
 
   /** Enqueues one reconcile job per dataset; returns how many were new (the others were already waiting). */

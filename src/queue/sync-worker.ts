@@ -47,7 +47,13 @@ export type RunReconcile = (input: {
 }) => Promise<ReconcileRunSummary>;
 
 export type SyncWorkerEvent =
-  | { type: 'worker-ready'; queue: string; concurrency: number }
+  | {
+      type: 'worker-ready';
+      queue: string;
+      concurrency: number;
+      /** The queue's reconcile period as it stands after this worker's start (null: none). */
+      reconcileEveryMs: number | null;
+    }
   | { type: 'sync-start'; userId: string; entity: string; dataset: string; run: string; attempt: number }
   | { type: 'sync-done'; userId: string; entity: string; run: string; summary: SyncRunSummary }
   | {
@@ -87,9 +93,10 @@ export interface SyncWorkerOptions {
   runReconcile?: RunReconcile | undefined;
   /**
    * Reconcile every synced dataset this often (a BullMQ job scheduler shared by every worker of the
-   * queue); `reconcileJobs` lists them (reconcile-schedule.ts).
+   * queue); `reconcileJobs` lists them (reconcile-schedule.ts). `'off'` removes the queue's
+   * schedule; undefined leaves it as an earlier worker set it.
    */
-  reconcileEveryMs?: number | undefined;
+  reconcileEveryMs?: number | 'off' | undefined;
   reconcileJobs?: (() => Promise<SyncJobData[]>) | undefined;
   /**
    * List paths that replace the catalogue's for some entities (as given to the producer): a job may
@@ -161,7 +168,12 @@ export async function startSyncWorker(options: SyncWorkerOptions): Promise<Runni
   worker.on('error', (error) => emit({ type: 'worker-error', message: error.message }));
   void worker.run().catch((error: Error) => emit({ type: 'worker-error', message: error.message }));
   await worker.waitUntilReady();
-  emit({ type: 'worker-ready', queue: options.queueName, concurrency: options.concurrency ?? 4 });
+  emit({
+    type: 'worker-ready',
+    queue: options.queueName,
+    concurrency: options.concurrency ?? 4,
+    reconcileEveryMs: schedule ? await schedule.everyMs() : null,
+  });
 
   return {
     async close(graceMs = 10_000) {

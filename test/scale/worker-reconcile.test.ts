@@ -28,19 +28,19 @@ describe('worker --reconcile-every (issue 21)', { skip }, () => {
     try {
       await syncDataset({ baseUrl: server.baseUrl, token: 't', path: '/invoices', userId: 'u1', store });
       server.putSilently({ id: 9, amount: 9999, type: 'BUSINESS' });
-      worker = startCli(
-        ['worker', '--queue', REDIS_URL, '--queue-name', queueName, '--store', schema.url].concat([
-          '--base-url',
-          server.baseUrl,
-          '--tokens',
-          tokens,
-          '--json',
-          '--reconcile-every',
-          '1s',
-        ]),
-        { env: { LEDGERHOOK_CONFIG_DIR: join(dir, 'config') } },
-      );
-      await worker.waitFor((line) => line?.kind === 'worker-ready', 20_000);
+      const args = ['worker', '--queue', REDIS_URL, '--queue-name', queueName, '--store', schema.url].concat([
+        '--base-url',
+        server.baseUrl,
+        '--tokens',
+        tokens,
+        '--json',
+        '--reconcile-every',
+        '1s',
+      ]);
+      const env = { LEDGERHOOK_CONFIG_DIR: join(dir, 'config') };
+      worker = startCli(args, { env });
+      const ready = await worker.waitFor((line) => line?.kind === 'worker-ready', 20_000);
+      assert.equal(ready.reconcileEveryMs, 1000);
       await worker.waitFor((line) => line?.kind === 'reconcile-scheduled' && line.queued === 1, 20_000);
       const done = await worker.waitFor((line) => line?.kind === 'reconcile-done', 20_000);
       assert.equal(done.userId, 'u1');
@@ -54,6 +54,13 @@ describe('worker --reconcile-every (issue 21)', { skip }, () => {
       assert.equal(items.find((item) => item.id === 9)?.amount, 9999);
       const [listed] = await store.list();
       assert.equal(listed?.activity?.missedChanges, 1);
+      assert.equal((await worker.stop('SIGTERM')).code, 0);
+
+      // The schedule belongs to the queue: it outlives the worker that set it until one removes it.
+      const off = ['--reconcile-every', 'off'];
+      worker = startCli(args.filter((arg) => arg !== '--reconcile-every' && arg !== '1s').concat(off), { env });
+      const removed = await worker.waitFor((line) => line?.kind === 'worker-ready', 20_000);
+      assert.equal(removed.reconcileEveryMs, null);
       assert.equal((await worker.stop('SIGTERM')).code, 0);
     } finally {
       if (worker && worker.child.exitCode === null) await worker.stop('SIGKILL');

@@ -1,6 +1,6 @@
 import { Option, type Command } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
-import { decimal, duration, examples, integer } from '../../parsers.js';
+import { decimal, durationOrOff, examples, integer } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
 import { addStoreOption } from '../store/definition.js';
@@ -44,8 +44,8 @@ function workerCommand(program: Command) {
       .addOption(
         new Option(
           '--reconcile-every <duration>',
-          'now and then compare every synced dataset with the service and repair it (one schedule per queue, however many workers give it), e.g. 6h',
-        ).argParser(duration('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 })),
+          "now and then compare every synced dataset with the service and repair it (one schedule per queue, however many workers give it), e.g. 6h; `off` removes the queue's schedule",
+        ).argParser(durationOrOff('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 })),
       ),
     'print one JSON object per line (ready, each run, summary) and nothing else on stdout',
   );
@@ -62,6 +62,7 @@ export function defineWorker(program: Command, run: RunCommand): void {
         '# two workers on one machine, eight jobs each:',
         'LEDGERHOOK_QUEUE=redis://10.0.0.5:6379 LEDGERHOOK_STORE=postgres://db/app ledgerhook worker --tokens tokens.json --concurrency 8 --json',
         'ledgerhook worker --tokens tokens.json --reconcile-every 6h   # prove nothing was missed, and repair',
+        "ledgerhook worker --tokens tokens.json --reconcile-every off  # remove the queue's reconcile schedule",
       ),
     )
     .action((options) => run(() => import('./worker.js'), options));

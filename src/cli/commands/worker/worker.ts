@@ -10,6 +10,7 @@ import { resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../.
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import { parseRateLimit, resolveQueue, resolveStoreUrl } from '../../resolve-scale.js';
 import { batchedLineWriter } from '../../batched-lines.js';
+import { formatDuration } from '../../durations.js';
 
 /** One human line per worker event, in the words `listen --sync` uses. */
 function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined {
@@ -18,7 +19,7 @@ function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined 
   const user = quoted;
   switch (event.type) {
     case 'worker-ready':
-      return `${c.bold('worker ready')} on queue ${event.queue}, ${event.concurrency} jobs at once ${c.dim('(Ctrl-C or SIGTERM to stop)')}`;
+      return `${c.bold('worker ready')} on queue ${event.queue}, ${event.concurrency} jobs at once${event.reconcileEveryMs === null ? '' : `, reconciling every ${formatDuration(event.reconcileEveryMs)}`} ${c.dim('(Ctrl-C or SIGTERM to stop)')}`;
     case 'sync-start':
       return c.dim(
         `  ↻ syncing ${event.dataset} for ${user(event.userId)} (job ${event.run}, attempt ${event.attempt})`,
