@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError } from '@commander-js/extra-typings';
 import { run as runMock } from '../../src/cli/commands/mock/mock.js';
 import type { CliContext } from '../../src/cli/context.js';
 import { defineMock, type MockCommandOptions } from '../../src/cli/commands/mock/definition.js';
-import { collect, decimal, examples, integer, oneOf, rateLimit } from '../../src/cli/parsers.js';
+import { collect, decimal, durationOrOff, examples, integer, oneOf, rateLimit } from '../../src/cli/parsers.js';
 import type { RunCommand } from '../../src/cli/runner.js';
 import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../../src/defaults.js';
 
@@ -43,6 +43,15 @@ table('integer without bounds', integer('--seed'), [
   ['-42', -42],
   ['007', 7],
   ['9007199254740992', /between/],
+]);
+
+table('durationOrOff (--reconcile-every)', durationOrOff('--reconcile-every', { minMs: 1000, maxMs: 86_400_000 }), [
+  ['6h', 21_600_000],
+  ['90s', 90_000],
+  ['off', 'off'],
+  [' OFF ', 'off'],
+  ['500ms', /--reconcile-every must be between .* \(or off\)\.$/],
+  ['never', /--reconcile-every takes a duration such as 60s, 5m or 1h, got "never" \(or off\)\.$/],
 ]);
 
 table('decimal (--fail-rate 0..1)', decimal('--fail-rate', { min: 0, max: 1 }), [
