@@ -118,10 +118,15 @@ export class ForwardRetrier {
     this.#options.onAttempt?.(attempt);
   }
 
+  /** Resolves once nothing is in flight or waiting (every forward delivered or failed for good). */
+  async idle(): Promise<void> {
+    while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
+  }
+
   /** Stops every wait, lets attempts in flight finish and be recorded; resolves with the forwards left pending. */
   async close(): Promise<number> {
     this.#stop.abort(new Error('closing'));
-    while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
+    await this.idle();
     return this.#leftPending;
   }
 }
