@@ -3,7 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AttemptRecord } from '../../src/capture/attempt-record.js';
+import type { CaptureRecord } from '../../src/capture/capture-record.js';
 import { readPendingForwards } from '../../src/capture/pending-forwards.js';
+import { lastAttemptFailed, routeStandings } from '../../src/capture/route-standings.js';
 import { ForwardRetrier } from '../../src/listen/forward-retries.js';
 import { handleDelivery } from '../../src/listen/handle-delivery.js';
 import type { ForwardEdge } from '../../src/listen/route-forward.js';
@@ -224,4 +226,73 @@ describe('handleDelivery with routes', () => {
     assert.equal(edge.calls, 0);
     assert.deepEqual(handled.delivery?.forwarding, [{ route: 'INVOICE_*', url: 'http://localhost:2/' }]);
   });
+});
+
+describe('routeStandings', () => {
+  const base = {
+    id: 'd',
+    receivedAt: '2026-11-25T10:00:00.000Z',
+    method: 'POST',
+    path: '/',
+    headers: {},
+    headerName: 'service-verification',
+    body: '',
+    bodyBytes: 0,
+    verdict: { valid: true, status: 200 },
+  };
+  const attempt = (route: string, n: number, outcome: AttemptRecord['outcome'], status?: number): AttemptRecord => ({
+    kind: 'attempt',
+    deliveryId: 'd',
+    route,
+    url: `http://localhost:1/${route}`,
+    attempt: n,
+    at: '2026-11-25T10:00:01.000Z',
+    outcome,
+    ...(status === undefined ? {} : { status }),
+  });
+  const table: Array<[name: string, record: CaptureRecord, standings: string[], failed: boolean]> = [
+    ['no forward', base, [], false],
+    ['one forward answered 200', { ...base, forward: { url: 'u', status: 200 } }, ['default delivered 1'], false],
+    ['one forward unreachable', { ...base, forward: { url: 'u', error: 'refused' } }, ['default failed 1'], true],
+    [
+      'routes answered before the sender',
+      {
+        ...base,
+        forwards: [
+          { route: 'a', url: 'u', status: 204 },
+          { route: 'b', url: 'v', status: 500 },
+        ],
+      },
+      ['a delivered 1', 'b failed 1'],
+      true,
+    ],
+    [
+      'retried: delivered, still retrying, not attempted yet',
+      {
+        ...base,
+        forwarding: ['a', 'b', 'c'].map((route) => ({ route, url: `http://localhost:1/${route}` })),
+        attempts: [attempt('a', 1, 'retrying', 500), attempt('a', 2, 'delivered', 200), attempt('b', 1, 'retrying')],
+      },
+      ['a delivered 2', 'b retrying 1', 'c due 0'],
+      false,
+    ],
+    [
+      'retried until the schedule was spent',
+      {
+        ...base,
+        forwarding: [{ route: 'a', url: 'u' }],
+        attempts: [attempt('a', 1, 'retrying'), attempt('a', 2, 'failed')],
+      },
+      ['a failed 2'],
+      true,
+    ],
+  ];
+  for (const [name, record, standings, failed] of table)
+    it(name, () => {
+      assert.deepEqual(
+        routeStandings(record).map((s) => `${s.route} ${s.outcome} ${s.attempts}`),
+        standings,
+      );
+      assert.equal(lastAttemptFailed(record), failed);
+    });
 });

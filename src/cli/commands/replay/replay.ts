@@ -115,19 +115,25 @@ function lineFor(planned: PlannedReplay, outcome: DeliveryOutcome): ReplayLine {
 }
 
 /** The deliveries to consider and where they go: all to --to, or (--failed) the failed ones. */
+function checkTarget(options: ReplayCommandOptions): void {
+  if (options.route !== undefined && !options.failed)
+    throw usageError('--route goes with --failed', 'conflicting_flags');
+  if (options.to === undefined && !options.failed)
+    throw usageError('replay needs --to TARGET (or --failed, which re-sends to where they failed)', 'missing_target');
+  if (options.to !== undefined) resolveTarget(options.to);
+}
+
 function chooseRecords(
   options: ReplayCommandOptions,
   records: CaptureRecord[],
 ): { records: CaptureRecord[]; url: URL | undefined } {
-  if (options.route !== undefined && !options.failed)
-    throw usageError('--route goes with --failed', 'conflicting_flags');
   if (options.failed) return failedDeliveries(records, options);
-  if (options.to === undefined)
-    throw usageError('replay needs --to TARGET (or --failed, which re-sends to where they failed)', 'missing_target');
-  return { records, url: resolveTarget(options.to) };
+  return { records, url: options.to === undefined ? undefined : resolveTarget(options.to) };
 }
 
 export async function run(options: ReplayCommandOptions, ctx: CliContext): Promise<void> {
+  // Flags before the file: a missing target is said without reading anything.
+  checkTarget(options);
   const { records: all, warnings } = await readCaptures(options.file);
   for (const warning of warnings) writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${options.file}: ${warning}`);
   const { records, url: target } = chooseRecords(options, all);
