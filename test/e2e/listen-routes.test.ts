@@ -194,6 +194,17 @@ describe('listen routes and retries (end to end)', () => {
     ]);
     const text = await runCli(['captures', 'show', capture, '--secret', SECRET]);
     assert.match(text.stdout, /default #3 → 200 in [\d.]+ ms \(delivered\)/);
+    // The inspector's detail of the same capture lists them too.
+    const inspect = startCli(['inspect', capture, '--port', '0', '--json']);
+    try {
+      const { inspectorUrl } = await inspect.waitFor((line) => line?.kind === 'inspecting');
+      const response = await fetch(new URL(`api/deliveries/${encodeURIComponent(detail.id)}`, inspectorUrl));
+      const shownInInspector = (await response.json()) as { attempts: unknown[]; routes: Array<{ outcome: string }> };
+      assert.equal(shownInInspector.attempts.length, 3);
+      assert.equal(shownInInspector.routes[0]?.outcome, 'delivered');
+    } finally {
+      await inspect.stop();
+    }
   });
 
   it('retries still due when listen stops are said on exit and resumed by the next listen with the same capture', async () => {
