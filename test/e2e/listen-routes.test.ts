@@ -223,6 +223,7 @@ describe('listen routes and retries (end to end)', () => {
     try {
       const resumed = await second.listen.waitFor((line) => line?.kind === 'forwards-resumed');
       assert.deepEqual([resumed.resumed, resumed.waiting], [1, 0]);
+      assert.equal(JSON.parse(second.listen.lines[0] ?? '{}').kind, 'listening', 'the first line stays listening');
       const delivered = await second.listen.waitFor(isAttempt('delivered'));
       assert.equal(delivered.attempt, 2);
       assert.ok(app.received[0]?.body.equals(sent.body));

@@ -96,6 +96,21 @@ export function forwardPrinter(options: Pick<ListenCommandOptions, 'json'>, ctx:
   };
 }
 
+/**
+ * Resumed forwards start while listen is still starting: their lines wait for the banner (the first
+ * JSON line stays `listening`).
+ */
+export function heldUntilReady<T>(print: (event: T) => void): { print: (event: T) => void; ready(): void } {
+  let held: T[] | undefined = [];
+  return {
+    print: (event) => (held ? held.push(event) : print(event)),
+    ready() {
+      for (const event of held ?? []) print(event);
+      held = undefined;
+    },
+  };
+}
+
 /** Said on exit: forwards still due, and how to resume them (or that nothing can, without a capture file). */
 export function printPending(
   options: Pick<ListenCommandOptions, 'json' | 'capture' | 'retry'>,

@@ -11,8 +11,8 @@ import { createListenSync } from './listen-sync.js';
 import { createListenQueue, queueSubscriber } from './listen-queue.js';
 import { listenerPrinter, printBanner, printListenSummary, queuePrinter, syncPrinter } from './listen-output.js';
 import { redactRedisUrl } from '../../../queue/queue-target.js';
-import { forwardPrinter, type ListenRouting, printPending, resolveRouting } from './listen-routes.js';
-import type { ListenerEvent } from '../../../listen/listener.js';
+import { forwardPrinter, heldUntilReady, type ListenRouting, printPending, resolveRouting } from './listen-routes.js';
+import type { ForwardEvent, ListenerEvent } from '../../../listen/listener.js';
 import { matchesAny, type RouteSelector } from '../../../listen/route-selector.js';
 import { deliveryNames } from '../../../listen/routes.js';
 
@@ -100,6 +100,7 @@ interface Wiring {
   headerName: string;
   verificationPrefix: string | undefined;
   routing: ListenRouting;
+  printForward: (event: ForwardEvent) => void;
   ui: Inspector | undefined;
   syncing: Syncing;
 }
@@ -115,7 +116,6 @@ function startListening(
   const { sync, queued } = syncing;
   const printEvent = listenerPrinter(options, ctx, out);
   const shown = shownByEvents(routing.events);
-  const printForward = forwardPrinter(options, ctx, out);
   return startListener({
     port: options.port,
     host: options.host,
@@ -138,7 +138,7 @@ function startListening(
     retry: options.retry ? { scheduleMs: options.retry } : undefined,
     onForward: (event) => {
       ui?.onForwardEvent(event);
-      printForward(event);
+      wiring.printForward(event);
     },
     onAccepted: sync ? (delivery) => sync.handle(delivery) : undefined,
     // Awaited before the answer: a 2xx means the delivery's jobs are in Redis.
@@ -201,6 +201,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   const headerName = await resolveHeaderName(options, ctx);
   const verificationPrefix = await resolveVerificationPrefix(options, ctx);
   const out = batchedLineWriter(ctx.stdout);
+  const forwards = heldUntilReady(forwardPrinter(options, ctx, out));
   const ui = await loadInspector(options, secrets, verificationPrefix);
   const syncing = await openSyncing(options, ctx, out, ui);
   const { queueUrl, queued, sync } = syncing;
@@ -209,6 +210,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
     headerName,
     verificationPrefix,
     routing,
+    printForward: forwards.print,
     ui,
     syncing,
   });
@@ -221,6 +223,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
     syncing: Boolean(sync || queued),
     queue: queueUrl === undefined ? undefined : redactRedisUrl(queueUrl),
   });
+  forwards.ready();
   await untilAborted(ctx.signal);
   // Deliveries stop first, then what they started (syncs, queued jobs) is let finish.
   await listener.close();
