@@ -53,3 +53,9 @@ export const DIAGNOSE_MAX_BODY_BYTES = 64 * 1024;
 
 /** Days of per-item change history a store keeps (issue #21); current tombstones are kept regardless. */
 export const DEFAULT_HISTORY_DAYS = 90;
+
+/** listen --retry: forwards waiting for their next attempt (each holds its body); past it new deliveries get 503. */
+export const DEFAULT_MAX_PENDING_FORWARDS = 1000;
+export const DEFAULT_MAX_PENDING_FORWARD_BYTES = 64 * 1024 * 1024;
+/** mock --webhook-retries: webhooks waiting for their next attempt; past it a failed one is not retried. */
+export const DEFAULT_MAX_PENDING_MOCK_WEBHOOKS = 1000;

@@ -16,6 +16,12 @@ export {
   type HandledDelivery,
   type ForwardEdge,
 } from '../listen/handle-delivery.js';
+export { parseRouteFlag, parseRoutesConfig, routesFor, type Route, type Routing } from '../listen/routes.js';
+export { parseSelector, parseSelectorList, matchesSelector, type RouteSelector } from '../listen/route-selector.js';
+export { ForwardRetrier, type ForwardRetryOptions, type PendingForward } from '../listen/forward-retries.js';
+export type { ForwardEvent, ListenerRetryOptions } from '../listen/listener.js';
+export type { AttemptRecord, RouteStanding } from '../capture/attempt-record.js';
+export { routeStandings } from '../capture/route-standings.js';
 export type {
   ReceivedDelivery,
   RefusedRequest,

@@ -1,7 +1,7 @@
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
 import { bodySha256Base64 } from '../webhook/body-hash.js';
-import type { CaptureRecord } from './capture-record.js';
+import type { CapturedForward, CaptureRecord } from './capture-record.js';
 
 /** How much of a refused delivery's body is kept by default: enough to see what it was. */
 export const REFUSED_BODY_HEAD_BYTES = 4096;
@@ -48,11 +48,14 @@ export function captureRecordFrom(delivery: ReceivedDelivery, options: CaptureRe
     else record.entities = parsed.body.entities;
   }
   if (delivery.forward) record.forward = forwardOf(delivery.forward);
+  if (delivery.forwards) record.forwards = delivery.forwards.map(forwardOf);
+  if (delivery.forwarding) record.forwarding = delivery.forwarding;
   return record;
 }
 
-function forwardOf(forward: NonNullable<ReceivedDelivery['forward']>): NonNullable<CaptureRecord['forward']> {
-  const out: NonNullable<CaptureRecord['forward']> = { url: forward.url };
+function forwardOf(forward: NonNullable<ReceivedDelivery['forward']>): CapturedForward {
+  const out: CapturedForward =
+    forward.route === undefined ? { url: forward.url } : { route: forward.route, url: forward.url };
   if (forward.status !== undefined) out.status = forward.status;
   if (forward.latencyMs !== undefined) out.latencyMs = forward.latencyMs;
   if (forward.error !== undefined) out.error = forward.error;

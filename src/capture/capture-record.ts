@@ -1,4 +1,5 @@
 import { isObject } from '../util/is-object.js';
+import type { AttemptRecord } from './attempt-record.js';
 
 /** One captured delivery: one line of a JSON Lines capture file. */
 export interface CaptureRecord {
@@ -25,7 +26,21 @@ export interface CaptureRecord {
   event?: string;
   userId?: string;
   entities?: string[];
-  forward?: { url: string; status?: number; latencyMs?: number; error?: string };
+  forward?: CapturedForward;
+  /** Every route's answer, when routes were forwarded before the answer (listen with routes). */
+  forwards?: CapturedForward[];
+  /** With retries: the routes the delivery was due at; its attempts are the lines linked to it. */
+  forwarding?: Array<{ route: string; url: string }>;
+  /** Not in the delivery's line: the attempt lines linked to it, attached by `readCaptures`. */
+  attempts?: AttemptRecord[];
+}
+
+export interface CapturedForward {
+  route?: string;
+  url: string;
+  status?: number;
+  latencyMs?: number;
+  error?: string;
 }
 
 export interface CaptureVerdict {

@@ -1,3 +1,4 @@
+import type { AttemptRecord } from './attempt-record.js';
 import type { DeliverySubscriber } from '../delivery/delivery-events.js';
 import { captureRecordFrom, type CaptureRecordOptions } from './capture-from-delivery.js';
 import { CaptureWriter, type CaptureWriterOptions } from './capture-writer.js';
@@ -11,7 +12,11 @@ export interface CaptureOptions extends CaptureRecordOptions, CaptureWriterOptio
   maxQueueBytes?: number | undefined;
 }
 
-export type CaptureSubscriber = DeliverySubscriber & { readonly writer: CaptureWriter };
+export type CaptureSubscriber = DeliverySubscriber & {
+  readonly writer: CaptureWriter;
+  /** A forward attempt (listen --retry), in the same ordered stream of lines as the deliveries. */
+  recordAttempt(attempt: AttemptRecord): Promise<void>;
+};
 
 /**
  * The capture file's one owner: opens it, writes each delivery's line before the listener
@@ -23,6 +28,7 @@ export async function openCaptureSubscriber(options: CaptureOptions): Promise<Ca
   return {
     writer,
     record: (delivery) => writer.append(captureRecordFrom(delivery, options)),
+    recordAttempt: (attempt) => writer.append(attempt),
     hasRoom: () => writer.queuedBytes < maxQueueBytes,
     close: () => writer.close(),
   };

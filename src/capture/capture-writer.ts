@@ -1,5 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { LedgerhookError } from '../errors.js';
+import type { AttemptRecord } from './attempt-record.js';
 import type { CaptureRecord } from './capture-record.js';
 
 /**
@@ -56,7 +57,7 @@ export class CaptureWriter {
   }
 
   /** Resolves once the record's line is in the file. */
-  append(record: CaptureRecord): Promise<void> {
+  append(record: CaptureRecord | AttemptRecord): Promise<void> {
     if (this.#failure) return Promise.reject(this.#error());
     const line = Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
     this.#queuedBytes += line.length;

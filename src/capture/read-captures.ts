@@ -2,6 +2,7 @@ import { type CaptureLine, captureLines, MAX_CAPTURE_LINE_BYTES } from './captur
 import { errnoSentence } from '../util/fs-errors.js';
 import { LedgerhookError, usageError } from '../errors.js';
 import { isCaptureRecord, type CaptureRecord } from './capture-record.js';
+import { isAttemptRecord } from './attempt-record.js';
 
 export interface CaptureFile {
   records: CaptureRecord[];
@@ -35,6 +36,8 @@ export async function readCaptures(path: string, select?: CaptureSelector): Prom
   const records: CaptureRecord[] = [];
   const indexes: number[] = [];
   const warnings: string[] = [];
+  // The kept records by id: each attempt line (listen --retry) joins its delivery; memory follows the selection.
+  const kept = new Map<string, CaptureRecord>();
   let total = 0;
   let lines: AsyncGenerator<CaptureLine>;
   try {
@@ -63,6 +66,11 @@ export async function readCaptures(path: string, select?: CaptureSelector): Prom
       );
       continue;
     }
+    if (isAttemptRecord(value)) {
+      const record = kept.get(value.deliveryId);
+      if (record) record.attempts = [...(record.attempts ?? []), value];
+      continue;
+    }
     if (!isCaptureRecord(value)) {
       warnings.push(`line ${line.number} is JSON but not a captured delivery; skipped`);
       continue;
@@ -70,10 +78,13 @@ export async function readCaptures(path: string, select?: CaptureSelector): Prom
     const index = total;
     total += 1;
     if (select && !matches(value, index, select)) continue;
+    delete value.attempts;
     records.push(value);
     indexes.push(index);
+    kept.set(value.id, value);
     if (select?.last !== undefined && records.length > select.last) {
-      records.shift();
+      const dropped = records.shift();
+      if (dropped) kept.delete(dropped.id);
       indexes.shift();
     }
   }

@@ -1,8 +1,8 @@
 import type { CaptureRecord } from '../capture/capture-record.js';
-import type { ReceivedDelivery } from '../delivery/received-delivery.js';
+import type { ForwardResult, ReceivedDelivery } from '../delivery/received-delivery.js';
 import type { CliContext } from './context.js';
 import { bodyMismatchCause } from '../webhook/diagnostics.js';
-import { printable } from './render-delivery.js';
+import { printable, printableLine } from './render-delivery.js';
 
 /** What a captured delivery is about, in a few words: "ENTITY_UPDATE expense,invoice user_1". */
 export function describeRecord(record: CaptureRecord): string {
@@ -76,13 +76,15 @@ export function deliveryJson(delivery: ReceivedDelivery): Record<string, unknown
     else line.entities = parsed.body.entities;
   }
   if (delivery.forward) line.forward = delivery.forward;
+  if (delivery.forwards) line.forwards = delivery.forwards;
+  if (delivery.forwarding) line.forwarding = delivery.forwarding;
   return line;
 }
 
 /** One line per delivery: time, what, verdict (and reason), forward result, then any warning. */
 export function deliveryLine(delivery: ReceivedDelivery, ctx: CliContext): string {
   const c = ctx.color;
-  const { verdict, forward } = delivery;
+  const { verdict, forward, forwards, forwarding } = delivery;
   const time = delivery.receivedAt.slice(11, 23);
   const cause = mismatchCause(delivery);
   const judged =
@@ -91,11 +93,20 @@ export function deliveryLine(delivery: ReceivedDelivery, ctx: CliContext): strin
       : verdict.valid === false
         ? c.red(`✖ ${verdict.code}`) + c.dim(` ${cause ? printable(cause) : (verdict.message ?? '')}`)
         : c.yellow('- not verified');
-  const forwarded = forward
-    ? forward.error !== undefined
-      ? c.red(` → forward failed: ${forward.error}`)
-      : ` → ${forward.status} in ${forward.latencyMs} ms`
-    : '';
+  const answer = (result: ForwardResult) =>
+    result.error !== undefined
+      ? c.red(`failed: ${printable(result.error)}`)
+      : `${result.status} in ${result.latencyMs} ms`;
+  // Routes are named (each its answer); the one catch-all of old prints as before.
+  const forwarded = forwarding
+    ? c.dim(` → forwarding to ${forwarding.map((due) => printableLine(due.route)).join(', ')}`)
+    : forwards && (forwards.length > 1 || forwards[0]?.route !== 'default')
+      ? ` → ${forwards.map((result) => `${printableLine(result.route ?? '')} ${answer(result)}`).join(', ')}`
+      : forward
+        ? forward.error !== undefined
+          ? c.red(` → forward failed: ${forward.error}`)
+          : ` → ${forward.status} in ${forward.latencyMs} ms`
+        : '';
   const warnings = verdict.warnings.map((warning) => `\n  ${c.yellow('! warning:')} ${printable(warning)}`).join('');
   return `${c.dim(time)} ${c.dim(delivery.id)} ${describeDelivery(delivery)}  ${judged}${forwarded}${warnings}`;
 }

@@ -92,6 +92,19 @@ export function durationOrOff(name: string, bounds: { minMs?: number; maxMs?: nu
   };
 }
 
+/** A retry schedule: durations separated by commas (`5s,30s,2m,10m`), each the wait after one more failure. */
+export function durationList(name: string, { minMs = 10, maxMs = 24 * 3_600_000, maxCount = 20 } = {}) {
+  const one = duration(name, { minMs, maxMs });
+  return (value: string): number[] => {
+    const parts = value.split(',').map((part) => part.trim());
+    if (parts.length > maxCount || parts.some((part) => part === ''))
+      throw new InvalidArgumentError(
+        `${name} takes up to ${maxCount} waits separated by commas, such as 5s,30s,2m,10m, got "${value}".`,
+      );
+    return parts.map(one);
+  };
+}
+
 /** The "Examples:" block every command's --help ends with. */
 export function examples(...lines: string[]): string {
   return `\nExamples:\n${lines.map((line) => (line.startsWith('#') ? `  ${line}` : `  $ ${line}`)).join('\n')}\n`;

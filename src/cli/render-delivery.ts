@@ -60,6 +60,26 @@ function renderVerdict(detail: DeliveryDetail, ctx: CliContext): void {
   for (const warning of detail.warnings) writeLine(ctx.stdout, `  ${c.yellow('warning:')} ${printable(warning)}`);
 }
 
+/** Each route's standing, then every attempt made after the answer (listen --retry). */
+function renderRoutes(detail: DeliveryDetail, ctx: CliContext): void {
+  const c = ctx.color;
+  if (detail.routes.length > 1 || detail.attempts.length > 0 || (detail.routes[0] && !detail.forward))
+    for (const route of detail.routes) {
+      const last =
+        route.outcome === 'due'
+          ? 'due, not attempted yet'
+          : `${route.outcome} after ${route.attempts} attempt${route.attempts === 1 ? '' : 's'}${route.outcome === 'retrying' ? `, next at ${route.nextAt}` : ''}`;
+      writeLine(ctx.stdout, `${c.bold('route')}    ${printable(`${route.route} ${route.url}: ${last}`)}`);
+    }
+  for (const attempt of detail.attempts) {
+    const answer = attempt.error ?? `${attempt.status} in ${attempt.latencyMs} ms`;
+    writeLine(
+      ctx.stdout,
+      `  ${c.dim(printable(attempt.at))} ${printable(`${attempt.route} #${attempt.attempt} → ${answer} (${attempt.outcome})`)}`,
+    );
+  }
+}
+
 function renderToken(detail: DeliveryDetail, ctx: CliContext): void {
   const c = ctx.color;
   const token = detail.token;
@@ -100,6 +120,7 @@ export function renderDetail(detail: DeliveryDetail, ctx: CliContext): void {
       ctx.stdout,
       `${c.bold('forward')}  ${printable(`${detail.forward.url} → ${detail.forward.error ?? `${detail.forward.status} in ${detail.forward.latencyMs} ms`}`)}`,
     );
+  renderRoutes(detail, ctx);
   const body = detail.body;
   const size = body.truncated ? `${body.storedBytes} of ${body.bytes} bytes captured (cut)` : `${body.bytes} bytes`;
   writeLine(ctx.stdout, `${c.bold('body')}     ${size}, SHA-256 ${body.sha256Hex}`);

@@ -26,6 +26,8 @@ export interface DeliveryVerdict {
 }
 
 export interface ForwardResult {
+  /** The route's name, when listen has routes (`INVOICE_*`, `default`). */
+  route?: string | undefined;
   url: string;
   status?: number | undefined;
   latencyMs?: number | undefined;
@@ -54,7 +56,12 @@ export interface ReceivedDelivery {
   verdict: DeliveryVerdict;
   /** The status answered to the sender. */
   status: number;
+  /** The one forward's result (a single route, answered before the sender was). */
   forward?: ForwardResult | undefined;
+  /** Every route's result, when routes were forwarded before the answer. */
+  forwards?: ForwardResult[] | undefined;
+  /** With retries: the routes the delivery is due at, forwarded after the answer (attempts follow). */
+  forwarding?: Array<{ route: string; url: string }> | undefined;
 }
 
 /** A request answered without being judged as a delivery (wrong path or method, too large, no room). */

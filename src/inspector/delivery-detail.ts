@@ -1,4 +1,6 @@
 import { captureBody } from '../capture/capture-record.js';
+import type { AttemptRecord, RouteStanding } from '../capture/attempt-record.js';
+import { routeStandings } from '../capture/route-standings.js';
 import { firstDifferenceFromSigned } from '../webhook/diagnostics.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { bodySha256Base64 } from '../webhook/body-hash.js';
@@ -26,6 +28,10 @@ export interface DeliveryDetail extends InspectorSummary {
   warnings: string[];
   body: BodyView;
   forward?: { url: string; status?: number; latencyMs?: number; error?: string } | undefined;
+  /** Where each route stands (listen with routes or --retry): its last answer, or that it is still due. */
+  routes: RouteStanding[];
+  /** Every forward attempt made after the answer (listen --retry), in order. */
+  attempts: AttemptRecord[];
   syncs: SyncResult[];
 }
 
@@ -177,6 +183,8 @@ export async function deliveryDetail(
     warnings,
     body,
     forward: record.forward,
+    routes: routeStandings(record),
+    attempts: record.attempts ?? [],
     syncs: options.syncs ?? [],
   };
 }

@@ -1,15 +1,17 @@
 import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
-import { roundMs } from '../util/percentiles.js';
 import { parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
 import { verifyWebhookRequest, type VerifyWebhookRequestOptions } from '../webhook/request.js';
 import type { SecretInput } from '../webhook/secrets.js';
-import type {
-  DeliveryVerdict,
-  ForwardResult,
-  HeaderRecord,
-  ReceivedDelivery,
-  RefusedRequest,
-} from '../delivery/received-delivery.js';
+import {
+  combinedAnswer,
+  type ForwardEdge,
+  type ForwardRoute,
+  forwardHeaders,
+  forwardTo,
+  type Forwarded,
+} from './route-forward.js';
+import { deliveryNames, type Routing, routesFor } from './routes.js';
+import type { DeliveryVerdict, HeaderRecord, ReceivedDelivery, RefusedRequest } from '../delivery/received-delivery.js';
 
 export interface DeliveryRequest {
   method: string;
@@ -19,25 +21,7 @@ export interface DeliveryRequest {
   body: Buffer;
 }
 
-/** The injected edge that passes an accepted delivery on to the developer's app. */
-export interface ForwardEdge {
-  url: string;
-  /**
-   * Resolves with the app's answer (its body when it was small enough to relay whole); throws (with a
-   * message for people) when the app cannot be reached.
-   */
-  send(
-    body: Buffer,
-    headers: Record<string, string>,
-  ): Promise<{
-    status: number;
-    latencyMs: number;
-    body?: Buffer | undefined;
-    contentType?: string | undefined;
-    /** The app's answer was too large to relay whole (it is then not relayed at all). */
-    bodyTooLarge?: boolean | undefined;
-  }>;
-}
+export type { ForwardEdge } from './route-forward.js';
 
 export interface HandleDeliveryOptions {
   /** Only this path is served (404 elsewhere); default: any path. */
@@ -52,7 +36,10 @@ export interface HandleDeliveryOptions {
   allowFutureIat?: boolean | undefined;
   /** Answer 200 to invalid deliveries too (they are still recorded as invalid). */
   acceptInvalid?: boolean | undefined;
+  /** One catch-all route (the app's answer is relayed, as a proxy). */
   forward?: ForwardEdge | undefined;
+  /** Several routes, selected by event; with `background` nothing is forwarded here (a retrier does it after the answer). */
+  routing?: { routes: readonly ForwardRoute[]; events?: Routing['events']; background?: boolean } | undefined;
   now: () => number;
   newId: (nowMs: number) => string;
 }
@@ -66,27 +53,6 @@ export interface HandledDelivery {
   delivery?: ReceivedDelivery | undefined;
   /** Set when the request was refused before it was judged. */
   refused?: RefusedRequest | undefined;
-}
-
-const HOP_BY_HOP = new Set([
-  'host',
-  'connection',
-  'content-length',
-  'transfer-encoding',
-  'keep-alive',
-  'upgrade',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'expect',
-]);
-
-function forwardHeaders(headers: HeaderRecord): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HOP_BY_HOP.has(name)) out[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return out;
 }
 
 /**
@@ -152,27 +118,6 @@ async function judge(
   };
 }
 
-type Forwarded = {
-  result: ForwardResult;
-  answer?: { body: Buffer; contentType?: string | undefined; tooLarge: boolean } | undefined;
-};
-
-async function forwardTo(edge: ForwardEdge, request: DeliveryRequest): Promise<Forwarded> {
-  try {
-    const answer = await edge.send(request.body, forwardHeaders(request.headers));
-    return {
-      result: { url: edge.url, status: answer.status, latencyMs: roundMs(answer.latencyMs) },
-      answer: {
-        body: answer.body ?? Buffer.alloc(0),
-        contentType: answer.contentType,
-        tooLarge: answer.bodyTooLarge === true,
-      },
-    };
-  } catch (error) {
-    return { result: { url: edge.url, error: error instanceof Error ? error.message : String(error) } };
-  }
-}
-
 /**
  * What the sender gets once the app answered: the app's status AND body (listen is a proxy), or, when
  * the app's answer was too large to relay whole, listen's own 502 saying so. Never the app's status
@@ -196,6 +141,42 @@ function relayed(forwarded: Forwarded): Pick<HandledDelivery, 'status' | 'body' 
   };
 }
 
+interface Routed {
+  answer?: Pick<HandledDelivery, 'status' | 'body' | 'headers'> | undefined;
+  fields: Pick<ReceivedDelivery, 'forward' | 'forwards' | 'forwarding'>;
+}
+
+/**
+ * Forwards an accepted delivery: to the one catch-all (its answer relayed, as before routes), to
+ * every route that takes it at once (200 only when all answered 2xx), or, in the background mode
+ * (retries), nowhere yet: the routes due are only named, and the sender gets 2xx once it is recorded.
+ */
+async function forwardRoutes(
+  request: DeliveryRequest,
+  parsed: ParsedWebhookBody,
+  options: HandleDeliveryOptions,
+): Promise<Routed | undefined> {
+  const headers = () => forwardHeaders(request.headers);
+  if (options.forward) {
+    const forwarded = await forwardTo(options.forward, request.body, headers());
+    return { answer: relayed(forwarded), fields: { forward: forwarded.result } };
+  }
+  const routing = options.routing;
+  if (!routing) return undefined;
+  const routes = routesFor(routing, deliveryNames(parsed));
+  if (routes.length === 0) return { fields: {} };
+  if (routing.background)
+    return {
+      answer: { status: 202, body: { received: true, forwarding: routes.map((route) => route.name) } },
+      fields: { forwarding: routes.map((route) => ({ route: route.name, url: route.url.href })) },
+    };
+  const sent = await Promise.all(routes.map((route) => forwardTo(route.edge, request.body, headers(), route.name)));
+  const results = sent.map((forwarded) => forwarded.result);
+  const [only] = sent;
+  if (sent.length === 1 && only) return { answer: relayed(only), fields: { forward: only.result, forwards: results } };
+  return { answer: combinedAnswer(results), fields: { forwards: results } };
+}
+
 /**
  * The listener's whole decision for one request, with no transport in it: verify (the spec's sample
  * receiver answers 400 when invalid), forward an accepted delivery through the injected edge, and
@@ -210,11 +191,11 @@ export async function handleDelivery(
   const receivedAtMs = options.now();
   const verdict = await judge(request, options, receivedAtMs);
   const accepted = verdict.valid !== false || Boolean(options.acceptInvalid);
-  const forwarded = accepted && options.forward ? await forwardTo(options.forward, request) : undefined;
-  const forward = forwarded?.result;
+  const parsed = parseIfWorthIt(request.body, verdict);
+  const routed = accepted ? await forwardRoutes(request, parsed, options) : undefined;
   let answer: Pick<HandledDelivery, 'status' | 'body' | 'headers'> = { status: 200, body: { received: true } };
   if (!accepted) answer = { status: 400, body: { error: verdict.code, message: verdict.message } };
-  else if (forwarded) answer = relayed(forwarded);
+  else if (routed?.answer) answer = routed.answer;
   const { status, body, headers } = answer;
   const delivery: ReceivedDelivery = {
     id: options.newId(receivedAtMs),
@@ -225,10 +206,10 @@ export async function handleDelivery(
     headers: request.headers,
     headerName: options.headerName.toLowerCase(),
     body: request.body,
-    parsed: parseIfWorthIt(request.body, verdict),
+    parsed,
     verdict,
     status,
-    forward,
+    ...routed?.fields,
   };
   return { status, body, headers, delivery };
 }

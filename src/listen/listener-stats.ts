@@ -23,12 +23,13 @@ export function countInto(stats: ListenerStats): (event: ListenerEvent) => void 
       stats.refused += 1;
       if (event.status === 503) stats.busy += 1;
     } else if (event.type === 'delivery') {
-      const { verdict, forward } = event.delivery;
+      const { verdict, forward, forwards } = event.delivery;
       stats.deliveries += 1;
       if (verdict.valid === true) stats.valid += 1;
       else if (verdict.valid === false) stats.invalid += 1;
       else stats.unverified += 1;
-      if (forward?.error !== undefined) stats.forwardFailures += 1;
+      // Apps that could not be reached before the answer (a route each); --retry's attempts are lines of their own.
+      stats.forwardFailures += (forwards ?? (forward ? [forward] : [])).filter((f) => f.error !== undefined).length;
     }
   };
 }

@@ -13,12 +13,17 @@ import { assertUsableSecrets, normaliseSecrets, type SecretInput } from '../webh
 import { BodyBudget } from '../http/body-budget.js';
 import { DeliveryEvents, type DeliverySubscriber, type ListenerEvent } from '../delivery/delivery-events.js';
 import { postForwardEdge } from './forward-edge.js';
+import type { ForwardRetryOptions } from './forward-retries.js';
+import { type ForwardEvent, forwarding, startRetrier } from './listener-routing.js';
+import type { Route } from './routes.js';
+import type { RouteSelector } from './route-selector.js';
+import { readPendingForwards } from '../capture/pending-forwards.js';
 import { handleDelivery, preflight, type HandleDeliveryOptions } from './handle-delivery.js';
 import { nodeDeliveryHandler } from './node-adapter.js';
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { countInto, emptyStats, type ListenerStats } from './listener-stats.js';
 
-export type { ListenerEvent, ListenerStats };
+export type { ForwardEvent, ListenerEvent, ListenerStats };
 
 /** Idle connections (no byte sent, or nothing more after an answer) are closed after this. */
 export const DEFAULT_IDLE_TIMEOUT_MS = DEFAULT_IDLE_TIMEOUT_SECONDS * 1000;
@@ -49,6 +54,12 @@ export interface ListenerOptions {
   capture?: CaptureOptions | undefined;
   /** Forward each accepted delivery byte-exact and answer with the app's status. */
   forwardTo?: URL | undefined;
+  /** Routes by event (`routes.ts`); several, a selector, `events` or `retry` leave the one-proxy mode (see routing.ts). */
+  routes?: readonly Route[] | undefined;
+  /** Only deliveries matching one of these are forwarded. */
+  events?: readonly RouteSelector[] | undefined;
+  /** Forward after the answer and retry failures on this schedule; with `capture`, resumes what the file still owes. */
+  retry?: ListenerRetryOptions | undefined;
   forwardTimeoutMs?: number | undefined;
   maxBodyBytes?: number | undefined;
   /** Whole-request time limit in ms (slow senders are cut off). */
@@ -62,9 +73,13 @@ export interface ListenerOptions {
   /** More subscribers to every delivery (an inspector, say). */
   subscribers?: readonly DeliverySubscriber[] | undefined;
   onEvent?: ((event: ListenerEvent) => void) | undefined;
+  /** Forward attempts made after the answer (with `retry`), and what was resumed at start. */
+  onForward?: ((event: ForwardEvent) => void) | undefined;
   /** Every delivery not refused as forged (valid, or any when nothing is verified), after its answer. */
   onAccepted?: ((delivery: ReceivedDelivery) => void) | undefined;
 }
+
+export type ListenerRetryOptions = Pick<ForwardRetryOptions, 'scheduleMs' | 'maxPending' | 'maxPendingBytes' | 'sleep'>;
 
 export interface RunningListener {
   url: string;
@@ -72,7 +87,9 @@ export interface RunningListener {
   stats: ListenerStats;
   /** Lines written to the capture file so far. */
   readonly captured: number;
-  /** Stops accepting, lets in-flight deliveries finish, then closes the capture file. */
+  /** With retries: forwards still due when close() finished (in the capture file as `retrying`). */
+  readonly forwardsPending: number;
+  /** Stops accepting, lets in-flight deliveries and attempts finish, then closes the capture file. */
   close(): Promise<void>;
 }
 
@@ -107,6 +124,10 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
   assertUsableSecrets(normaliseSecrets(options.secrets));
   const stats = emptyStats();
   const events = new DeliveryEvents();
+  const edgeFor = (url: URL) =>
+    postForwardEdge(url, { timeoutMs: options.forwardTimeoutMs, dispatcher: options.dispatcher });
+  // Read before the port is bound: a delivery arriving meanwhile must not look owed.
+  const owed = options.retry && options.capture ? await readPendingForwards(options.capture.path) : [];
   events.subscribe({ onEvent: countInto(stats) });
   const handleOptions: HandleDeliveryOptions = {
     path: options.path,
@@ -116,9 +137,7 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
     toleranceSeconds: options.toleranceSeconds,
     allowFutureIat: options.allowFutureIat,
     acceptInvalid: options.acceptInvalid,
-    forward: options.forwardTo
-      ? postForwardEdge(options.forwardTo, { timeoutMs: options.forwardTimeoutMs, dispatcher: options.dispatcher })
-      : undefined,
+    ...forwarding(options, edgeFor),
     now: options.now ?? Date.now,
     newId: idGenerator(),
   };
@@ -152,16 +171,26 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
     throw error;
   }
   if (capture) events.subscribe(capture);
+  const retrier = options.retry ? startRetrier(options, handleOptions, capture, events, owed, edgeFor) : undefined;
   for (const subscriber of options.subscribers ?? []) events.subscribe(subscriber);
   events.subscribe({ onEvent: options.onEvent, onAccepted: options.onAccepted });
   let closing: Promise<void> | undefined;
+  let forwardsPending = 0;
   const running: RunningListener = {
     url: `${served.origin}${options.path ?? '/'}`,
     port: served.port,
     stats,
     close() {
-      closing ??= served.close(() => adapter.drain()).then(() => events.close());
+      closing ??= served
+        .close(() => adapter.drain())
+        .then(async () => {
+          forwardsPending = (await retrier?.close()) ?? 0;
+        })
+        .then(() => events.close());
       return closing;
+    },
+    get forwardsPending() {
+      return forwardsPending;
     },
     get captured() {
       return capture?.writer.written ?? 0;

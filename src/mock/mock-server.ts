@@ -27,6 +27,8 @@ export interface MockServerOptions extends Omit<MockServiceOptions, 'onMutation'
   verificationPrefix?: string | undefined;
   onMutation?: ((result: MutationResult) => void) | undefined;
   onWebhook?: ((event: MockWebhookEvent) => void) | undefined;
+  /** Retry webhooks not answered 2xx after each of these waits (re-signed each time); default never. */
+  webhookRetryScheduleMs?: readonly number[] | undefined;
 }
 
 export interface RunningMockServer {
@@ -81,6 +83,7 @@ function wireService(options: MockServerOptions) {
           headerName: options.headerName,
           verificationPrefix: options.verificationPrefix,
           onEvent: options.onWebhook,
+          retryScheduleMs: options.webhookRetryScheduleMs,
         })
       : undefined;
   const service = new MockService({
@@ -121,6 +124,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     webhooksIdle: () => sender?.idle() ?? Promise.resolve(),
     async close() {
       churn.stop();
+      sender?.stop();
       await sender?.idle();
       await served.close();
     },

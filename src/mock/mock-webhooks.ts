@@ -1,4 +1,6 @@
 import type { Dispatcher } from 'undici';
+import { DEFAULT_MAX_PENDING_MOCK_WEBHOOKS } from '../defaults.js';
+import { delay } from '../util/delay.js';
 import { EVENTS } from '../catalogue/events.js';
 import { type BuildDeliveryOptions, buildDelivery } from '../delivery/build-delivery.js';
 import { type PostWebhookOptions, postWebhook } from '../delivery/post-webhook.js';
@@ -8,8 +10,17 @@ import { serviceDate } from './entity-generators.js';
 import type { MutationResult } from './mock-types.js';
 
 export type MockWebhookEvent =
-  | { type: 'webhook-sent'; body: WebhookBodyObject; status: number }
-  | { type: 'webhook-failed'; body: WebhookBodyObject; error: string };
+  | { type: 'webhook-sent'; body: WebhookBodyObject; status: number; attempt?: number }
+  | { type: 'webhook-failed'; body: WebhookBodyObject; error: string; attempt?: number }
+  /** Not answered 2xx: sent again (re-signed) in retryInMs. */
+  | {
+      type: 'webhook-retry';
+      body: WebhookBodyObject;
+      attempt: number;
+      status?: number | undefined;
+      error?: string | undefined;
+      retryInMs: number;
+    };
 
 export interface MockWebhookOptions {
   url: URL;
@@ -19,6 +30,12 @@ export interface MockWebhookOptions {
   verificationPrefix?: string | undefined;
   dispatcher?: Dispatcher | undefined;
   onEvent?: ((event: MockWebhookEvent) => void) | undefined;
+  /** Send a webhook not answered 2xx again after each of these waits (default: never), re-signed each time. */
+  retryScheduleMs?: readonly number[] | undefined;
+  /** Webhooks waiting for a retry at once; past it a failure is final (said as webhook-sent/failed). */
+  maxPendingRetries?: number | undefined;
+  /** Injected so that tests never wait; rejects when the signal aborts. */
+  sleep?: ((ms: number, signal: AbortSignal) => Promise<void>) | undefined;
 }
 
 /** Which catalogue event fits a change of an entity: data, not code paths (events.ts names the entity). */
@@ -61,32 +78,60 @@ export function webhooksForMutation(result: MutationResult): WebhookBodyObject[]
  */
 export function createMockWebhookSender(options: MockWebhookOptions): {
   send(result: MutationResult): void;
+  /** Resolves once every webhook queued so far was sent, retries included. */
   idle(): Promise<void>;
+  /** Drops the retries still waiting (the mock is stopping). */
+  stop(): void;
 } {
   let queue = Promise.resolve();
-  const deliver = async (body: WebhookBodyObject) => {
+  const retries = new Set<Promise<void>>();
+  const stopped = new AbortController();
+  const schedule = options.retryScheduleMs ?? [];
+  const maxPending = options.maxPendingRetries ?? DEFAULT_MAX_PENDING_MOCK_WEBHOOKS;
+  const post = async (body: WebhookBodyObject): Promise<{ status: number } | { error: string }> => {
     try {
       // The delivery modules' options are optional without `| undefined`: set them only when given.
       const build: BuildDeliveryOptions = { body: JSON.stringify(body), secret: options.secret };
       if (options.headerName) build.headerName = options.headerName;
       if (options.verificationPrefix) build.verificationPrefix = options.verificationPrefix;
       const delivery = await buildDelivery(build);
-      const post: PostWebhookOptions = { url: options.url, body: delivery.body, headers: delivery.headers };
-      if (options.dispatcher) post.dispatcher = options.dispatcher;
-      const response = await postWebhook(post);
-      options.onEvent?.({ type: 'webhook-sent', body, status: response.status });
+      const request: PostWebhookOptions = { url: options.url, body: delivery.body, headers: delivery.headers };
+      if (options.dispatcher) request.dispatcher = options.dispatcher;
+      return { status: (await postWebhook(request)).status };
     } catch (error) {
-      options.onEvent?.({
-        type: 'webhook-failed',
-        body,
-        error: error instanceof LedgerhookError ? error.message : String(error),
-      });
+      return { error: error instanceof LedgerhookError ? error.message : String(error) };
     }
+  };
+  const deliver = async (body: WebhookBodyObject, attempt: number): Promise<void> => {
+    const answer = await post(body);
+    const ok = 'status' in answer && answer.status >= 200 && answer.status < 300;
+    const wait = ok || stopped.signal.aborted || retries.size >= maxPending ? undefined : schedule[attempt - 1];
+    const numbered = schedule.length > 0 ? { attempt } : {};
+    if (wait === undefined) {
+      options.onEvent?.(
+        'status' in answer
+          ? { type: 'webhook-sent', body, status: answer.status, ...numbered }
+          : { type: 'webhook-failed', body, error: answer.error, ...numbered },
+      );
+      return;
+    }
+    options.onEvent?.({ type: 'webhook-retry', body, attempt, ...answer, retryInMs: wait });
+    // Off the ordered queue: later webhooks are not held back by one waiting (as a real sender's retries).
+    const retry = (options.sleep ?? delay)(wait, stopped.signal).then(
+      () => deliver(body, attempt + 1),
+      () => {},
+    );
+    retries.add(retry);
+    void retry.finally(() => retries.delete(retry));
   };
   return {
     send(result) {
-      for (const body of webhooksForMutation(result)) queue = queue.then(() => deliver(body));
+      for (const body of webhooksForMutation(result)) queue = queue.then(() => deliver(body, 1));
     },
-    idle: () => queue,
+    async idle() {
+      await queue;
+      while (retries.size > 0) await Promise.allSettled([...retries]);
+    },
+    stop: () => stopped.abort(new Error('stopping')),
   };
 }

@@ -182,6 +182,24 @@ function extrasCard(detail: Detail): HTMLElement | null {
         `Forwarded to ${detail.forward.url}: ${detail.forward.error ?? `${detail.forward.status} in ${detail.forward.latencyMs} ms`}`,
       ),
     );
+  // Routes and attempts (listen with routes, --retry): text only, like everything from a capture.
+  if (detail.routes.length > 1 || detail.attempts.length > 0)
+    for (const route of detail.routes)
+      lines.push(
+        h(
+          'p',
+          { class: route.outcome === 'delivered' ? 'ok' : 'warn' },
+          `Route ${route.route} (${route.url}): ${route.outcome}${route.attempts > 0 ? ` after ${route.attempts} attempt(s)` : ''}${route.nextAt ? `, next at ${route.nextAt}` : ''}`,
+        ),
+      );
+  for (const attempt of detail.attempts)
+    lines.push(
+      h(
+        'p',
+        {},
+        `${attempt.at} ${attempt.route} #${attempt.attempt}: ${attempt.error ?? `${attempt.status} in ${attempt.latencyMs} ms`} (${attempt.outcome})`,
+      ),
+    );
   for (const sync of detail.syncs)
     lines.push(h('p', { class: sync.ok ? 'ok' : 'warn' }, `${sync.entity}: ${sync.summary}`));
   return lines.length > 0 ? section('Forward and syncs', ...lines) : null;

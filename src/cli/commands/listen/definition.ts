@@ -8,7 +8,7 @@ import {
   DEFAULT_TOLERANCE_SECONDS,
 } from '../../../defaults.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
-import { decimal, duration, examples, integer } from '../../parsers.js';
+import { collect, decimal, duration, durationList, examples, integer } from '../../parsers.js';
 import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
 import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
@@ -28,7 +28,24 @@ function addServingOptions<Args extends unknown[], Opts extends OptionValues, Gl
     .option('--capture <file>', 'append every delivery to this JSON Lines file before answering it')
     .option('--capture-sync', 'with --capture: fsync each write, so a 2xx delivery survives a power cut too')
     .option('--capture-refused-bodies', 'with --capture: keep the whole body of refused deliveries (default: 4 KiB)')
-    .option('--forward-to <url>', 'forward each accepted delivery to your app and answer with its status')
+    .option(
+      '--forward-to <[selector=]target>',
+      "forward accepted deliveries to your app (repeatable): a target alone takes what no other route takes and, as the only route, answers with your app's status; 'INVOICE_*=:3000', 'ENTITY_UPDATE:expense=http://localhost:3001/hooks' take only matching deliveries",
+      collect,
+    )
+    .option(
+      '--routes <file>',
+      'more routes from a JSON file: {"routes": [{"name"?, "match": "INVOICE_*", "to": ":3000"}]}',
+    )
+    .option(
+      '--events <list>',
+      'forward and print only these (e.g. INVOICE_*,ENTITY_UPDATE:expense); others are still verified and captured',
+    )
+    .option(
+      '--retry <schedule>',
+      'answer 202 once recorded, forward after, and retry a route that fails (unreachable, timeout, 5xx) after each wait, e.g. 5s,30s,2m,10m; every attempt is captured, and a later listen with the same --capture resumes what is still due',
+      durationList('--retry'),
+    )
     .option('--accept-invalid', 'answer 200 to invalid deliveries too (they are still recorded as invalid)')
     .option('--allow-future-iat', 'accept an iat further in the future than the tolerance (shown as a warning)')
     .option(
@@ -137,6 +154,9 @@ export function defineListen(program: Command, run: RunCommand): void {
         'ledgerhook listen --capture deliveries.jsonl',
         'ledgerhook listen --capture deliveries.jsonl --capture-sync --capture-refused-bodies',
         'ledgerhook listen --port 4000 --forward-to http://localhost:3000/webhooks --secret-file sandbox.secret',
+        "ledgerhook listen --forward-to 'INVOICE_*=:3000/invoices' --forward-to 'ENTITY_UPDATE:expense=:3001' --forward-to :3002",
+        'ledgerhook listen --routes routes.json --events INVOICE_*,ENTITY_UPDATE --capture deliveries.jsonl',
+        'ledgerhook listen --forward-to :3000 --retry 5s,30s,2m,10m --capture deliveries.jsonl   # rerun to resume',
         'ledgerhook listen --host 0.0.0.0 --path /webhooks --json --idle-timeout 10 --max-connections 256',
         'ledgerhook listen --secret-file sandbox.secret --allow-future-iat',
         'ledgerhook listen --sync --secret-file sandbox.secret --base-url http://127.0.0.1:4010/rest/v5 --token-file token.txt --out ./data',

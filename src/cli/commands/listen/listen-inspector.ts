@@ -1,6 +1,6 @@
 import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
 import { captureRecordFrom } from '../../../capture/capture-from-delivery.js';
-import type { ListenerEvent } from '../../../listen/listener.js';
+import type { ForwardEvent, ListenerEvent } from '../../../listen/listener.js';
 import { memorySource } from '../../../inspector/inspector-source.js';
 import type { WebhookSyncEvent } from '../../../webhook-sync/webhook-sync.js';
 import type { LabelledSecret } from '../../../webhook/secrets.js';
@@ -24,6 +24,12 @@ export function listenInspector(
     onListenerEvent(event: ListenerEvent): void {
       if (event.type === 'delivery')
         source.push(captureRecordFrom(event.delivery, { refusedBodies: options.captureRefusedBodies }));
+    },
+    /** An attempt made after the answer joins its delivery's record (shown in the detail view). */
+    onForwardEvent(event: ForwardEvent): void {
+      if (event.type !== 'attempt') return;
+      const delivery = source.find(event.attempt.deliveryId);
+      if (delivery) delivery.record.attempts = [...(delivery.record.attempts ?? []), event.attempt];
     },
     onSyncEvent(event: WebhookSyncEvent): void {
       if (event.type === 'sync-done') {

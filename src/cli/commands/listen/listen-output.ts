@@ -10,6 +10,8 @@ import { deliveryJson, deliveryLine } from '../../delivery-line.js';
 import { queueEventLine } from './listen-queue.js';
 import { syncEventLine } from './listen-sync.js';
 import { prettyBody, printable } from '../../render-delivery.js';
+import { formatDuration } from '../../durations.js';
+import { describeRoutes, type ListenRouting, routesJson } from './listen-routes.js';
 
 // What `listen` prints: a line (with --json, an object) per event, the banner and the summary.
 
@@ -62,18 +64,21 @@ export interface Banner {
   inspectorUrl: string | undefined;
   verifying: boolean;
   headerName: string;
-  forwardTo: string | undefined;
+  routing: ListenRouting;
   syncing: boolean;
   /** The Redis the syncs are queued in (password masked), when listen --sync --queue. */
   queue: string | undefined;
 }
 
 export function printBanner(
-  options: Pick<ListenCommandOptions, 'json' | 'capture' | 'out'>,
+  options: Pick<ListenCommandOptions, 'json' | 'capture' | 'out' | 'retry'>,
   ctx: CliContext,
   banner: Banner,
 ): void {
-  const { url, inspectorUrl, verifying, headerName, forwardTo, syncing, queue } = banner;
+  const { url, inspectorUrl, verifying, headerName, routing, syncing, queue } = banner;
+  const [only] = routing.routes;
+  // The single catch-all keeps its field as before routes; the list says everything.
+  const forwardTo = routing.routes.length === 1 && only?.selectors.length === 0 ? only.url.href : undefined;
   if (options.json) {
     writeLine(
       ctx.stdout,
@@ -84,6 +89,7 @@ export function printBanner(
         headerName,
         capture: options.capture ?? null,
         forwardTo: forwardTo ?? null,
+        ...routesJson(routing, options.retry),
         sync: syncing,
         queue: queue ?? null,
       }),
@@ -93,6 +99,9 @@ export function printBanner(
   const parts = [`${ctx.color.bold('listening on')} ${url}`];
   if (inspectorUrl) parts.push(`inspector at ${inspectorUrl}`);
   if (forwardTo) parts.push(`forwarding to ${forwardTo}`);
+  else if (routing.routes.length > 0) parts.push(`forwarding ${describeRoutes(routing.routes)}`);
+  if (routing.events) parts.push(`only ${routing.events.map((selector) => selector.text).join(',')}`);
+  if (options.retry) parts.push(`retrying after ${options.retry.map(formatDuration).join(',')}`);
   if (options.capture) parts.push(`capturing to ${options.capture}`);
   if (queue) parts.push(`queueing syncs in ${queue}`);
   else if (syncing) parts.push(`syncing into ${options.out}`);
@@ -114,7 +123,11 @@ export function printListenSummary(
   listener: RunningListener,
 ): void {
   const s = listener.stats;
-  if (options.json) writeLine(ctx.stdout, jsonLine('summary', { ...s, captured: listener.captured }));
+  if (options.json)
+    writeLine(
+      ctx.stdout,
+      jsonLine('summary', { ...s, captured: listener.captured, forwardsPending: listener.forwardsPending }),
+    );
   else
     writeLine(
       ctx.stdout,

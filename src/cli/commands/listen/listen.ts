@@ -1,5 +1,4 @@
 import { usageError } from '../../../errors.js';
-import { resolveTarget } from '../../../delivery/target.js';
 import { startListener, type RunningListener } from '../../../listen/listener.js';
 import type { LabelledSecret } from '../../../webhook/secrets.js';
 import { batchedLineWriter } from '../../batched-lines.js';
@@ -12,6 +11,20 @@ import { createListenSync } from './listen-sync.js';
 import { createListenQueue, queueSubscriber } from './listen-queue.js';
 import { listenerPrinter, printBanner, printListenSummary, queuePrinter, syncPrinter } from './listen-output.js';
 import { redactRedisUrl } from '../../../queue/queue-target.js';
+import { forwardPrinter, heldUntilReady, type ListenRouting, printPending, resolveRouting } from './listen-routes.js';
+import type { ForwardEvent, ListenerEvent } from '../../../listen/listener.js';
+import { matchesAny, type RouteSelector } from '../../../listen/route-selector.js';
+import { deliveryNames } from '../../../listen/routes.js';
+
+/** --events: a delivery it leaves out is not printed (a refused one always is: it is worth seeing). */
+function shownByEvents(events: readonly RouteSelector[] | undefined): (event: ListenerEvent) => boolean {
+  return (event) =>
+    !events ||
+    event.type !== 'delivery' ||
+    event.delivery.verdict.valid === false ||
+    !event.delivery.parsed.ok ||
+    matchesAny(events, deliveryNames(event.delivery.parsed));
+}
 
 type Inspector = ReturnType<typeof import('./listen-inspector.js').listenInspector>;
 
@@ -86,7 +99,8 @@ interface Wiring {
   secrets: readonly LabelledSecret[];
   headerName: string;
   verificationPrefix: string | undefined;
-  forwardTo: URL | undefined;
+  routing: ListenRouting;
+  printForward: (event: ForwardEvent) => void;
   ui: Inspector | undefined;
   syncing: Syncing;
 }
@@ -98,9 +112,10 @@ function startListening(
   out: LineWriter,
   wiring: Wiring,
 ): Promise<RunningListener> {
-  const { secrets, headerName, verificationPrefix, forwardTo, ui, syncing } = wiring;
+  const { secrets, headerName, verificationPrefix, routing, ui, syncing } = wiring;
   const { sync, queued } = syncing;
   const printEvent = listenerPrinter(options, ctx, out);
+  const shown = shownByEvents(routing.events);
   return startListener({
     port: options.port,
     host: options.host,
@@ -118,11 +133,19 @@ function startListening(
     capture: options.capture
       ? { path: options.capture, sync: options.captureSync, refusedBodies: options.captureRefusedBodies }
       : undefined,
-    forwardTo,
+    routes: routing.routes,
+    events: routing.events,
+    retry: options.retry ? { scheduleMs: options.retry } : undefined,
+    onForward: (event) => {
+      ui?.onForwardEvent(event);
+      wiring.printForward(event);
+    },
     onAccepted: sync ? (delivery) => sync.handle(delivery) : undefined,
     // Awaited before the answer: a 2xx means the delivery's jobs are in Redis.
     subscribers: queued ? [queueSubscriber(queued)] : undefined,
     onEvent: (event) => {
+      // --events filters what is shown too (the delivery is still verified, captured and counted).
+      if (!shown(event)) return;
       ui?.onListenerEvent(event);
       printEvent(event);
     },
@@ -130,7 +153,9 @@ function startListening(
 }
 
 /** An inspector that cannot start takes the listener down with it: nothing is left bound. */
-async function startInspector(ui: Inspector | undefined, listener: RunningListener, forwardTo: URL | undefined) {
+async function startInspector(ui: Inspector | undefined, listener: RunningListener, routing: ListenRouting) {
+  // The inspector's replay goes where the catch-all (else the first route) forwards.
+  const forwardTo = (routing.routes.find((route) => route.selectors.length === 0) ?? routing.routes[0])?.url;
   try {
     return await ui?.start(listener.url, forwardTo);
   } catch (error) {
@@ -155,7 +180,7 @@ async function startServing(
 ) {
   try {
     const listener = await startListening(options, ctx, out, wiring);
-    return { listener, inspector: await startInspector(wiring.ui, listener, wiring.forwardTo) };
+    return { listener, inspector: await startInspector(wiring.ui, listener, wiring.routing) };
   } catch (error) {
     await wiring.syncing.queued?.close().catch(() => {});
     throw error;
@@ -170,12 +195,13 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   if (stopped.aborted) return;
   // Flag pairs first: a usage error creates nothing (not even the local development secret).
   checkPairs(options);
+  const routing = await resolveRouting(options);
   const secrets = await resolveWebhookSecrets(options, ctx, { createLocal: true });
   checkFlags(options, secrets);
   const headerName = await resolveHeaderName(options, ctx);
   const verificationPrefix = await resolveVerificationPrefix(options, ctx);
-  const forwardTo = options.forwardTo !== undefined ? resolveTarget(options.forwardTo) : undefined;
   const out = batchedLineWriter(ctx.stdout);
+  const forwards = heldUntilReady(forwardPrinter(options, ctx, out));
   const ui = await loadInspector(options, secrets, verificationPrefix);
   const syncing = await openSyncing(options, ctx, out, ui);
   const { queueUrl, queued, sync } = syncing;
@@ -183,7 +209,8 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
     secrets,
     headerName,
     verificationPrefix,
-    forwardTo,
+    routing,
+    printForward: forwards.print,
     ui,
     syncing,
   });
@@ -192,10 +219,11 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
     inspectorUrl: inspector?.url,
     verifying: secrets.length > 0,
     headerName,
-    forwardTo: forwardTo?.href,
+    routing,
     syncing: Boolean(sync || queued),
     queue: queueUrl === undefined ? undefined : redactRedisUrl(queueUrl),
   });
+  forwards.ready();
   await untilAborted(ctx.signal);
   // Deliveries stop first, then what they started (syncs, queued jobs) is let finish.
   await listener.close();
@@ -204,4 +232,5 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   await queued?.close();
   out.flush();
   printListenSummary(options, ctx, listener);
+  printPending(options, ctx, listener.forwardsPending);
 }

@@ -2,7 +2,7 @@ import { Option, type Command } from '@commander-js/extra-typings';
 import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../../../defaults.js';
 import { DEFAULT_EXPENSE_ITEMS, DEFAULT_OTHER_ITEMS } from '../../../mock/mock-types.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
-import { decimal, examples, integer, rateLimit } from '../../parsers.js';
+import { decimal, durationList, examples, integer, rateLimit } from '../../parsers.js';
 import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 
 function mockCommand(program: Command) {
@@ -28,6 +28,11 @@ function mockCommand(program: Command) {
     .option(
       '--webhook-url <url>',
       'send a signed ENTITY_UPDATE (and a LIFECYCLE_EVENT where one fits) here for every change',
+    )
+    .option(
+      '--webhook-retries <schedule>',
+      'with --webhook-url: send a webhook not answered 2xx again after each wait, re-signed (e.g. 5s,30s,2m); default never',
+      durationList('--webhook-retries'),
     )
     .option('--latency <ms>', 'delay every API answer', integer('--latency', { min: 0, max: 600_000 }))
     .option(
@@ -83,6 +88,8 @@ export function defineMock(program: Command, run: RunCommand): void {
         'curl -H "Authorization: Bearer ledgerhook-mock-token" -H "limit: 100" http://127.0.0.1:4010/rest/v5/expenses',
         'ledgerhook mock --port 0 --json --items 100000 --churn 2',
         'ledgerhook mock --webhook-url http://127.0.0.1:4000/ --secret-file sandbox.secret --churn 5',
+        '# the whole loop locally: the mock retries what listen (or your app) does not take',
+        'ledgerhook mock --webhook-url :4000 --webhook-retries 1s,5s,30s --churn 5',
         'ledgerhook mock --fail-rate 0.1 --rate-limit 100/60 --latency 50',
         `curl -X POST -d '{"path":"/expenses","create":2,"update":1,"delete":1,"retype":1}' http://127.0.0.1:4010/__mock/mutate`,
       ),

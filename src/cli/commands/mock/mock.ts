@@ -1,4 +1,6 @@
 import type { ChalkInstance } from 'chalk';
+import { formatDuration } from '../../durations.js';
+import { usageError } from '../../../errors.js';
 import { resolveTarget } from '../../../delivery/target.js';
 import { startMockServer } from '../../../mock/mock-server.js';
 import type { MockWebhookEvent } from '../../../mock/mock-webhooks.js';
@@ -29,9 +31,14 @@ function webhookLine(event: MockWebhookEvent, c: ChalkInstance): string {
     event.body.type === 'ENTITY_UPDATE'
       ? `ENTITY_UPDATE ${event.body.entities.join(',')}`
       : `LIFECYCLE_EVENT ${event.body.event}`;
+  const nth = event.attempt === undefined ? '' : ` (attempt ${event.attempt})`;
+  if (event.type === 'webhook-retry')
+    return c.yellow(
+      `  webhook ${what} → ${event.status ?? `failed: ${event.error}`}${nth}; retry in ${formatDuration(event.retryInMs)}`,
+    );
   return event.type === 'webhook-sent'
-    ? c.dim(`  webhook ${what} → ${event.status}`)
-    : c.red(`  webhook ${what} failed: ${event.error}`);
+    ? c.dim(`  webhook ${what} → ${event.status}${nth}`)
+    : c.red(`  webhook ${what} failed: ${event.error}${nth}`);
 }
 
 function printBanner(ctx: CliContext, mock: { url: string; token: string }, webhookUrl: URL | undefined): void {
@@ -60,6 +67,8 @@ export async function run(options: MockCommandOptions, ctx: CliContext): Promise
   const { signal: stopped } = ctx;
   if (stopped.aborted) return;
   const webhookUrl = options.webhookUrl !== undefined ? resolveTarget(options.webhookUrl) : undefined;
+  if (options.webhookRetries && !webhookUrl)
+    throw usageError('--webhook-retries goes with --webhook-url', 'conflicting_flags');
   const secret = webhookUrl ? (await requireWebhookSecrets(options, ctx, { createLocal: true }))[0]?.secret : undefined;
   const headerName = webhookUrl ? await resolveHeaderName(options, ctx) : undefined;
   const verificationPrefix = webhookUrl ? await resolveVerificationPrefix(options, ctx) : undefined;
@@ -79,6 +88,7 @@ export async function run(options: MockCommandOptions, ctx: CliContext): Promise
     churnSeconds: options.churn,
     webhookUrl,
     webhookSecret: secret,
+    webhookRetryScheduleMs: options.webhookRetries,
     headerName,
     verificationPrefix,
     faults: {

@@ -13,10 +13,18 @@ function replayCommand(program: Command) {
     .command('replay')
     .summary('replay captured deliveries into your app, re-signed so they still verify')
     .description(
-      'Replay deliveries captured by `ledgerhook listen --capture` to TARGET, byte-exact. Only deliveries that listen verified at receipt are sent by default, each re-signed with a fresh iat so that an old capture still verifies; --as-captured sends the original token unchanged. Deliveries listen refused are skipped unless --include-refused (then sent with their original token; --resign-refused re-signs them, with a warning); deliveries captured without a secret need --include-unverified. Every line shows the original verdict. The header is --header-name, else LEDGERHOOK_HEADER_NAME, else the stored headerName, else the one each delivery was captured with. Exit 0 only if every answer was 2xx; 3 if nothing answers.',
+      'Replay deliveries captured by `ledgerhook listen --capture` to TARGET, byte-exact (--failed: those listen could not forward, to where they failed). Only deliveries that listen verified at receipt are sent by default, each re-signed with a fresh iat so that an old capture still verifies; --as-captured sends the original token unchanged. Deliveries listen refused are skipped unless --include-refused (then sent with their original token; --resign-refused re-signs them, with a warning); deliveries captured without a secret need --include-unverified. Every line shows the original verdict. The header is --header-name, else LEDGERHOOK_HEADER_NAME, else the stored headerName, else the one each delivery was captured with. Exit 0 only if every answer was 2xx; 3 if nothing answers.',
     )
     .argument('<file>', 'capture file written by listen --capture')
-    .requiredOption('--to <target>', 'where to send: a URL, host:port, :port, or a port')
+    .option(
+      '--to <target>',
+      'where to send: a URL, host:port, :port, or a port (with --failed: default, where they failed)',
+    )
+    .option(
+      '--failed',
+      'only deliveries whose last forward attempt failed (listen --forward-to/--retry); not those still due',
+    )
+    .option('--route <name>', 'with --failed: only those that failed at this route')
     .option('--id <id>', 'only the delivery with this id')
     .option('--index <n>', 'only the delivery at this 0-based position', integer('--index', { min: 0 }))
     .option('--last <n>', 'only the last N (after the other filters)', integer('--last', { min: 1 }))
@@ -45,6 +53,7 @@ export function defineReplay(program: Command, run: RunCommand): void {
       examples(
         'ledgerhook replay deliveries.jsonl --to http://localhost:3000/webhooks',
         'ledgerhook replay deliveries.jsonl --to 3000 --last 5 --event INVOICE_VIEWED',
+        'ledgerhook replay deliveries.jsonl --failed   # re-send what listen could not deliver, where it failed',
         'ledgerhook replay deliveries.jsonl --to 3000 --id dlv_lx2k9a1b2c3d --as-captured   # test expiry handling',
         'ledgerhook replay deliveries.jsonl --to 3000 --include-refused --dry-run   # what would go out, and how',
         'ledgerhook replay deliveries.jsonl --to 3000 --include-unverified   # captured by listen without a secret',

@@ -11,6 +11,7 @@ import type { DeliveryOutcome } from '../../../delivery/send-deliveries.js';
 import { planReplay, replayDeliveries, type PlannedReplay, type ReplayPlan } from '../../../replay/replay.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { ReplayCommandOptions } from './definition.js';
+import { failedDeliveries } from './replay-failed.js';
 import { describeRecord } from '../../delivery-line.js';
 import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
 
@@ -113,11 +114,36 @@ function lineFor(planned: PlannedReplay, outcome: DeliveryOutcome): ReplayLine {
   return { ...line, status: outcome.response.status, latencyMs: roundMs(outcome.response.latencyMs) };
 }
 
+/** The deliveries to consider and where they go: all to --to, or (--failed) the failed ones. */
+function checkTarget(options: ReplayCommandOptions): void {
+  if (options.route !== undefined && !options.failed)
+    throw usageError('--route goes with --failed', 'conflicting_flags');
+  if (options.to === undefined && !options.failed)
+    throw usageError('replay needs --to TARGET (or --failed, which re-sends to where they failed)', 'missing_target');
+  if (options.to !== undefined) resolveTarget(options.to);
+}
+
+function chooseRecords(
+  options: ReplayCommandOptions,
+  records: CaptureRecord[],
+): { records: CaptureRecord[]; url: URL | undefined } {
+  if (options.failed) return failedDeliveries(records, options);
+  return { records, url: options.to === undefined ? undefined : resolveTarget(options.to) };
+}
+
 export async function run(options: ReplayCommandOptions, ctx: CliContext): Promise<void> {
-  const url = resolveTarget(options.to);
-  const { records, warnings } = await readCaptures(options.file);
+  // Flags before the file: a missing target is said without reading anything.
+  checkTarget(options);
+  const { records: all, warnings } = await readCaptures(options.file);
   for (const warning of warnings) writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${options.file}: ${warning}`);
-  validateFilters(options, records);
+  const { records, url: target } = chooseRecords(options, all);
+  validateFilters(options, all);
+  if (target === undefined) {
+    if (options.json) writeJson(ctx, { url: null, results: [], skipped: [], sent: 0, succeeded: 0, failed: 0 });
+    else writeLine(ctx.stdout, `no delivery in ${options.file} failed at its last attempt`);
+    return;
+  }
+  const url = target;
   // The options are a CaptureSelector themselves (id, index, last, type, event, user).
   const plan = planReplay(selectCaptures(records, options), {
     includeUnverified: options.includeUnverified,

@@ -1,0 +1,132 @@
+import type { AttemptRecord } from '../capture/attempt-record.js';
+import { DEFAULT_MAX_PENDING_FORWARD_BYTES, DEFAULT_MAX_PENDING_FORWARDS } from '../defaults.js';
+import { delay } from '../util/delay.js';
+import { type ForwardEdge, forwardRetryable, forwardSucceeded, forwardTo } from './route-forward.js';
+
+export interface ForwardRetryOptions {
+  /** Waits after the 1st, 2nd, ... failed attempt (`5s,30s,2m,10m`: at most five attempts). */
+  scheduleMs: readonly number[];
+  /** Forwards held at once (in flight or waiting); past it `hasRoom()` is false and the listener answers 503. */
+  maxPending?: number | undefined;
+  maxPendingBytes?: number | undefined;
+  now: () => number;
+  /** Injected so that tests never wait; rejects when the signal aborts. */
+  sleep?: ((ms: number, signal: AbortSignal) => Promise<void>) | undefined;
+  /** Where each attempt is recorded (the capture file's owner); its failure is reported, the retries go on. */
+  record?: ((attempt: AttemptRecord) => Promise<void>) | undefined;
+  onAttempt?: ((attempt: AttemptRecord) => void) | undefined;
+  onRecordError?: ((error: Error) => void) | undefined;
+}
+
+/** One delivery due at one route. */
+export interface PendingForward {
+  deliveryId: string;
+  body: Buffer;
+  headers: Record<string, string>;
+  route: string;
+  edge: ForwardEdge;
+  /** Attempts already made (0 for a new delivery). */
+  attempts: number;
+  dueAtMs: number;
+}
+
+/**
+ * Forwards deliveries after their answer and retries the ones that fail (unreachable, timed out,
+ * 5xx) on a schedule, recording every attempt. Bounded: at most `maxPending` forwards (and their
+ * bodies' bytes) are held; the listener asks `hasRoom()` before it reads a new delivery. `close()`
+ * stops the waits; what was still waiting is on disk as `retrying` and counted.
+ */
+export class ForwardRetrier {
+  readonly #options: ForwardRetryOptions;
+  readonly #stop = new AbortController();
+  readonly #tasks = new Set<Promise<void>>();
+  #bytes = 0;
+  #leftPending = 0;
+
+  constructor(options: ForwardRetryOptions) {
+    this.#options = options;
+  }
+
+  get pending(): number {
+    return this.#tasks.size;
+  }
+
+  hasRoom(): boolean {
+    const maxPending = this.#options.maxPending ?? DEFAULT_MAX_PENDING_FORWARDS;
+    const maxBytes = this.#options.maxPendingBytes ?? DEFAULT_MAX_PENDING_FORWARD_BYTES;
+    return this.#tasks.size < maxPending && this.#bytes < maxBytes;
+  }
+
+  /** Starts (or resumes) one forward; ignored once closing. */
+  add(forward: PendingForward): void {
+    if (this.#stop.signal.aborted) return;
+    this.#bytes += forward.body.length;
+    const task = this.#run(forward).finally(() => {
+      this.#bytes -= forward.body.length;
+      this.#tasks.delete(task);
+    });
+    this.#tasks.add(task);
+  }
+
+  async #wait(untilMs: number): Promise<void> {
+    const ms = untilMs - this.#options.now();
+    if (ms <= 0 && !this.#stop.signal.aborted) return;
+    await (this.#options.sleep ?? delay)(Math.max(0, ms), this.#stop.signal);
+  }
+
+  async #run(forward: PendingForward): Promise<void> {
+    const { now, scheduleMs } = this.#options;
+    let attempts = forward.attempts;
+    try {
+      await this.#wait(forward.dueAtMs);
+      for (;;) {
+        const atMs = now();
+        const { result } = await forwardTo(forward.edge, forward.body, forward.headers, forward.route);
+        attempts += 1;
+        const wait = forwardSucceeded(result) || !forwardRetryable(result) ? undefined : scheduleMs[attempts - 1];
+        const attempt: AttemptRecord = {
+          kind: 'attempt',
+          deliveryId: forward.deliveryId,
+          route: forward.route,
+          url: forward.edge.url,
+          attempt: attempts,
+          at: new Date(atMs).toISOString(),
+          outcome: forwardSucceeded(result) ? 'delivered' : wait === undefined ? 'failed' : 'retrying',
+        };
+        if (result.status !== undefined) attempt.status = result.status;
+        if (result.latencyMs !== undefined) attempt.latencyMs = result.latencyMs;
+        if (result.error !== undefined) attempt.error = result.error;
+        const nextAtMs = wait === undefined ? undefined : now() + wait;
+        if (nextAtMs !== undefined) attempt.nextAt = new Date(nextAtMs).toISOString();
+        await this.#record(attempt);
+        if (nextAtMs === undefined) return;
+        await this.#wait(nextAtMs);
+      }
+    } catch {
+      // Only a wait rejects (forwardTo never throws): the retrier is closing, and this forward is left
+      // pending (its last line says when it is due).
+      this.#leftPending += 1;
+    }
+  }
+
+  async #record(attempt: AttemptRecord): Promise<void> {
+    try {
+      await this.#options.record?.(attempt);
+    } catch (error) {
+      this.#options.onRecordError?.(error as Error);
+    }
+    this.#options.onAttempt?.(attempt);
+  }
+
+  /** Resolves once nothing is in flight or waiting (every forward delivered or failed for good). */
+  async idle(): Promise<void> {
+    while (this.#tasks.size > 0) await Promise.allSettled([...this.#tasks]);
+  }
+
+  /** Stops every wait, lets attempts in flight finish and be recorded; resolves with the forwards left pending. */
+  async close(): Promise<number> {
+    this.#stop.abort(new Error('closing'));
+    await this.idle();
+    return this.#leftPending;
+  }
+}

@@ -1,0 +1,298 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { AttemptRecord } from '../../src/capture/attempt-record.js';
+import type { CaptureRecord } from '../../src/capture/capture-record.js';
+import { readPendingForwards } from '../../src/capture/pending-forwards.js';
+import { lastAttemptFailed, routeStandings } from '../../src/capture/route-standings.js';
+import { ForwardRetrier } from '../../src/listen/forward-retries.js';
+import { handleDelivery } from '../../src/listen/handle-delivery.js';
+import type { ForwardEdge } from '../../src/listen/route-forward.js';
+import { parseRouteFlag } from '../../src/listen/routes.js';
+import { tempDir } from '../helpers/cli.js';
+
+/** An app that answers from a script: a status, or a thrown error (unreachable). */
+function scriptedEdge(script: Array<number | Error>, url = 'http://localhost:1/'): ForwardEdge & { calls: number } {
+  const edge = {
+    url,
+    calls: 0,
+    async send() {
+      const next = script[edge.calls] ?? 200;
+      edge.calls += 1;
+      if (next instanceof Error) throw next;
+      return { status: next, latencyMs: 1 };
+    },
+  };
+  return edge;
+}
+
+/** A clock that the sleep moves: tests never wait. */
+function fakeTime() {
+  let now = 1_000_000;
+  const waits: number[] = [];
+  return {
+    now: () => now,
+    waits,
+    sleep: async (ms: number, signal: AbortSignal) => {
+      if (signal.aborted) throw signal.reason;
+      waits.push(ms);
+      now += ms;
+    },
+  };
+}
+
+const forward = (edge: ForwardEdge, extra: Partial<Parameters<ForwardRetrier['add']>[0]> = {}) => ({
+  deliveryId: 'dlv_1',
+  body: Buffer.from('{}'),
+  headers: {},
+  route: 'default',
+  edge,
+  attempts: 0,
+  dueAtMs: 0,
+  ...extra,
+});
+
+describe('ForwardRetrier', () => {
+  const table: Array<[name: string, script: Array<number | Error>, outcomes: string[], waits: number[]]> = [
+    ['delivered at once', [200], ['delivered'], []],
+    [
+      'refused, 500, then 200',
+      [new Error('connection refused'), 500, 200],
+      ['retrying', 'retrying', 'delivered'],
+      [5000, 30_000],
+    ],
+    ['a 4xx is final', [404], ['failed'], []],
+    ['the schedule spent', [503, 503, 503], ['retrying', 'retrying', 'failed'], [5000, 30_000]],
+  ];
+  for (const [name, script, outcomes, waits] of table)
+    it(name, async () => {
+      const time = fakeTime();
+      const attempts: AttemptRecord[] = [];
+      const retrier = new ForwardRetrier({
+        scheduleMs: [5000, 30_000],
+        now: time.now,
+        sleep: time.sleep,
+        record: async (attempt) => {
+          attempts.push(attempt);
+        },
+      });
+      retrier.add(forward(scriptedEdge(script)));
+      await retrier.idle();
+      assert.equal(await retrier.close(), 0);
+      assert.deepEqual(
+        attempts.map((a) => a.outcome),
+        outcomes,
+      );
+      assert.deepEqual(time.waits, waits);
+      assert.deepEqual(
+        attempts.map((a) => a.attempt),
+        outcomes.map((_, index) => index + 1),
+      );
+      const retrying = attempts.find((a) => a.outcome === 'retrying');
+      if (retrying) assert.equal(Date.parse(retrying.nextAt ?? ''), Date.parse(retrying.at) + 5000);
+    });
+
+  it('is bounded: hasRoom() is false at maxPending; close() stops the waits and counts what is left due', async () => {
+    let now = 0;
+    const retrier = new ForwardRetrier({
+      scheduleMs: [60_000],
+      maxPending: 2,
+      now: () => now++,
+      sleep: (_ms, signal) =>
+        new Promise((_resolve, reject) => {
+          if (signal.aborted) reject(signal.reason);
+          signal.addEventListener('abort', () => reject(signal.reason));
+        }),
+    });
+    const edge = scriptedEdge([500, 500]);
+    retrier.add(forward(edge, { deliveryId: 'a' }));
+    assert.equal(retrier.hasRoom(), true);
+    retrier.add(forward(edge, { deliveryId: 'b' }));
+    assert.equal(retrier.hasRoom(), false);
+    assert.equal(await retrier.close(), 2);
+  });
+
+  it('a resumed forward waits until it is due, and counts its earlier attempts', async () => {
+    const time = fakeTime();
+    const attempts: AttemptRecord[] = [];
+    const retrier = new ForwardRetrier({
+      scheduleMs: [1, 2, 3],
+      now: time.now,
+      sleep: time.sleep,
+      onAttempt: (a) => attempts.push(a),
+    });
+    retrier.add(forward(scriptedEdge([200]), { attempts: 2, dueAtMs: time.now() + 700 }));
+    await retrier.idle();
+    assert.deepEqual(time.waits, [700]);
+    assert.deepEqual([attempts[0]?.attempt, attempts[0]?.outcome], [3, 'delivered']);
+  });
+});
+
+describe('readPendingForwards', () => {
+  it('owes each route whose last line is retrying, or that has no attempt yet; not the delivered or failed', async () => {
+    const file = join(tempDir(), 'capture.jsonl');
+    const delivery = (id: string, routes: string[]) =>
+      JSON.stringify({
+        id,
+        receivedAt: '2026-11-25T10:00:00.000Z',
+        method: 'POST',
+        path: '/',
+        headers: { 'service-verification': 'x' },
+        headerName: 'service-verification',
+        body: Buffer.from(`{"id":"${id}"}`).toString('base64'),
+        bodyBytes: 10,
+        verdict: { valid: true, status: 202 },
+        forwarding: routes.map((route) => ({ route, url: `http://localhost:3000/${route}` })),
+      });
+    const attempt = (deliveryId: string, route: string, n: number, outcome: string, nextAt?: string) =>
+      JSON.stringify({
+        kind: 'attempt',
+        deliveryId,
+        route,
+        url: `http://localhost:3000/${route}`,
+        attempt: n,
+        at: '2026-11-25T10:00:01.000Z',
+        outcome,
+        ...(nextAt ? { nextAt } : {}),
+      });
+    writeFileSync(
+      file,
+      [
+        delivery('d1', ['a', 'b']),
+        attempt('d1', 'a', 1, 'delivered'),
+        attempt('d1', 'b', 1, 'retrying', '2026-11-25T10:05:00.000Z'),
+        delivery('d2', ['a']),
+        attempt('d2', 'a', 1, 'failed'),
+        delivery('d3', ['a']),
+        '{"torn',
+      ].join('\n'),
+    );
+    const owed = await readPendingForwards(file);
+    assert.deepEqual(
+      owed.map((p) => [p.deliveryId, p.route, p.attempts, p.dueAtMs, p.body.toString()]),
+      [
+        ['d1', 'b', 1, Date.parse('2026-11-25T10:05:00.000Z'), '{"id":"d1"}'],
+        ['d3', 'a', 0, 0, '{"id":"d3"}'],
+      ],
+    );
+    assert.deepEqual(await readPendingForwards(join(tempDir(), 'missing.jsonl')), []);
+  });
+});
+
+describe('handleDelivery with routes', () => {
+  const request = (body: object) => ({
+    method: 'POST',
+    path: '/',
+    headers: { host: 'x', 'content-type': 'application/json' },
+    body: Buffer.from(JSON.stringify(body)),
+  });
+  const base = { secrets: [], headerName: 'Service-Verification', now: () => 0, newId: () => 'dlv_x' };
+  const invoice = { userId: 'u', type: 'LIFECYCLE_EVENT', event: 'INVOICE_PAID', eventData: {} };
+
+  it('several routes at once: 200 only when all answered 2xx, each answer in the delivery', async () => {
+    const routes = ['*=:1', 'INVOICE_*=:2'].map(parseRouteFlag);
+    const ok = scriptedEdge([200, 200]);
+    const failing = scriptedEdge([500]);
+    const [all, invoices] = routes;
+    assert.ok(all && invoices);
+    const handled = await handleDelivery(request(invoice), {
+      ...base,
+      routing: {
+        routes: [
+          { ...all, edge: ok },
+          { ...invoices, edge: failing },
+        ],
+      },
+    });
+    assert.equal(handled.status, 502);
+    assert.deepEqual(
+      handled.delivery?.forwards?.map((f) => [f.route, f.status]),
+      [
+        ['*', 200],
+        ['INVOICE_*', 500],
+      ],
+    );
+  });
+
+  it('in the background mode nothing is forwarded before the answer: 202 and the routes due', async () => {
+    const route = parseRouteFlag('INVOICE_*=:2');
+    const edge = scriptedEdge([200]);
+    const handled = await handleDelivery(request(invoice), {
+      ...base,
+      routing: { routes: [{ ...route, edge }], background: true },
+    });
+    assert.equal(handled.status, 202);
+    assert.equal(edge.calls, 0);
+    assert.deepEqual(handled.delivery?.forwarding, [{ route: 'INVOICE_*', url: 'http://localhost:2/' }]);
+  });
+});
+
+describe('routeStandings', () => {
+  const base = {
+    id: 'd',
+    receivedAt: '2026-11-25T10:00:00.000Z',
+    method: 'POST',
+    path: '/',
+    headers: {},
+    headerName: 'service-verification',
+    body: '',
+    bodyBytes: 0,
+    verdict: { valid: true, status: 200 },
+  };
+  const attempt = (route: string, n: number, outcome: AttemptRecord['outcome'], status?: number): AttemptRecord => ({
+    kind: 'attempt',
+    deliveryId: 'd',
+    route,
+    url: `http://localhost:1/${route}`,
+    attempt: n,
+    at: '2026-11-25T10:00:01.000Z',
+    outcome,
+    ...(status === undefined ? {} : { status }),
+  });
+  const table: Array<[name: string, record: CaptureRecord, standings: string[], failed: boolean]> = [
+    ['no forward', base, [], false],
+    ['one forward answered 200', { ...base, forward: { url: 'u', status: 200 } }, ['default delivered 1'], false],
+    ['one forward unreachable', { ...base, forward: { url: 'u', error: 'refused' } }, ['default failed 1'], true],
+    [
+      'routes answered before the sender',
+      {
+        ...base,
+        forwards: [
+          { route: 'a', url: 'u', status: 204 },
+          { route: 'b', url: 'v', status: 500 },
+        ],
+      },
+      ['a delivered 1', 'b failed 1'],
+      true,
+    ],
+    [
+      'retried: delivered, still retrying, not attempted yet',
+      {
+        ...base,
+        forwarding: ['a', 'b', 'c'].map((route) => ({ route, url: `http://localhost:1/${route}` })),
+        attempts: [attempt('a', 1, 'retrying', 500), attempt('a', 2, 'delivered', 200), attempt('b', 1, 'retrying')],
+      },
+      ['a delivered 2', 'b retrying 1', 'c due 0'],
+      false,
+    ],
+    [
+      'retried until the schedule was spent',
+      {
+        ...base,
+        forwarding: [{ route: 'a', url: 'u' }],
+        attempts: [attempt('a', 1, 'retrying'), attempt('a', 2, 'failed')],
+      },
+      ['a failed 2'],
+      true,
+    ],
+  ];
+  for (const [name, record, standings, failed] of table)
+    it(name, () => {
+      assert.deepEqual(
+        routeStandings(record).map((s) => `${s.route} ${s.outcome} ${s.attempts}`),
+        standings,
+      );
+      assert.equal(lastAttemptFailed(record), failed);
+    });
+});
