@@ -26,6 +26,11 @@ export interface CaptureRecord {
   userId?: string;
   entities?: string[];
   forward?: { url: string; status?: number; latencyMs?: number; error?: string };
+  /**
+   * Set on a delivery ledgerhook sent after a person edited it (inspector, `replay --edit`): the id of
+   * the delivery it was edited from. Such a record was re-signed here; `forward` holds the answer.
+   */
+  editedFrom?: string;
 }
 
 export interface CaptureVerdict {

@@ -38,12 +38,12 @@ export interface RunningInspector {
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 const MAX_POST_BYTES = 8 * 1024;
 
-async function readSmallJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+async function readSmallJson(req: IncomingMessage, limit = MAX_POST_BYTES): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_POST_BYTES) throw new LedgerhookError('ERR_USAGE', 'request body too large');
+    if (size > limit) throw new LedgerhookError('ERR_USAGE', 'request body too large');
     chunks.push(chunk);
   }
   try {
@@ -86,13 +86,24 @@ function apiHandler(options: InspectorOptions, streams: Set<() => void>) {
   const detailOf = async (delivery: InspectorDelivery) => ({
     ...(await deliveryDetail(delivery, { ...options.detail, syncs: source.syncsOf(delivery.id) })),
     replayModes: actions.modesFor(delivery),
+    edit: actions.editOffer(delivery),
   });
+
+  // An edited body arrives as a JSON string: at most 6 characters per character of the body, plus headers.
+  const edit = async (req: IncomingMessage, res: ServerResponse, delivery: InspectorDelivery) => {
+    const offer = actions.editOffer(delivery);
+    const request = await readSmallJson(req, offer.maxBodyBytes * 6 + 128 * 1024);
+    const target = typeof request.to === 'string' && request.to !== '' ? request.to : options.forwardTo;
+    if (target === undefined) return sendJson(res, 400, { error: 'give a URL to send the edited delivery to' });
+    if (typeof request.body !== 'string') return sendJson(res, 400, { error: 'the edited body must be text' });
+    return sendJson(res, 200, await actions.edit(delivery, { to: target, body: request.body, headers: request.headers }));
+  };
 
   return async (req: IncomingMessage, res: ServerResponse, route: string, query: URLSearchParams) => {
     if (route === 'api/meta') return sendJson(res, 200, { title: options.title, forwardTo: options.forwardTo ?? null });
     if (route === 'api/events') return openEventStream(req, res, source, streams);
     if (route === 'api/deliveries') return sendJson(res, 200, source.snapshot().map(toSummary));
-    const match = /^api\/deliveries\/([^/]+)(?:\/(curl|replay))?$/.exec(route);
+    const match = /^api\/deliveries\/([^/]+)(?:\/(curl|replay|edit))?$/.exec(route);
     const delivery = match?.[1] === undefined ? undefined : source.find(safeDecode(match[1]));
     if (!match || !delivery) return sendJson(res, 404, { error: 'no such delivery' });
     const action = match[2];
@@ -102,7 +113,8 @@ function apiHandler(options: InspectorOptions, streams: Set<() => void>) {
       return sendJson(res, 200, { command: actions.curl(delivery, target) });
     }
     if (req.method !== 'POST' || !sameOrigin(req))
-      return sendJson(res, 405, { error: 'replay is a POST from the page' });
+      return sendJson(res, 405, { error: `${action} is a POST from the page` });
+    if (action === 'edit') return edit(req, res, delivery);
     const body = await readSmallJson(req);
     const target = typeof body.to === 'string' && body.to !== '' ? body.to : options.forwardTo;
     if (target === undefined) return sendJson(res, 400, { error: 'give a URL to replay to' });

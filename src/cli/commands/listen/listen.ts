@@ -132,7 +132,7 @@ function startListening(
 /** An inspector that cannot start takes the listener down with it: nothing is left bound. */
 async function startInspector(ui: Inspector | undefined, listener: RunningListener, forwardTo: URL | undefined) {
   try {
-    return await ui?.start(listener.url, forwardTo);
+    return await ui?.start(listener.url, forwardTo, (record) => listener.appendCapture(record));
   } catch (error) {
     await listener.close();
     throw error;
