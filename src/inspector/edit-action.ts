@@ -45,7 +45,12 @@ export interface EditOptions {
   onSent?: ((record: CaptureRecord) => Promise<void> | void) | undefined;
 }
 
-export function editOffer(delivery: InspectorDelivery, allowed: boolean, why: string | undefined, options: EditOptions): EditOffer {
+export function editOffer(
+  delivery: InspectorDelivery,
+  allowed: boolean,
+  why: string | undefined,
+  options: EditOptions,
+): EditOffer {
   return {
     allowed,
     why: allowed ? undefined : why,
@@ -59,7 +64,11 @@ export function editOffer(delivery: InspectorDelivery, allowed: boolean, why: st
  * Sends an edited delivery: checked again here (the page is never trusted), always re-signed with
  * this process's secret, recorded with `editedFrom` before the answer goes back to the page.
  */
-export async function sendEdit(delivery: InspectorDelivery, request: EditRequest, options: EditOptions): Promise<EditAnswer> {
+export async function sendEdit(
+  delivery: InspectorDelivery,
+  request: EditRequest,
+  options: EditOptions,
+): Promise<EditAnswer> {
   const url = resolveTarget(request.to);
   const { outcome, record } = await sendEditedDelivery({
     original: delivery.record,

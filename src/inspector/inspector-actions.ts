@@ -4,7 +4,14 @@ import { resolveTarget } from '../delivery/target.js';
 import { LedgerhookError } from '../errors.js';
 import { planReplay, replayDeliveries } from '../replay/replay.js';
 import { curlCommand } from './curl-command.js';
-import { editOffer, sendEdit, type EditAnswer, type EditOffer, type EditOptions, type EditRequest } from './edit-action.js';
+import {
+  editOffer,
+  sendEdit,
+  type EditAnswer,
+  type EditOffer,
+  type EditOptions,
+  type EditRequest,
+} from './edit-action.js';
 import type { InspectorDelivery } from './inspector-delivery.js';
 
 /** How a delivery is sent again: with a fresh token, or with the token it arrived with. */

@@ -96,7 +96,11 @@ function apiHandler(options: InspectorOptions, streams: Set<() => void>) {
     const target = typeof request.to === 'string' && request.to !== '' ? request.to : options.forwardTo;
     if (target === undefined) return sendJson(res, 400, { error: 'give a URL to send the edited delivery to' });
     if (typeof request.body !== 'string') return sendJson(res, 400, { error: 'the edited body must be text' });
-    return sendJson(res, 200, await actions.edit(delivery, { to: target, body: request.body, headers: request.headers }));
+    return sendJson(
+      res,
+      200,
+      await actions.edit(delivery, { to: target, body: request.body, headers: request.headers }),
+    );
   };
 
   return async (req: IncomingMessage, res: ServerResponse, route: string, query: URLSearchParams) => {

@@ -1,4 +1,5 @@
 import { parseWebhookBody } from '../webhook/bodies.js';
+import { jsonSyntaxError } from './json-syntax.js';
 
 /**
  * The checks an edited delivery passes before it is signed and sent. Pure and free of Node APIs:
@@ -18,14 +19,11 @@ function lineAndColumn(text: string, position: number): string {
   return `line ${line}, column ${column}`;
 }
 
-/** JSON.parse's own words, with its character position turned into a line and column. */
+/** The first syntax error, where it is (line and column) and what was expected there. */
 function jsonProblem(text: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const at = /at position (\d+)/.exec(message);
-  const where = at?.[1] === undefined ? '' : ` (${lineAndColumn(text, Number(at[1]))})`;
-  // V8 says "...in JSON at position 12 (line 2 column 3)": keep only the first clause, then our place.
-  const words = message.replace(/\s*\(line \d+ column \d+\)/, '').replace(/ in JSON at position \d+/, '');
-  return `not JSON: ${words}${where}`;
+  const found = jsonSyntaxError(text);
+  if (found === undefined) return `not JSON: ${error instanceof Error ? error.message : String(error)}`;
+  return `not JSON: ${found.problem} (${lineAndColumn(text, found.at)})`;
 }
 
 /**
@@ -82,10 +80,7 @@ export const UNEDITABLE_HEADERS: readonly string[] = [
  * Edited headers: a JSON object of name → string. `verificationHeader` is refused by name, so that an
  * edited delivery can never carry a token of the person's making (it is always re-signed).
  */
-export function checkEditedHeaders(
-  value: unknown,
-  verificationHeader: string,
-): EditCheck<Record<string, string>> {
+export function checkEditedHeaders(value: unknown, verificationHeader: string): EditCheck<Record<string, string>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return { ok: false, problem: 'the headers must be a JSON object of name → text' };
   const entries = Object.entries(value);

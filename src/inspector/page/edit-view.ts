@@ -39,7 +39,10 @@ export function editCard(detail: Detail, meta: Meta): HTMLElement {
     attrs: { type: 'url', placeholder: 'http://localhost:3000/webhooks', 'aria-label': 'edit target' },
   });
   target.value = meta.forwardTo ?? '';
-  const body = h('textarea', { class: 'editor', attrs: { 'aria-label': 'edited body', rows: '12', spellcheck: 'false' } });
+  const body = h('textarea', {
+    class: 'editor',
+    attrs: { 'aria-label': 'edited body', rows: '12', spellcheck: 'false' },
+  });
   body.value = startingBody(detail);
   const headers = h('textarea', {
     class: 'editor headers-editor',

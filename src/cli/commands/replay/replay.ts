@@ -118,6 +118,8 @@ export async function run(options: ReplayCommandOptions, ctx: CliContext): Promi
   const { records, warnings } = await readCaptures(options.file);
   for (const warning of warnings) writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${options.file}: ${warning}`);
   validateFilters(options, records);
+  if (options.edit) return (await import('./replay-edit.js')).runEdit(options, ctx, records);
+  if (options.capture !== undefined) throw usageError('--capture goes with --edit', 'conflicting_flags');
   // The options are a CaptureSelector themselves (id, index, last, type, event, user).
   const plan = planReplay(selectCaptures(records, options), {
     includeUnverified: options.includeUnverified,
