@@ -160,6 +160,9 @@ export async function startInspector(options: InspectorOptions): Promise<Running
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       const known = isLedgerhookError(error);
+      // A request refused before its body was read (too large): the rest of it must not be taken for
+      // the next request on this connection, so the connection ends with the answer.
+      if (!req.complete) res.setHeader('connection', 'close');
       sendJson(res, known ? 400 : 500, { error: known ? error.message : 'internal error' });
     });
   });

@@ -1,4 +1,4 @@
-import { CaptureWriter } from '../../../capture/capture-writer.js';
+import { appendCaptureRecord } from '../../../capture/append-record.js';
 import type { CaptureRecord } from '../../../capture/capture-record.js';
 import { selectCaptures } from '../../../capture/read-captures.js';
 import { resolveTarget } from '../../../delivery/target.js';
@@ -88,12 +88,7 @@ export async function runEdit(
     signal: ctx.signal,
   });
   // Recorded whatever the answer: the file says what was sent, and what came back.
-  const writer = await CaptureWriter.open(captureFile);
-  try {
-    await writer.append(record);
-  } finally {
-    await writer.close();
-  }
+  await appendCaptureRecord(captureFile, record);
   const answer = outcome.ok
     ? { status: outcome.response.status, latencyMs: Math.round(outcome.response.latencyMs) }
     : { error: outcome.error.message };
