@@ -89,18 +89,29 @@ function apiHandler(options: InspectorOptions, streams: Set<() => void>) {
     edit: actions.editOffer(delivery),
   });
 
-  // An edited body arrives as a JSON string: at most 6 characters per character of the body, plus headers.
+  // One edit at a time, refused before its body is read when not allowed: an edited body arrives as a
+  // JSON string (up to 6 characters per character of the body), so memory stays one such request.
+  let editing = false;
   const edit = async (req: IncomingMessage, res: ServerResponse, delivery: InspectorDelivery) => {
     const offer = actions.editOffer(delivery);
-    const request = await readSmallJson(req, offer.maxBodyBytes * 6 + 128 * 1024);
-    const target = typeof request.to === 'string' && request.to !== '' ? request.to : options.forwardTo;
-    if (target === undefined) return sendJson(res, 400, { error: 'give a URL to send the edited delivery to' });
-    if (typeof request.body !== 'string') return sendJson(res, 400, { error: 'the edited body must be text' });
-    return sendJson(
-      res,
-      200,
-      await actions.edit(delivery, { to: target, body: request.body, headers: request.headers }),
-    );
+    // Answered unread: the connection ends with the answer, so that the body is not taken for a request.
+    const refuse = (status: number, error: string) => {
+      res.setHeader('connection', 'close');
+      sendJson(res, status, { error });
+    };
+    if (!offer.allowed) return refuse(400, offer.why ?? 'this delivery cannot be edited');
+    if (editing) return refuse(409, 'another edited delivery is being sent; try again');
+    editing = true;
+    try {
+      const request = await readSmallJson(req, offer.maxBodyBytes * 6 + 128 * 1024);
+      const target = typeof request.to === 'string' && request.to !== '' ? request.to : options.forwardTo;
+      if (target === undefined) return sendJson(res, 400, { error: 'give a URL to send the edited delivery to' });
+      if (typeof request.body !== 'string') return sendJson(res, 400, { error: 'the edited body must be text' });
+      const answer = await actions.edit(delivery, { to: target, body: request.body, headers: request.headers });
+      return sendJson(res, 200, answer);
+    } finally {
+      editing = false;
+    }
   };
 
   return async (req: IncomingMessage, res: ServerResponse, route: string, query: URLSearchParams) => {
