@@ -58,11 +58,8 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\uffff]*$/;
 export const MAX_EDITED_HEADERS = 64;
 const MAX_HEADER_VALUE_CHARS = 8 * 1024;
 
-/**
- * Headers that are never taken from an edit: the connection's own (node sets them), and the ones
- * ledgerhook writes itself on an edited delivery (the fresh token, the link to the original).
- */
-export const UNEDITABLE_HEADERS: readonly string[] = [
+/** Headers that belong to the original connection, not to the delivery: never replayed, never edited in. */
+export const CONNECTION_HEADERS: readonly string[] = [
   'host',
   'connection',
   'content-length',
@@ -72,8 +69,20 @@ export const UNEDITABLE_HEADERS: readonly string[] = [
   'te',
   'trailer',
   'upgrade',
+];
+
+/** Names the delivery an edited one was made from (display only, as ledgerhook-replay-of is). */
+export const EDITED_FROM_HEADER = 'ledgerhook-edited-from';
+
+/**
+ * Headers that are never taken from an edit: the connection's own (node sets them), and the markers
+ * ledgerhook writes itself (replay.ts's REPLAY_OF_HEADER, spelt here so that the page's bundle does
+ * not pull in the sender).
+ */
+export const UNEDITABLE_HEADERS: readonly string[] = [
+  ...CONNECTION_HEADERS,
   'ledgerhook-replay-of',
-  'ledgerhook-edited-from',
+  EDITED_FROM_HEADER,
 ];
 
 /**

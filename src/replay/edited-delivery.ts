@@ -7,11 +7,10 @@ import { LedgerhookError } from '../errors.js';
 import { roundMs } from '../util/percentiles.js';
 import { parseWebhookBody } from '../webhook/bodies.js';
 import { capturedHeaderValues } from './captured-delivery.js';
-import { checkEditedBody, checkEditedHeaders, UNEDITABLE_HEADERS } from './edit-checks.js';
+import { checkEditedBody, checkEditedHeaders, EDITED_FROM_HEADER, UNEDITABLE_HEADERS } from './edit-checks.js';
 import { isReplayMarker } from './replay.js';
 
-/** Names the delivery an edited one was made from (display only, as ledgerhook-replay-of is). */
-export const EDITED_FROM_HEADER = 'ledgerhook-edited-from';
+export { EDITED_FROM_HEADER };
 
 export interface EditedDeliveryOptions {
   original: CaptureRecord;

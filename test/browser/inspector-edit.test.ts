@@ -1,26 +1,19 @@
 import assert from 'node:assert/strict';
-import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startCli, tempDir } from '../helpers/cli.js';
+import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
 import { startSpecReceiver } from '../helpers/spec-receiver.js';
 import { chromiumMissing, isLoopback, launchChromium } from './chromium.js';
 
 const SECRET = 'whsec_inspector_edit_test';
 const skip = chromiumMissing();
 
-const b64url = (data: string) => Buffer.from(data).toString('base64url');
-/** Signed with node:crypto directly: the test does not trust ledgerhook's own signer. */
-function token(body: string): string {
-  const claims = {
-    iat: Math.floor(Date.now() / 1000),
-    request_body_sha256: createHash('sha256').update(body).digest('base64'),
-  };
-  const input = `${b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}`;
-  return `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
-}
+/** Signed by an encoder written from the RFCs: the test does not trust ledgerhook's own signer. */
+const token = (body: string) =>
+  makeToken({ claims: { iat: Math.floor(Date.now() / 1000), request_body_sha256: bodyHash(body) }, secret: SECRET });
 
 describe('inspector edit and resend in Chromium', { skip }, () => {
   let browser: Browser;
