@@ -89,6 +89,10 @@ describe('replay --edit (end to end: an independent receiver, a node script as t
       JSON.parse(list.stdout).deliveries.map((d: { editedFrom?: string }) => d.editedFrom ?? null),
       [null, null, 'dlv_valid'],
     );
+    assert.match(
+      (await runCli(['captures', 'list', file])).stdout,
+      /LIFECYCLE_EVENT INVOICE_VIEWED \(edited from dlv_valid\)/,
+    );
     const human = await runCli(['captures', 'show', `${file}#${record.id}`]);
     assert.match(human.stdout, /^edited {3}from dlv_valid, re-signed/m);
 
