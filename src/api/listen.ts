@@ -40,6 +40,14 @@ export {
   type PlannedReplay,
 } from '../replay/replay.js';
 export {
+  sendEditedDelivery,
+  EDITED_FROM_HEADER,
+  type EditedDelivery,
+  type EditedDeliveryOptions,
+} from '../replay/edited-delivery.js';
+export { checkEditedBody, checkEditedHeaders, type EditCheck } from '../replay/edit-checks.js';
+export { appendCaptureRecord } from '../capture/append-record.js';
+export {
   checkReceiver,
   type CheckReceiverOptions,
   type CheckReceiverReport,

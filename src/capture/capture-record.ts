@@ -27,6 +27,11 @@ export interface CaptureRecord {
   userId?: string;
   entities?: string[];
   forward?: CapturedForward;
+  /**
+   * Set on a delivery ledgerhook sent after a person edited it (inspector, `replay --edit`): the id of
+   * the delivery it was edited from. Such a record was re-signed here; `forward` holds the answer.
+   */
+  editedFrom?: string;
   /** Every route's answer, when routes were forwarded before the answer (listen with routes). */
   forwards?: CapturedForward[];
   /** With retries: the routes the delivery was due at; its attempts are the lines linked to it. */

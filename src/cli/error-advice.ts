@@ -38,6 +38,10 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
       .join('; '),
   replay_needs_secret: () =>
     'pass --secret-file FILE or set LEDGERHOOK_WEBHOOK_SECRET (or use --as-captured to send the original tokens)',
+  edit_needs_one_delivery: () => 'select one delivery with --id or --index (or --last 1)',
+  edited_body_invalid: () => 'nothing was sent; run the command again to edit anew',
+  editor_failed: () =>
+    'set EDITOR (or VISUAL) to an editor that waits until the file is closed, e.g. EDITOR="code --wait"',
   no_receiver_case_left: () => 'loosen --only or --skip',
   invalid_assignment: () => "--set takes path=value, e.g. --set 'eventData.amount=10'",
 

@@ -1,7 +1,8 @@
+import type { CaptureRecord } from '../capture/capture-record.js';
 import type { LabelledSecret } from '../webhook/secrets.js';
 import { inspectorActions } from '../inspector/inspector-actions.js';
 import { startInspector, type RunningInspector } from '../inspector/inspector-server.js';
-import type { InspectorSource } from '../inspector/inspector-source.js';
+import type { MemorySource } from '../inspector/inspector-source.js';
 
 export interface InspectorFlags {
   port: number;
@@ -12,16 +13,26 @@ export interface InspectorFlags {
   toleranceSeconds: number;
   verificationPrefix?: string | undefined;
   forwardTo?: string | undefined;
+  /** Where an edited delivery's capture line goes (the capture file), besides the page's list. */
+  recordSent?: ((record: CaptureRecord) => Promise<void>) | undefined;
 }
 
 /**
  * The one place the CLI starts an inspector (for `inspect FILE` and `listen --ui`): the secrets go
  * to the server-side actions and checklist, never into anything the page receives.
  */
-export function serveInspector(source: InspectorSource, flags: InspectorFlags): Promise<RunningInspector> {
+export function serveInspector(source: MemorySource, flags: InspectorFlags): Promise<RunningInspector> {
   return startInspector({
     source,
-    actions: inspectorActions({ secret: flags.secrets[0]?.secret, verificationPrefix: flags.verificationPrefix }),
+    actions: inspectorActions({
+      secret: flags.secrets[0]?.secret,
+      verificationPrefix: flags.verificationPrefix,
+      // Written first, then listed: the page shows an edit once its line is in the capture file.
+      onSent: async (record) => {
+        await flags.recordSent?.(record);
+        source.push(record);
+      },
+    }),
     title: flags.title,
     port: flags.port,
     host: flags.host,

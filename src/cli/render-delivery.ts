@@ -109,6 +109,9 @@ export function renderDetail(detail: DeliveryDetail, ctx: CliContext): void {
     ctx.stdout,
     `${c.bold(printableLine(detail.id))}  #${detail.index}  received ${printableLine(detail.receivedAt)}`,
   );
+  // editedFrom passed isReplayMarker (an id of word characters): safe on a terminal as it is.
+  if (detail.editedFrom)
+    writeLine(ctx.stdout, `${c.bold('edited')}   from ${detail.editedFrom}, re-signed and sent by ledgerhook`);
   writeLine(ctx.stdout, `${c.bold('request')}  ${printable(detail.method)} ${printable(detail.path)}`);
   for (const [name, value] of Object.entries(detail.headers))
     for (const one of Array.isArray(value) ? value : [value])

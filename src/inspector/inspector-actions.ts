@@ -4,6 +4,14 @@ import { resolveTarget } from '../delivery/target.js';
 import { LedgerhookError } from '../errors.js';
 import { planReplay, replayDeliveries } from '../replay/replay.js';
 import { curlCommand } from './curl-command.js';
+import {
+  editOffer,
+  sendEdit,
+  type EditAnswer,
+  type EditOffer,
+  type EditOptions,
+  type EditRequest,
+} from './edit-action.js';
 import type { InspectorDelivery } from './inspector-delivery.js';
 
 /** How a delivery is sent again: with a fresh token, or with the token it arrived with. */
@@ -32,14 +40,20 @@ export interface InspectorActions {
     confirmRefused?: boolean,
   ): Promise<ReplayAnswer>;
   curl(delivery: InspectorDelivery, target: string): string;
+  /** Whether (and how) the page may offer "Edit and resend" for this delivery. */
+  editOffer(delivery: InspectorDelivery): EditOffer;
+  /** Sends an edited copy, always re-signed; refused as replay would refuse re-signing it. */
+  edit(delivery: InspectorDelivery, request: EditRequest): Promise<EditAnswer>;
 }
 
-export interface ActionOptions {
+export interface ActionOptions extends Pick<EditOptions, 'headerName' | 'onSent'> {
   /** The re-signing secret. Stays in this process: the page only ever sees results. */
   secret?: string | undefined;
   /** Put before a re-signed token (the verificationPrefix setting), in replays and curl commands. */
   verificationPrefix?: string | undefined;
   timeoutMs?: number | undefined;
+  /** The largest edited body sent, in UTF-8 bytes. */
+  maxEditedBodyBytes?: number | undefined;
 }
 
 // `ledgerhook sign` reads the secret from this variable: the command never contains it.
@@ -128,6 +142,7 @@ function curlFor(delivery: InspectorDelivery, target: string, options: ActionOpt
  */
 export function inspectorActions(options: ActionOptions = {}): InspectorActions {
   const modesFor = (delivery: InspectorDelivery): ReplayMode[] => replayModes(delivery, options.secret);
+  const edits: EditOptions = { ...options, maxBodyBytes: options.maxEditedBodyBytes };
   return {
     modesFor,
     async replay(delivery, target, mode, confirmRefused = false) {
@@ -142,5 +157,12 @@ export function inspectorActions(options: ActionOptions = {}): InspectorActions 
       return replayOne(delivery, url, mode, options);
     },
     curl: (delivery, target) => curlFor(delivery, target, options),
+    // An edit is re-signed, so it is offered exactly where re-signing is: never for a refused delivery.
+    editOffer: (delivery) =>
+      editOffer(delivery, modesFor(delivery).includes('resigned'), modeRefused(delivery, 'resigned').message, edits),
+    async edit(delivery, request) {
+      if (!modesFor(delivery).includes('resigned')) throw modeRefused(delivery, 'resigned');
+      return sendEdit(delivery, request, edits);
+    },
   };
 }

@@ -32,6 +32,8 @@ export interface InspectorSummary {
   cause?: string | undefined;
   /** The id of the delivery this one replays (its ledgerhook-replay-of header), when it is a replay. */
   replayOf?: string | undefined;
+  /** The id of the delivery this one was edited from (a capture's editedFrom), when it is an edit. */
+  editedFrom?: string | undefined;
   bodyBytes: number;
   /** The stored body is only the head of a larger one (refused deliveries may be cut). */
   bodyTruncated: boolean;
@@ -79,6 +81,7 @@ export function fromCaptureRecord(record: CaptureRecord, index: number): Inspect
     method: typeof record.method === 'string' ? record.method.slice(0, 16) : '?',
     path: typeof record.path === 'string' ? record.path.slice(0, 200) : '?',
     replayOf: replayOf(record),
+    editedFrom: isReplayMarker(record.editedFrom) ? record.editedFrom : undefined,
     cause: mismatchCause(record),
     bodyBytes: typeof record.bodyBytes === 'number' ? record.bodyBytes : Buffer.byteLength(record.body, 'base64'),
     bodyTruncated: isTruncated(record),

@@ -38,12 +38,12 @@ export interface RunningInspector {
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 const MAX_POST_BYTES = 8 * 1024;
 
-async function readSmallJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+async function readSmallJson(req: IncomingMessage, limit = MAX_POST_BYTES): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_POST_BYTES) throw new LedgerhookError('ERR_USAGE', 'request body too large');
+    if (size > limit) throw new LedgerhookError('ERR_USAGE', 'request body too large');
     chunks.push(chunk);
   }
   try {
@@ -86,13 +86,39 @@ function apiHandler(options: InspectorOptions, streams: Set<() => void>) {
   const detailOf = async (delivery: InspectorDelivery) => ({
     ...(await deliveryDetail(delivery, { ...options.detail, syncs: source.syncsOf(delivery.id) })),
     replayModes: actions.modesFor(delivery),
+    edit: actions.editOffer(delivery),
   });
+
+  // One edit at a time, refused before its body is read when not allowed: an edited body arrives as a
+  // JSON string (up to 6 characters per character of the body), so memory stays one such request.
+  let editing = false;
+  const edit = async (req: IncomingMessage, res: ServerResponse, delivery: InspectorDelivery) => {
+    const offer = actions.editOffer(delivery);
+    // Answered unread: the connection ends with the answer, so that the body is not taken for a request.
+    const refuse = (status: number, error: string) => {
+      res.setHeader('connection', 'close');
+      sendJson(res, status, { error });
+    };
+    if (!offer.allowed) return refuse(400, offer.why ?? 'this delivery cannot be edited');
+    if (editing) return refuse(409, 'another edited delivery is being sent; try again');
+    editing = true;
+    try {
+      const request = await readSmallJson(req, offer.maxBodyBytes * 6 + 128 * 1024);
+      const target = typeof request.to === 'string' && request.to !== '' ? request.to : options.forwardTo;
+      if (target === undefined) return sendJson(res, 400, { error: 'give a URL to send the edited delivery to' });
+      if (typeof request.body !== 'string') return sendJson(res, 400, { error: 'the edited body must be text' });
+      const answer = await actions.edit(delivery, { to: target, body: request.body, headers: request.headers });
+      return sendJson(res, 200, answer);
+    } finally {
+      editing = false;
+    }
+  };
 
   return async (req: IncomingMessage, res: ServerResponse, route: string, query: URLSearchParams) => {
     if (route === 'api/meta') return sendJson(res, 200, { title: options.title, forwardTo: options.forwardTo ?? null });
     if (route === 'api/events') return openEventStream(req, res, source, streams);
     if (route === 'api/deliveries') return sendJson(res, 200, source.snapshot().map(toSummary));
-    const match = /^api\/deliveries\/([^/]+)(?:\/(curl|replay))?$/.exec(route);
+    const match = /^api\/deliveries\/([^/]+)(?:\/(curl|replay|edit))?$/.exec(route);
     const delivery = match?.[1] === undefined ? undefined : source.find(safeDecode(match[1]));
     if (!match || !delivery) return sendJson(res, 404, { error: 'no such delivery' });
     const action = match[2];
@@ -102,7 +128,8 @@ function apiHandler(options: InspectorOptions, streams: Set<() => void>) {
       return sendJson(res, 200, { command: actions.curl(delivery, target) });
     }
     if (req.method !== 'POST' || !sameOrigin(req))
-      return sendJson(res, 405, { error: 'replay is a POST from the page' });
+      return sendJson(res, 405, { error: `${action} is a POST from the page` });
+    if (action === 'edit') return edit(req, res, delivery);
     const body = await readSmallJson(req);
     const target = typeof body.to === 'string' && body.to !== '' ? body.to : options.forwardTo;
     if (target === undefined) return sendJson(res, 400, { error: 'give a URL to replay to' });
@@ -144,6 +171,9 @@ export async function startInspector(options: InspectorOptions): Promise<Running
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       const known = isLedgerhookError(error);
+      // A request refused before its body was read (too large): the rest of it must not be taken for
+      // the next request on this connection, so the connection ends with the answer.
+      if (!req.complete) res.setHeader('connection', 'close');
       sendJson(res, known ? 400 : 500, { error: known ? error.message : 'internal error' });
     });
   });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
+import type { CaptureRecord } from '../capture/capture-record.js';
 import { openCaptureSubscriber, type CaptureOptions, type CaptureSubscriber } from '../capture/capture-subscriber.js';
 import {
   DEFAULT_HEADER_NAME,
@@ -91,6 +92,11 @@ export interface RunningListener {
   readonly forwardsPending: number;
   /** Stops accepting, lets in-flight deliveries and attempts finish, then closes the capture file. */
   close(): Promise<void>;
+  /**
+   * Appends a line to the capture file (a no-op without one): how a delivery sent from here, such as
+   * an edited replay, is recorded beside what arrived, through the file's one writer.
+   */
+  appendCapture(record: CaptureRecord): Promise<void>;
 }
 
 /** Unique ids without a random draw per delivery: a random prefix per listener, then a counter. */
@@ -194,6 +200,9 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
     },
     get captured() {
       return capture?.writer.written ?? 0;
+    },
+    appendCapture: async (record) => {
+      await capture?.writer.append(record);
     },
   };
   return running;

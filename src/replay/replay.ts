@@ -6,6 +6,7 @@ import { buildDelivery } from '../delivery/build-delivery.js';
 import { sendDeliveries, type DeliveryOutcome, type SendSummary } from '../delivery/send-deliveries.js';
 import { delay } from '../util/delay.js';
 import { capturedHeaderValues } from './captured-delivery.js';
+import { CONNECTION_HEADERS } from './edit-checks.js';
 import type { PlannedReplay } from './replay-plan.js';
 
 export { planReplay, type PlannedReplay, type ReplayMode, type ReplayPlan, type ReplayPolicy } from './replay-plan.js';
@@ -31,17 +32,7 @@ export interface ReplayOptions {
 }
 
 /** Headers that belong to the original connection, not to the delivery. */
-const NOT_REPLAYED = new Set([
-  'host',
-  'connection',
-  'content-length',
-  'transfer-encoding',
-  'keep-alive',
-  'expect',
-  'te',
-  'trailer',
-  'upgrade',
-]);
+const NOT_REPLAYED = new Set(CONNECTION_HEADERS);
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 

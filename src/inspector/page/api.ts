@@ -1,12 +1,13 @@
 /// <reference lib="dom" />
 import type { DeliveryDetail } from '../delivery-detail.js';
+import type { EditAnswer, EditOffer } from '../edit-action.js';
 import type { ReplayAnswer, ReplayMode } from '../inspector-actions.js';
 import type { InspectorSummary } from '../inspector-delivery.js';
 
 /** Every URL is relative to the page's own (/TOKEN/), so every request carries the token. */
 export type Summary = InspectorSummary;
-export type Detail = DeliveryDetail & { replayModes: ReplayMode[] };
-export type { ReplayAnswer, ReplayMode };
+export type Detail = DeliveryDetail & { replayModes: ReplayMode[]; edit: EditOffer };
+export type { EditAnswer, ReplayAnswer, ReplayMode };
 
 export interface Meta {
   title: string;
@@ -32,6 +33,13 @@ export const api = {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ to, mode, confirmRefused }),
     }).then((r) => json<ReplayAnswer>(r)),
+  /** The server checks the edit again and re-signs it with its own secret: the page sends text only. */
+  edit: (id: string, to: string, body: string, headers: unknown) =>
+    fetch(`api/deliveries/${encodeURIComponent(id)}/edit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to, body, headers }),
+    }).then((r) => json<EditAnswer>(r)),
 };
 
 /** Live updates: a snapshot first, then each new delivery. EventSource reconnects by itself. */

@@ -42,6 +42,7 @@ function renderRow(d: Summary): HTMLElement {
       'span',
       { class: 'what' },
       d.replayOf ? h('span', { class: 'replay', attrs: { title: `a replay of ${d.replayOf}` } }, '↻ ') : '',
+      d.editedFrom ? h('span', { class: 'edited', attrs: { title: `edited from ${d.editedFrom}` } }, '✎ ') : '',
       what(d),
     ),
     h('span', { class: 'user' }, d.userId ?? ''),

@@ -2,6 +2,7 @@
 import { api, type Detail, type Meta, type ReplayMode } from './api.js';
 import { dateWithZone } from './time.js';
 import { append, clear, h, type Child } from './dom.js';
+import { editCard } from './edit-view.js';
 
 const MARKS = { pass: '✔', fail: '✖', warn: '!', skip: '–' } as const;
 
@@ -296,8 +297,12 @@ export function detailView(detail: Detail, meta: Meta): HTMLElement {
     detail.replayOf
       ? h('p', { class: 'replay-of' }, `↻ a replay of delivery ${detail.replayOf} (its ledgerhook-replay-of header)`)
       : '',
+    detail.editedFrom
+      ? h('p', { class: 'edited-from' }, `✎ edited from delivery ${detail.editedFrom}, re-signed by ledgerhook`)
+      : '',
     checklist(detail),
     actionsCard(detail, meta),
+    editCard(detail, meta),
     tokenCard(detail),
     headersCard(detail),
     bodyCard(detail),

@@ -58,7 +58,7 @@ async function list(options: CapturesListOptions, ctx: CliContext): Promise<void
     printableLine(d.id),
     printable(d.receivedAt),
     verdictText(d, ctx),
-    printable(what(d)),
+    printable(d.editedFrom ? `${what(d)} (edited from ${d.editedFrom})` : what(d)),
     printable(d.userId ?? ''),
     `${d.bodyBytes} B${d.bodyTruncated ? ' (cut)' : ''}`,
   ]);

@@ -1,4 +1,5 @@
 import { readCaptureFile } from '../../capture-warnings.js';
+import { appendCaptureRecord } from '../../../capture/append-record.js';
 import { resolveTarget } from '../../../delivery/target.js';
 import { memorySource } from '../../../inspector/inspector-source.js';
 import { plural } from '../../../util/plural.js';
@@ -18,7 +19,10 @@ export async function run(options: InspectCommandOptions, ctx: CliContext): Prom
   const forwardTo = options.to === undefined ? undefined : resolveTarget(options.to).href;
   const secrets = await resolveWebhookSecrets(options, ctx);
   const source = memorySource(records);
+  // An edited delivery sent from the page is appended to the file it was edited from (one whole line,
+  // O_APPEND), so that `captures show` finds it and its editedFrom link.
   const inspector = await serveInspector(source, {
+    recordSent: (record) => appendCaptureRecord(options.file, record),
     port: options.port,
     host: options.host,
     title: options.file,

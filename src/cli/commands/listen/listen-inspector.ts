@@ -1,5 +1,6 @@
 import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
 import { captureRecordFrom } from '../../../capture/capture-from-delivery.js';
+import type { CaptureRecord } from '../../../capture/capture-record.js';
 import type { ForwardEvent, ListenerEvent } from '../../../listen/listener.js';
 import { memorySource } from '../../../inspector/inspector-source.js';
 import type { WebhookSyncEvent } from '../../../webhook-sync/webhook-sync.js';
@@ -42,7 +43,8 @@ export function listenInspector(
       } else if (event.type === 'sync-failed')
         source.addSync(event.userId, event.entity, { entity: event.entity, ok: false, summary: event.error });
     },
-    start(listenUrl: string, forwardTo: URL | undefined) {
+    /** `recordSent`: appends an edited delivery's line to listen's capture file (with --capture). */
+    start(listenUrl: string, forwardTo: URL | undefined, recordSent?: (record: CaptureRecord) => Promise<void>) {
       return serveInspector(source, {
         port: options.uiPort ?? DEFAULT_INSPECTOR_PORT,
         host: options.uiHost,
@@ -51,6 +53,7 @@ export function listenInspector(
         toleranceSeconds: options.tolerance,
         verificationPrefix,
         forwardTo: forwardTo?.href,
+        recordSent,
       });
     },
   };

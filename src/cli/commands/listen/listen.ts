@@ -157,7 +157,7 @@ async function startInspector(ui: Inspector | undefined, listener: RunningListen
   // The inspector's replay goes where the catch-all (else the first route) forwards.
   const forwardTo = (routing.routes.find((route) => route.selectors.length === 0) ?? routing.routes[0])?.url;
   try {
-    return await ui?.start(listener.url, forwardTo);
+    return await ui?.start(listener.url, forwardTo, (record) => listener.appendCapture(record));
   } catch (error) {
     await listener.close();
     throw error;

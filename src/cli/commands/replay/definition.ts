@@ -13,7 +13,7 @@ function replayCommand(program: Command) {
     .command('replay')
     .summary('replay captured deliveries into your app, re-signed so they still verify')
     .description(
-      'Replay deliveries captured by `ledgerhook listen --capture` to TARGET, byte-exact (--failed: those listen could not forward, to where they failed). Only deliveries that listen verified at receipt are sent by default, each re-signed with a fresh iat so that an old capture still verifies; --as-captured sends the original token unchanged. Deliveries listen refused are skipped unless --include-refused (then sent with their original token; --resign-refused re-signs them, with a warning); deliveries captured without a secret need --include-unverified. Every line shows the original verdict. The header is --header-name, else LEDGERHOOK_HEADER_NAME, else the stored headerName, else the one each delivery was captured with. Exit 0 only if every answer was 2xx; 3 if nothing answers.',
+      'Replay deliveries captured by `ledgerhook listen --capture` to TARGET, byte-exact (--failed: those listen could not forward, to where they failed). Only deliveries that listen verified at receipt are sent by default, each re-signed with a fresh iat so that an old capture still verifies; --as-captured sends the original token unchanged. Deliveries listen refused are skipped unless --include-refused (then sent with their original token; --resign-refused re-signs them, with a warning); deliveries captured without a secret need --include-unverified. Every line shows the original verdict. --edit opens the body of one delivery in an editor, checks the result against the webhook body shapes (invalid: exit 2, nothing sent), re-signs it with the secret of the chosen environment (never the original token) and records what was sent, with editedFrom, in the capture file. The header is --header-name, else LEDGERHOOK_HEADER_NAME, else the stored headerName, else the one each delivery was captured with. Exit 0 only if every answer was 2xx; 3 if nothing answers.',
     )
     .argument('<file>', 'capture file written by listen --capture')
     .option(
@@ -39,6 +39,14 @@ function replayCommand(program: Command) {
     )
     .option('--resign-refused', 'with --include-refused: re-sign the refused ones too, so that they verify (warns)')
     .option('--dry-run', 'list what would be sent, and how (re-signed or as captured); send nothing')
+    .option(
+      '--edit',
+      'edit the body of the one selected delivery in $EDITOR (else $VISUAL, else vi), then send it re-signed as a new delivery linked to the original',
+    )
+    .option(
+      '--capture <file>',
+      'with --edit: append the sent delivery (editedFrom: the original id) here; default: <file>',
+    )
     .option('--concurrency <n>', 'deliveries in flight at once', integer('--concurrency', { min: 1, max: 1000 }), 1)
     .option('--delay <ms>', 'pause between deliveries (keeps the captured order)', integer('--delay', { min: 0 }));
   return addJsonOption(addVerificationHeaderOptions(addSecretOptions(addDeliveryTimeoutOption(command))));
@@ -58,6 +66,7 @@ export function defineReplay(program: Command, run: RunCommand): void {
         'ledgerhook replay deliveries.jsonl --to 3000 --include-refused --dry-run   # what would go out, and how',
         'ledgerhook replay deliveries.jsonl --to 3000 --include-unverified   # captured by listen without a secret',
         'ledgerhook replay deliveries.jsonl --to 3000 --id dlv_lx2k9a1b2c3d --include-refused --resign-refused   # warns',
+        'EDITOR="code --wait" ledgerhook replay deliveries.jsonl --to 3000 --last 1 --edit   # edit the body, re-sign, send',
       ),
     )
     .action((file, options) => run(() => import('./replay.js'), { ...options, file }));

@@ -118,6 +118,8 @@ function lineFor(planned: PlannedReplay, outcome: DeliveryOutcome): ReplayLine {
 function checkTarget(options: ReplayCommandOptions): void {
   if (options.route !== undefined && !options.failed)
     throw usageError('--route goes with --failed', 'conflicting_flags');
+  if (options.edit && options.failed)
+    throw usageError('--edit sends one delivery to --to TARGET; it does not go with --failed', 'conflicting_flags');
   if (options.to === undefined && !options.failed)
     throw usageError('replay needs --to TARGET (or --failed, which re-sends to where they failed)', 'missing_target');
   if (options.to !== undefined) resolveTarget(options.to);
@@ -136,8 +138,10 @@ export async function run(options: ReplayCommandOptions, ctx: CliContext): Promi
   checkTarget(options);
   const { records: all, warnings } = await readCaptures(options.file);
   for (const warning of warnings) writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${options.file}: ${warning}`);
-  const { records, url: target } = chooseRecords(options, all);
   validateFilters(options, all);
+  if (options.edit) return (await import('./replay-edit.js')).runEdit(options, ctx, all);
+  if (options.capture !== undefined) throw usageError('--capture goes with --edit', 'conflicting_flags');
+  const { records, url: target } = chooseRecords(options, all);
   if (target === undefined) {
     if (options.json) writeJson(ctx, { url: null, results: [], skipped: [], sent: 0, succeeded: 0, failed: 0 });
     else writeLine(ctx.stdout, `no delivery in ${options.file} failed at its last attempt`);
