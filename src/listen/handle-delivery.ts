@@ -3,6 +3,7 @@ import { roundMs } from '../util/percentiles.js';
 import { parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
 import { verifyWebhookRequest, type VerifyWebhookRequestOptions } from '../webhook/request.js';
 import type { SecretInput } from '../webhook/secrets.js';
+import { noTelemetry, type Telemetry, type TelemetrySpan, traced } from '../telemetry/telemetry.js';
 import type {
   DeliveryVerdict,
   ForwardResult,
@@ -55,6 +56,8 @@ export interface HandleDeliveryOptions {
   forward?: ForwardEdge | undefined;
   now: () => number;
   newId: (nowMs: number) => string;
+  /** Traces and metrics (openTelemetry()); default none. */
+  telemetry?: Telemetry | undefined;
 }
 
 export interface HandledDelivery {
@@ -196,6 +199,32 @@ function relayed(forwarded: Forwarded): Pick<HandledDelivery, 'status' | 'body' 
   };
 }
 
+/** The verdict on the verify span and in the deliveries metric (only when traced). */
+function countVerdict(telemetry: Telemetry, span: TelemetrySpan, verdict: DeliveryVerdict): void {
+  const valid = verdict.valid === true ? 'valid' : verdict.valid === false ? 'invalid' : 'unverified';
+  const facts = { 'ledgerhook.verdict': valid, 'ledgerhook.verdict.code': verdict.code };
+  span.setAttributes(facts);
+  telemetry.add('ledgerhook.deliveries', 1, facts);
+}
+
+function tracedForward(telemetry: Telemetry, edge: ForwardEdge, request: DeliveryRequest): Promise<Forwarded> {
+  return traced(
+    telemetry,
+    'ledgerhook.forward',
+    undefined,
+    async (span) => {
+      const forwarded = await forwardTo(edge, request);
+      // The app's status and listen's own words on a failure; never the app's body.
+      span.setAttributes({
+        'http.response.status_code': forwarded.result.status,
+        'ledgerhook.forward.error': forwarded.result.error,
+      });
+      return forwarded;
+    },
+    'client',
+  );
+}
+
 /**
  * The listener's whole decision for one request, with no transport in it: verify (the spec's sample
  * receiver answers 400 when invalid), forward an accepted delivery through the injected edge, and
@@ -204,13 +233,18 @@ function relayed(forwarded: Forwarded): Pick<HandledDelivery, 'status' | 'body' 
 export async function handleDelivery(
   request: DeliveryRequest,
   options: HandleDeliveryOptions,
+  /** The recorder scoped to this delivery's span (the listener's); default options.telemetry. */
+  telemetry: Telemetry = options.telemetry ?? noTelemetry,
 ): Promise<HandledDelivery> {
   const refused = preflight(request, options);
   if (refused) return refused;
   const receivedAtMs = options.now();
+  const verifying = telemetry.span('ledgerhook.verify');
   const verdict = await judge(request, options, receivedAtMs);
+  if (telemetry.enabled) countVerdict(telemetry, verifying, verdict);
+  verifying.end();
   const accepted = verdict.valid !== false || Boolean(options.acceptInvalid);
-  const forwarded = accepted && options.forward ? await forwardTo(options.forward, request) : undefined;
+  const forwarded = accepted && options.forward ? await tracedForward(telemetry, options.forward, request) : undefined;
   const forward = forwarded?.result;
   let answer: Pick<HandledDelivery, 'status' | 'body' | 'headers'> = { status: 200, body: { received: true } };
   if (!accepted) answer = { status: 400, body: { error: verdict.code, message: verdict.message } };

@@ -12,6 +12,8 @@ import { createListenSync } from './listen-sync.js';
 import { createListenQueue, queueSubscriber } from './listen-queue.js';
 import { listenerPrinter, printBanner, printListenSummary, queuePrinter, syncPrinter } from './listen-output.js';
 import { redactRedisUrl } from '../../../queue/queue-target.js';
+import { resolveTelemetry } from '../../telemetry-flag.js';
+import type { Telemetry } from '../../../telemetry/telemetry.js';
 
 type Inspector = ReturnType<typeof import('./listen-inspector.js').listenInspector>;
 
@@ -67,6 +69,7 @@ async function openSyncing(
   ctx: CliContext,
   out: LineWriter,
   ui: Inspector | undefined,
+  telemetry: Telemetry | undefined,
 ): Promise<Syncing> {
   const printSync = syncPrinter(options, ctx, out);
   // --sync --queue: enqueue for `ledgerhook worker`s instead of syncing here (issue #13).
@@ -74,10 +77,15 @@ async function openSyncing(
   const queued = queueUrl ? await createListenQueue(options, ctx, queuePrinter(options, ctx, out)) : undefined;
   const sync =
     options.sync && !queued
-      ? await createListenSync(options, ctx, (event) => {
-          ui?.onSyncEvent(event);
-          printSync(event);
-        })
+      ? await createListenSync(
+          options,
+          ctx,
+          (event) => {
+            ui?.onSyncEvent(event);
+            printSync(event);
+          },
+          telemetry,
+        )
       : undefined;
   return { queueUrl, queued, sync };
 }
@@ -89,6 +97,7 @@ interface Wiring {
   forwardTo: URL | undefined;
   ui: Inspector | undefined;
   syncing: Syncing;
+  telemetry: Telemetry | undefined;
 }
 
 /** Binds the listener with every flag translated, its events fed to the inspector and the printer. */
@@ -98,7 +107,7 @@ function startListening(
   out: LineWriter,
   wiring: Wiring,
 ): Promise<RunningListener> {
-  const { secrets, headerName, verificationPrefix, forwardTo, ui, syncing } = wiring;
+  const { secrets, headerName, verificationPrefix, forwardTo, ui, syncing, telemetry } = wiring;
   const { sync, queued } = syncing;
   const printEvent = listenerPrinter(options, ctx, out);
   return startListener({
@@ -119,6 +128,7 @@ function startListening(
       ? { path: options.capture, sync: options.captureSync, refusedBodies: options.captureRefusedBodies }
       : undefined,
     forwardTo,
+    telemetry,
     onAccepted: sync ? (delivery) => sync.handle(delivery) : undefined,
     // Awaited before the answer: a 2xx means the delivery's jobs are in Redis.
     subscribers: queued ? [queueSubscriber(queued)] : undefined,
@@ -172,12 +182,13 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   checkPairs(options);
   const secrets = await resolveWebhookSecrets(options, ctx, { createLocal: true });
   checkFlags(options, secrets);
+  const telemetry = await resolveTelemetry(options, ctx);
   const headerName = await resolveHeaderName(options, ctx);
   const verificationPrefix = await resolveVerificationPrefix(options, ctx);
   const forwardTo = options.forwardTo !== undefined ? resolveTarget(options.forwardTo) : undefined;
   const out = batchedLineWriter(ctx.stdout);
   const ui = await loadInspector(options, secrets, verificationPrefix);
-  const syncing = await openSyncing(options, ctx, out, ui);
+  const syncing = await openSyncing(options, ctx, out, ui, telemetry);
   const { queueUrl, queued, sync } = syncing;
   const { listener, inspector } = await startServing(options, ctx, out, {
     secrets,
@@ -186,6 +197,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
     forwardTo,
     ui,
     syncing,
+    telemetry,
   });
   printBanner(options, ctx, {
     url: listener.url,
@@ -202,6 +214,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   await inspector?.close();
   await sync?.idle();
   await queued?.close();
+  await telemetry?.flush();
   out.flush();
   printListenSummary(options, ctx, listener);
 }

@@ -8,7 +8,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../../../defaults.js';
 import { collect, decimal, duration, examples, formatDuration, integer, isoDate } from '../../parsers.js';
-import { addJsonOption } from '../../common-options.js';
+import { addJsonOption, addOtelOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
 import { ENVIRONMENTS } from '../../../settings/environments.js';
 
@@ -109,7 +109,7 @@ function syncCommand(program: Command) {
       integer('--concurrency', { min: 1, max: 32 }),
       4,
     );
-  return addJsonOption(addDatasetOptions(read));
+  return addJsonOption(addOtelOption(addDatasetOptions(read)));
 }
 
 /**
