@@ -126,8 +126,9 @@ describe('telemetry: one trace per delivery (listen --sync as a library)', () =>
     );
     const durations = points(metrics.get('ledgerhook.sync.duration'));
     assert.equal(durations.length, 1);
-    assert.equal((durations[0]?.[1] as { count: number }).count, 1);
-    assert.equal(durations[0]?.[0]['ledgerhook.sync.outcome'], 'ok');
+    const [outcome, histogram] = durations[0] ?? [{}, {}];
+    assert.equal((histogram as { count?: number }).count, 1);
+    assert.equal(outcome['ledgerhook.sync.outcome'], 'ok');
   });
 
   it('deliveries coalesced into one run: the run is a child of the first and linked to the others', async () => {
