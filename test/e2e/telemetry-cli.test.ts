@@ -154,6 +154,24 @@ describe('telemetry from the CLI', () => {
     assert.equal(spans.filter((span) => span.name === 'ledgerhook.sync.page').length, 2, '6 items, 4 a page');
   });
 
+  it("the README's console setup prints sync's spans and metrics (sync --otel)", async () => {
+    const snippet = fileURLToPath(new URL('../../test/e2e/snippets/otel-console.mjs', import.meta.url));
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    assert.ok(readme.includes(readFileSync(snippet, 'utf8').trim()), 'README shows otel-console.mjs verbatim');
+    const api = await startPagedListServer(3);
+    closers.push(api.close);
+    const result = await runCli(
+      ['sync', 'expenses', '--otel', '--base-url', api.baseUrl, '--token', TOKEN, '--out', tempDir()],
+      { env: { NODE_OPTIONS: `--import=${snippet}` } },
+    );
+    assert.equal(result.code, 0, result.stderr);
+    for (const name of ['ledgerhook.sync', 'ledgerhook.sync.page', 'ledgerhook.store.commit'])
+      assert.match(result.stdout, new RegExp(`name: '${name.replaceAll('.', '\\.')}'`));
+    // Metrics pushed before the CLI exits (its flush), not lost with the 10 s export interval.
+    assert.match(result.stdout, /ledgerhook\.sync\.duration/);
+    assert.ok(!result.stdout.includes(TOKEN), 'the access token is not in what is exported');
+  });
+
   it('LEDGERHOOK_OTEL=1 is --otel; with no provider registered, nothing is recorded and the delivery syncs', async () => {
     const api = await startPagedListServer(2);
     closers.push(api.close);

@@ -146,7 +146,7 @@ export function defineListen(program: Command, run: RunCommand): void {
         '# several receivers and workers: receivers only enqueue, `ledgerhook worker` syncs into Postgres',
         'ledgerhook listen --sync --queue redis://127.0.0.1:6379 --host 0.0.0.0 --secret-file production.secret',
         '# a trace per delivery (verify, capture, forward, sync runs, page fetches, commit) to your exporter:',
-        'node --import ./otel-setup.mjs $(npm root)/.bin/ledgerhook listen --sync --otel --secret-file sandbox.secret',
+        "NODE_OPTIONS='--import ./otel-console.mjs' ledgerhook listen --sync --otel --secret-file sandbox.secret",
       ),
     )
     .action((options) => run(() => import('./listen.js'), options));

@@ -177,6 +177,7 @@ export function defineSync(program: Command, run: RunCommand): void {
         'ledgerhook sync expenses --type PENDING --watch --interval 30s',
         'ledgerhook sync --all --watch --interval 5m --reconcile-every 6h',
         'ledgerhook sync expenses --type PENDING --keep-deleted   # then: ledgerhook history expenses --deleted --type PENDING',
+        "NODE_OPTIONS='--import ./otel-console.mjs' ledgerhook sync expenses --otel   # a span per page and commit (README)",
       ),
     )
     .action((target, options) => run(() => import('./sync.js'), { ...options, target }));

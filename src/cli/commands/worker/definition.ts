@@ -62,6 +62,7 @@ export function defineWorker(program: Command, run: RunCommand): void {
         '# two workers on one machine, eight jobs each:',
         'LEDGERHOOK_QUEUE=redis://10.0.0.5:6379 LEDGERHOOK_STORE=postgres://db/app ledgerhook worker --tokens tokens.json --concurrency 8 --json',
         'ledgerhook worker --tokens tokens.json --reconcile-every 6h   # prove nothing was missed, and repair',
+        "NODE_OPTIONS='--import ./otel-setup.mjs' ledgerhook worker --tokens tokens.json --otel   # job → sync → commit spans, queue depth",
       ),
     )
     .action((options) => run(() => import('./worker.js'), options));
