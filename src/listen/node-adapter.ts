@@ -108,8 +108,10 @@ async function serveOne(options: NodeAdapterOptions, req: IncomingMessage, res: 
       reason: 'the capture queue is full; retry later',
     });
   // The delivery's trace starts at receipt, before its body is read, and ends once it is answered.
-  const span = options.telemetry.span('ledgerhook.delivery', { 'http.request.method': method }, undefined, 'server');
+  const span = options.telemetry.span('ledgerhook.delivery', undefined, undefined, 'server');
   const telemetry = options.telemetry.under(span);
+  // Attribute objects only when traced: untraced, a delivery allocates nothing for telemetry.
+  if (telemetry.enabled) span.setAttributes({ 'http.request.method': method });
   const read = await readRequestBody(req, options.maxBodyBytes, options.budget);
   try {
     if (read.ok) {
@@ -118,7 +120,7 @@ async function serveOne(options: NodeAdapterOptions, req: IncomingMessage, res: 
         if (telemetry.enabled) attachTrace(result.delivery, span);
         await recordThenAnswer(options, res, result, result.delivery, telemetry);
       } else answer(res, result);
-      span.setAttributes({ 'http.response.status_code': result.status });
+      if (telemetry.enabled) span.setAttributes({ 'http.response.status_code': result.status });
     } else if (read.reason === 'too_large')
       refuseUnread(options, req, res, {
         status: 413,
