@@ -75,4 +75,3 @@ export {
   type TelemetrySpan,
   type TelemetryAttributes,
 } from './telemetry/telemetry.js';
-export { openTelemetry, type OpenTelemetryOptions } from './telemetry/open-telemetry.js';
