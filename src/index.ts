@@ -69,3 +69,9 @@ export { startMockServer, MockService, type MockServerOptions, type RunningMockS
 export { ENTITIES, findEntity, type EntityDefinition } from './catalogue/entities.js';
 export { entityPath, checkEntityPaths, type EntityPaths } from './catalogue/entity-paths.js';
 export { EVENTS, findEvent, type EventDefinition } from './catalogue/events.js';
+export {
+  noTelemetry,
+  type Telemetry,
+  type TelemetrySpan,
+  type TelemetryAttributes,
+} from './telemetry/telemetry.js';

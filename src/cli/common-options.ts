@@ -73,6 +73,16 @@ export function addVerificationPrefixOption<
   );
 }
 
+/** --otel (listen, sync, worker): traces and metrics through the providers a `node --import` file registered. */
+export function addOtelOption<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
+  return command.option(
+    '--otel',
+    'record OpenTelemetry traces and metrics through the providers your `node --import` setup registers (needs npm install @opentelemetry/api; default: LEDGERHOOK_OTEL=1)',
+  );
+}
+
 export function addJsonOption<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
   command: Command<Args, Opts, Globals>,
   description = 'print one JSON document on stdout and nothing else there',

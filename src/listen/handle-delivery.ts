@@ -12,6 +12,7 @@ import {
 } from './route-forward.js';
 import { deliveryNames, type Routing, routesFor } from './routes.js';
 import type { DeliveryVerdict, HeaderRecord, ReceivedDelivery, RefusedRequest } from '../delivery/received-delivery.js';
+import { noTelemetry, type Telemetry, type TelemetrySpan, traced } from '../telemetry/telemetry.js';
 
 export interface DeliveryRequest {
   method: string;
@@ -42,6 +43,8 @@ export interface HandleDeliveryOptions {
   routing?: { routes: readonly ForwardRoute[]; events?: Routing['events']; background?: boolean } | undefined;
   now: () => number;
   newId: (nowMs: number) => string;
+  /** Traces and metrics (openTelemetry()); default none. */
+  telemetry?: Telemetry | undefined;
 }
 
 export interface HandledDelivery {
@@ -155,10 +158,11 @@ async function forwardRoutes(
   request: DeliveryRequest,
   parsed: ParsedWebhookBody,
   options: HandleDeliveryOptions,
+  telemetry: Telemetry,
 ): Promise<Routed | undefined> {
   const headers = () => forwardHeaders(request.headers);
   if (options.forward) {
-    const forwarded = await forwardTo(options.forward, request.body, headers());
+    const forwarded = await tracedForward(telemetry, options.forward, request.body, headers());
     return { answer: relayed(forwarded), fields: { forward: forwarded.result } };
   }
   const routing = options.routing;
@@ -170,11 +174,47 @@ async function forwardRoutes(
       answer: { status: 202, body: { received: true, forwarding: routes.map((route) => route.name) } },
       fields: { forwarding: routes.map((route) => ({ route: route.name, url: route.url.href })) },
     };
-  const sent = await Promise.all(routes.map((route) => forwardTo(route.edge, request.body, headers(), route.name)));
+  const sent = await Promise.all(
+    routes.map((route) => tracedForward(telemetry, route.edge, request.body, headers(), route.name)),
+  );
   const results = sent.map((forwarded) => forwarded.result);
   const [only] = sent;
   if (sent.length === 1 && only) return { answer: relayed(only), fields: { forward: only.result, forwards: results } };
   return { answer: combinedAnswer(results), fields: { forwards: results } };
+}
+
+/** The verdict on the verify span and in the deliveries metric (only when traced). */
+function countVerdict(telemetry: Telemetry, span: TelemetrySpan, verdict: DeliveryVerdict): void {
+  const valid = verdict.valid === true ? 'valid' : verdict.valid === false ? 'invalid' : 'unverified';
+  const facts = { 'ledgerhook.verdict': valid, 'ledgerhook.verdict.code': verdict.code };
+  span.setAttributes(facts);
+  telemetry.add('ledgerhook.deliveries', 1, facts);
+}
+
+/** One forward attempt, a span of the delivery's trace when traced. */
+function tracedForward(
+  telemetry: Telemetry,
+  edge: ForwardEdge,
+  body: Buffer,
+  headers: Record<string, string>,
+  route?: string,
+): Promise<Forwarded> {
+  if (!telemetry.enabled) return forwardTo(edge, body, headers, route);
+  return traced(
+    telemetry,
+    'ledgerhook.forward',
+    route === undefined ? undefined : { 'ledgerhook.route': route },
+    async (span) => {
+      const forwarded = await forwardTo(edge, body, headers, route);
+      // The app's status and listen's own words on a failure; never the app's body.
+      span.setAttributes({
+        'http.response.status_code': forwarded.result.status,
+        'ledgerhook.forward.error': forwarded.result.error,
+      });
+      return forwarded;
+    },
+    'client',
+  );
 }
 
 /**
@@ -185,14 +225,19 @@ async function forwardRoutes(
 export async function handleDelivery(
   request: DeliveryRequest,
   options: HandleDeliveryOptions,
+  /** The recorder scoped to this delivery's span (the listener's); default options.telemetry. */
+  telemetry: Telemetry = options.telemetry ?? noTelemetry,
 ): Promise<HandledDelivery> {
   const refused = preflight(request, options);
   if (refused) return refused;
   const receivedAtMs = options.now();
+  const verifying = telemetry.span('ledgerhook.verify');
   const verdict = await judge(request, options, receivedAtMs);
+  if (telemetry.enabled) countVerdict(telemetry, verifying, verdict);
+  verifying.end();
   const accepted = verdict.valid !== false || Boolean(options.acceptInvalid);
   const parsed = parseIfWorthIt(request.body, verdict);
-  const routed = accepted ? await forwardRoutes(request, parsed, options) : undefined;
+  const routed = accepted ? await forwardRoutes(request, parsed, options, telemetry) : undefined;
   let answer: Pick<HandledDelivery, 'status' | 'body' | 'headers'> = { status: 200, body: { received: true } };
   if (!accepted) answer = { status: 400, body: { error: verdict.code, message: verdict.message } };
   else if (routed?.answer) answer = routed.answer;

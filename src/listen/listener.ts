@@ -23,6 +23,7 @@ import { handleDelivery, preflight, type HandleDeliveryOptions } from './handle-
 import { nodeDeliveryHandler } from './node-adapter.js';
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { countInto, emptyStats, type ListenerStats } from './listener-stats.js';
+import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
 
 export type { ForwardEvent, ListenerEvent, ListenerStats };
 
@@ -76,6 +77,11 @@ export interface ListenerOptions {
   onEvent?: ((event: ListenerEvent) => void) | undefined;
   /** Forward attempts made after the answer (with `retry`), and what was resumed at start. */
   onForward?: ((event: ForwardEvent) => void) | undefined;
+  /**
+   * Traces and metrics (openTelemetry()): a span per delivery (verify, forward, capture as children,
+   * and, through createWebhookSync's own option, the sync runs it causes); default none.
+   */
+  telemetry?: Telemetry | undefined;
   /** Every delivery not refused as forged (valid, or any when nothing is verified), after its answer. */
   onAccepted?: ((delivery: ReceivedDelivery) => void) | undefined;
 }
@@ -152,11 +158,12 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
   const bufferedLimit = Math.max(options.maxBufferedBodyBytes ?? DEFAULT_MAX_BUFFERED_BODY_BYTES, maxBodyBytes);
   const adapter = nodeDeliveryHandler({
     preflight: (request) => preflight(request, handleOptions),
-    handle: (request) => handleDelivery(request, handleOptions),
+    handle: (request, telemetry) => handleDelivery(request, handleOptions, telemetry),
     events,
     budget: new BodyBudget(bufferedLimit, FREE_BODY_BYTES),
     maxBodyBytes,
     retryAfterSeconds: 1,
+    telemetry: options.telemetry ?? noTelemetry,
   });
   const served = await serve(adapter.handler, {
     port: options.port ?? DEFAULT_LISTEN_PORT,

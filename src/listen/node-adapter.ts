@@ -5,16 +5,20 @@ import type { DeliveryEvents } from '../delivery/delivery-events.js';
 import type { DeliveryRequest, HandledDelivery } from './handle-delivery.js';
 import type { HeaderRecord, ReceivedDelivery } from '../delivery/received-delivery.js';
 import { readRequestBody } from '../http/read-body.js';
+import { attachTrace, type Telemetry } from '../telemetry/telemetry.js';
 
 export interface NodeAdapterOptions {
   /** Checks that need no body (path, method). */
   preflight(request: { method: string; path: string }): HandledDelivery | undefined;
-  handle(request: DeliveryRequest): Promise<HandledDelivery>;
+  /** `telemetry` is scoped to the delivery's span: what the handler traces is its child. */
+  handle(request: DeliveryRequest, telemetry: Telemetry): Promise<HandledDelivery>;
   events: DeliveryEvents;
   budget: BodyBudget;
   maxBodyBytes: number;
   /** Seconds a sender told "no room" should wait before retrying. */
   retryAfterSeconds: number;
+  /** One span per delivery read (`noTelemetry`: none). */
+  telemetry: Telemetry;
 }
 
 /** One pass over the raw headers: lower-case names, every value of a repeated header kept. */
@@ -63,12 +67,15 @@ async function recordThenAnswer(
   res: ServerResponse,
   result: HandledDelivery,
   delivery: ReceivedDelivery,
+  telemetry: Telemetry,
 ): Promise<void> {
   const { events } = options;
   let recorded = true;
+  const capturing = telemetry.span('ledgerhook.capture');
   try {
     await events.record(delivery);
   } catch (error) {
+    capturing.fail(error);
     recorded = false;
     events.emit({ type: 'capture-error', message: (error as Error).message });
     if (delivery.status < 300) {
@@ -78,6 +85,7 @@ async function recordThenAnswer(
       result.headers = { 'retry-after': String(options.retryAfterSeconds) };
     }
   }
+  capturing.end();
   answer(res, result);
   // Nothing refused as forged is passed on, even when answered 200 with acceptInvalid.
   events.emit({ type: 'delivery', delivery, accepted: recorded && delivery.verdict.valid !== false });
@@ -99,12 +107,20 @@ async function serveOne(options: NodeAdapterOptions, req: IncomingMessage, res: 
       error: 'busy',
       reason: 'the capture queue is full; retry later',
     });
+  // The delivery's trace starts at receipt, before its body is read, and ends once it is answered.
+  const span = options.telemetry.span('ledgerhook.delivery', undefined, undefined, 'server');
+  const telemetry = options.telemetry.under(span);
+  // Attribute objects only when traced: untraced, a delivery allocates nothing for telemetry.
+  if (telemetry.enabled) span.setAttributes({ 'http.request.method': method });
   const read = await readRequestBody(req, options.maxBodyBytes, options.budget);
   try {
     if (read.ok) {
-      const result = await options.handle({ method, path, headers: headerRecord(req), body: read.body });
-      if (result.delivery) await recordThenAnswer(options, res, result, result.delivery);
-      else answer(res, result);
+      const result = await options.handle({ method, path, headers: headerRecord(req), body: read.body }, telemetry);
+      if (result.delivery) {
+        if (telemetry.enabled) attachTrace(result.delivery, span);
+        await recordThenAnswer(options, res, result, result.delivery, telemetry);
+      } else answer(res, result);
+      if (telemetry.enabled) span.setAttributes({ 'http.response.status_code': result.status });
     } else if (read.reason === 'too_large')
       refuseUnread(options, req, res, {
         status: 413,
@@ -120,6 +136,7 @@ async function serveOne(options: NodeAdapterOptions, req: IncomingMessage, res: 
     else events.emit({ type: 'refused', method, path, status: 0, reason: 'the sender aborted the upload' });
   } finally {
     options.budget.release(read.reserved);
+    span.end();
   }
 }
 

@@ -3,9 +3,11 @@ import type { Dispatcher } from 'undici';
 import type { SharedBackoff } from '../http/retry-policy.js';
 import { isTransientFailure } from '../sync/transient.js';
 import { transientWait } from '../util/backoff.js';
+import { checkedTraceparent } from '../telemetry/traceparent.js';
 import { RECONCILE_ALL_JOB_NAME, RECONCILE_JOB_NAME } from './reconcile-schedule.js';
 import { datasetOf, parseSyncJobData, SYNC_JOB_NAME, tokenKey } from './sync-job.js';
 import type { SyncRunSummary, SyncWorkerEvent, SyncWorkerOptions } from './sync-worker.js';
+import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
 
 /** A 401/403/404 or refused data will not heal by retrying: the job fails at once (sync/transient.ts). */
 const isPermanent = (error: unknown) => !isTransientFailure(error);
@@ -30,8 +32,47 @@ function transientRetries(job: Job): number {
  * dataset; a reconcile job compares it with the service and repairs it; reconcile-all fans out.
  */
 export function jobProcessor(options: SyncWorkerOptions, edges: ProcessorEdges) {
+  const telemetry = options.telemetry ?? noTelemetry;
+  const run = processJob(options, edges);
+  // BullMQ passes a third argument of its own (a signal): the run is never handed to it directly.
+  if (!telemetry.enabled) return (job: Job, lockToken?: string) => run(job, lockToken, telemetry);
+  return (job: Job, lockToken?: string) => tracedJob(telemetry, job, (scoped) => run(job, lockToken, scoped));
+}
+
+/**
+ * A job as a span (`ledgerhook.job`): in the trace of the delivery that queued it when its data
+ * carries a well-formed traceparent (job data is input: anything else starts a new trace).
+ */
+async function tracedJob<T>(telemetry: Telemetry, job: Job, run: (scoped: Telemetry) => Promise<T>): Promise<T> {
+  const carried = (job.data as { traceparent?: unknown } | undefined)?.traceparent;
+  const span = telemetry.under(checkedTraceparent(carried)).span(
+    'ledgerhook.job',
+    {
+      'messaging.operation.name': 'process',
+      'ledgerhook.job.name': job.name,
+      'ledgerhook.job.attempt': job.attemptsMade + 1,
+    },
+    undefined,
+    'consumer',
+  );
+  try {
+    return await run(telemetry.under(span));
+  } catch (error) {
+    // A job put back (shutdown) or delayed (transient failure) is not a failure of the span's work.
+    if (!(error instanceof WaitingError || error instanceof DelayedError)) span.fail(error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+function processJob(options: SyncWorkerOptions, edges: ProcessorEdges) {
   const { emit, stopping } = edges;
-  return async (job: Job, lockToken?: string): Promise<SyncRunSummary | { reconciled: number } | undefined> => {
+  return async (
+    job: Job,
+    lockToken: string | undefined,
+    telemetry: Telemetry,
+  ): Promise<SyncRunSummary | { reconciled: number } | undefined> => {
     if (stopping.aborted) {
       // A closing worker can still be handed a job: a slot that was waiting for one when the
       // shutdown began takes the job another slot has just put back. It goes back unrun (running
@@ -67,7 +108,12 @@ export function jobProcessor(options: SyncWorkerOptions, edges: ProcessorEdges) 
         return undefined;
       }
       // The job was created by the first delivery of its burst (later ones coalesce into it).
-      const summary = await options.runSync({ ...input, signal: stopping, receivedAtMs: job.timestamp });
+      const summary = await options.runSync({
+        ...input,
+        signal: stopping,
+        receivedAtMs: job.timestamp,
+        telemetry: telemetry.enabled ? telemetry : undefined,
+      });
       emit({ type: 'sync-done', userId, entity, run, summary });
       return summary;
     } catch (error) {

@@ -8,6 +8,8 @@ export interface QueueableDelivery {
   body: Uint8Array;
   /** The delivery's id, carried by its jobs so a change can say which delivery caused it. */
   id?: string | undefined;
+  /** The W3C traceparent of the delivery's span (a traced listener), carried by its jobs. */
+  traceparent?: string | undefined;
 }
 
 export type QueueRecorderEvent =
@@ -28,7 +30,7 @@ export function createQueueRecorder(queue: SyncQueue, onEvent?: (event: QueueRec
       const { userId, entities } = parsed.body;
       let outcomes: EnqueueOutcome[];
       try {
-        outcomes = await queue.enqueueEntities(userId, entities, delivery.id);
+        outcomes = await queue.enqueueEntities(userId, entities, delivery.id, delivery.traceparent);
       } catch (error) {
         onEvent?.({ outcome: 'queue-failed', userId, entities, error: (error as Error).message });
         throw error;

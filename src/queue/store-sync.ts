@@ -25,7 +25,7 @@ interface StoreRunOptions {
  * activity (a webhook-caused run, timed from the job's creation) for `ledgerhook freshness`.
  */
 export function storeSync(options: StoreRunOptions): RunSync {
-  return async ({ job, token, dispatcher, backoff, signal, receivedAtMs }) => {
+  return async ({ job, token, dispatcher, backoff, signal, receivedAtMs, telemetry }) => {
     const ref = { baseUrl: options.baseUrl, token, path: job.path, filter: job.filter, userId: job.userId };
     const summary = await syncDataset({
       ...ref,
@@ -39,6 +39,7 @@ export function storeSync(options: StoreRunOptions): RunSync {
       dispatcher,
       backoff,
       signal,
+      telemetry,
     });
     await recordWebhookRun(options.store, ref, summary, receivedAtMs, options.now ?? Date.now);
     return {

@@ -2,6 +2,7 @@ import { findEntity } from '../catalogue/entities.js';
 import { entityPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import { datasetKey, jobId, tokenFingerprint, userDirName } from '../store/identity.js';
 import { isObject } from '../util/is-object.js';
+import { checkedTraceparent } from '../telemetry/traceparent.js';
 
 /**
  * What a sync job carries through Redis: whose dataset, which one. Never a token (the worker maps
@@ -15,6 +16,8 @@ export interface SyncJobData {
   filter: Record<string, string>;
   /** The delivery that caused the job (provenance in the history; a coalesced job keeps one of them). */
   deliveryId?: string | undefined;
+  /** The W3C traceparent of that delivery's span, when the listener traced it (checked when read back). */
+  traceparent?: string | undefined;
 }
 
 export const SYNC_JOB_NAME = 'sync';
@@ -62,6 +65,7 @@ export function isQueueableUser(userId: string): boolean {
 export function parseSyncJobData(value: unknown, paths?: EntityPaths): SyncJobData | undefined {
   if (!isObject(value)) return undefined;
   const { userId, entity, path, filter, deliveryId } = value;
+  const traceparent = checkedTraceparent(value.traceparent);
   if (typeof userId !== 'string' || !isQueueableUser(userId) || typeof entity !== 'string') return undefined;
   const known = findEntity(entity);
   if (!known || (path !== known.path && path !== paths?.[known.name])) return undefined;
@@ -74,6 +78,7 @@ export function parseSyncJobData(value: unknown, paths?: EntityPaths): SyncJobDa
     path: entityPath(known, paths),
     filter: filter as Record<string, string>,
     ...id,
+    ...(traceparent === undefined ? {} : { traceparent }),
   };
 }
 

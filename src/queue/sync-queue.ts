@@ -67,14 +67,25 @@ export class SyncQueue {
    * Enqueues the datasets of one ENTITY_UPDATE; resolves once every job is in Redis (the caller
    * answers the webhook only then) and rejects when Redis did not take them.
    */
-  async enqueueEntities(userId: string, entities: readonly string[], deliveryId?: string): Promise<EnqueueOutcome[]> {
+  async enqueueEntities(
+    userId: string,
+    entities: readonly string[],
+    deliveryId?: string,
+    /** The delivery's trace (W3C traceparent), for the worker's job span to continue. */
+    traceparent?: string,
+  ): Promise<EnqueueOutcome[]> {
     const outcomes: EnqueueOutcome[] = [];
     const jobs: SyncJobData[] = [];
     if (!isQueueableUser(userId))
       return [...new Set(entities)].map((entity) => ({ userId, entity, outcome: 'invalid-user' as const }));
     for (const name of new Set(entities)) {
       const job = syncJobFor(userId, name, this.#paths);
-      if (job) jobs.push(deliveryId === undefined ? job : { ...job, deliveryId });
+      if (job)
+        jobs.push({
+          ...job,
+          ...(deliveryId === undefined ? {} : { deliveryId }),
+          ...(traceparent === undefined ? {} : { traceparent }),
+        });
       else outcomes.push({ userId, entity: name, outcome: 'unknown-entity' });
     }
     const added = await Promise.all(jobs.map((job) => this.enqueue(job)));

@@ -10,6 +10,8 @@ import type { SyncJobData } from './sync-job.js';
 import { jobProcessor } from './job-processor.js';
 import { ReconcileSchedule } from './reconcile-schedule.js';
 import { TokenRateGate, type TokenRateLimit } from './token-rate-gate.js';
+import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
+import { observeQueueDepth } from './queue-depth.js';
 
 /** What one run reports (the fields `listen --sync` prints): a sync's summary less its dry-run flag. */
 export type SyncRunSummary = Omit<SyncSummary, 'dryRun'>;
@@ -23,6 +25,8 @@ export type RunSync = (input: {
   signal: AbortSignal;
   /** When the job was created: the receipt of the first delivery it answers. */
   receivedAtMs?: number | undefined;
+  /** Scoped to the job's span: the run's spans are its children. */
+  telemetry?: Telemetry | undefined;
 }) => Promise<SyncRunSummary>;
 
 /** What a worker's reconcile job reports: the counts, not every id (the store's activity keeps them). */
@@ -114,6 +118,11 @@ export interface SyncWorkerOptions {
    */
   transientRetry?: { firstMs?: number | undefined; capMs?: number | undefined } | undefined;
   onEvent?: ((event: SyncWorkerEvent) => void) | undefined;
+  /**
+   * Traces and metrics (openTelemetry()): a span per job (continuing the delivery's trace when the
+   * job carries it) with the sync's spans under it, and the queue's depth as a gauge; default none.
+   */
+  telemetry?: Telemetry | undefined;
 }
 
 export interface RunningSyncWorker {
@@ -164,6 +173,8 @@ export async function startSyncWorker(options: SyncWorkerOptions): Promise<Runni
     removeOnFail: { count: 5000, age: 7 * 24 * 3600 },
     autorun: false,
   });
+  const telemetry = options.telemetry ?? noTelemetry;
+  const stopObserving = telemetry.enabled ? observeQueueDepth(telemetry, redis, options.queueName) : undefined;
   worker.on('stalled', (jobId) => emit({ type: 'stalled', run: jobId }));
   worker.on('error', (error) => emit({ type: 'worker-error', message: error.message }));
   void worker.run().catch((error: Error) => emit({ type: 'worker-error', message: error.message }));
@@ -184,6 +195,7 @@ export async function startSyncWorker(options: SyncWorkerOptions): Promise<Runni
       } finally {
         clearTimeout(timer);
         stopping.abort(new LedgerhookError('ERR_ABORTED', 'stopped'));
+        await stopObserving?.().catch(() => {});
         await dispatcher.close().catch(() => {});
         await schedule?.close().catch(() => {});
         redis.disconnect();

@@ -4,6 +4,7 @@ import { LedgerhookError } from '../errors.js';
 import { type FetchJsonOptions, fetchJson } from '../http/fetch-json.js';
 import { classifyBody, type EnvelopeQuirk, type ListPage } from '../dataset/envelope.js';
 import { idKey } from '../dataset/item-id.js';
+import { noTelemetry, type Telemetry, traced } from '../telemetry/telemetry.js';
 
 import { DEFAULT_MAX_PAGES } from '../defaults.js';
 
@@ -43,6 +44,8 @@ export interface PaginateOptions
    * than an error. Only for endpoints known to answer documents; default false.
    */
   allowDocument?: boolean | undefined;
+  /** A span per page fetched (`ledgerhook.sync.page`, retries and waits included) and the pages metric. */
+  telemetry?: Telemetry | undefined;
 }
 
 export type PaginatedItem =
@@ -85,6 +88,8 @@ class IdleCounter {
 export async function* paginate(options: PaginateOptions): AsyncGenerator<PaginatedItem> {
   const url = listUrl(options.baseUrl, options.path, options.filter);
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
+  const telemetry = options.telemetry ?? noTelemetry;
+  let requested = options.firstIndex ?? 0;
   const fetchPage = (cursor: string | undefined) => {
     const headers: Record<string, string> = {
       authorization: `Bearer ${options.token}`,
@@ -93,7 +98,19 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<Pagina
     };
     if (cursor !== undefined) headers.cursor = cursor;
     if (options.lastUpdatedDate !== undefined) headers.lastUpdatedDate = options.lastUpdatedDate;
-    return fetchJson({ ...options, url, headers });
+    requested += 1;
+    const facts = { 'ledgerhook.sync.page': requested, 'url.path': url.pathname };
+    return traced(
+      telemetry,
+      'ledgerhook.sync.page',
+      facts,
+      async () => {
+        const body = await fetchJson({ ...options, url, headers });
+        telemetry.add('ledgerhook.sync.pages', 1);
+        return body;
+      },
+      'client',
+    );
   };
   // A continued read's cursor counts as seen: a server that answers it with itself is looping.
   const seen = new Set<string>(options.cursor === undefined ? [] : [options.cursor]);

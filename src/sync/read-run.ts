@@ -13,6 +13,8 @@ import type { DatasetSchema } from '../store/dataset-schema.js';
 import { SchemaObserver } from './schema-drift.js';
 import { schemaBeforeCommit } from './schema-contract.js';
 import { isTransientFailure } from './transient.js';
+import { noTelemetry, traced } from '../telemetry/telemetry.js';
+import { countRateLimitWait } from './traced-sync.js';
 
 /** What a run found before reading: the state it goes on from, and the one stored whatever the run. */
 export interface ReadStart {
@@ -41,7 +43,13 @@ const keepCheckpointAfter = (error: unknown) =>
 /** Only for endpoints known to answer a document (/userTaxSetup): replaced whole each time. */
 async function saveDocument(options: SyncDatasetOptions, ref: DatasetRef, body: unknown, summary: SyncSummary) {
   const next = { lastUpdatedDate: '', items: 1, syncedAt: syncedAt(options), mode: 'document' as const };
-  if (!options.dryRun) await options.store.saveDocument(ref, body, { ...next, tokenFingerprint: ref.tokenFingerprint });
+  if (!options.dryRun)
+    await traced(
+      options.telemetry ?? noTelemetry,
+      'ledgerhook.store.commit',
+      { 'ledgerhook.store': options.store.kind },
+      () => options.store.saveDocument(ref, body, { ...next, tokenFingerprint: ref.tokenFingerprint }),
+    );
   Object.assign(summary, { mode: 'document', pages: 1, total: 1 });
 }
 
@@ -75,16 +83,19 @@ async function commitPages(
       : undefined;
   const at = syncedAt(options);
   const extra = changeExtras(run, at, summary.lastUpdatedDate, sink.pageOf, keepDeleted, reasons);
-  const result = await sink.commit(
-    {
-      lastUpdatedDate,
-      items: 0,
-      syncedAt: at,
-      mode,
-      tokenFingerprint: ref.tokenFingerprint,
-      ...(schema ? { schema } : {}),
-    },
-    extra,
+  const commitFacts = { 'ledgerhook.store': options.store.kind, 'ledgerhook.sync.mode': mode };
+  const result = await traced(options.telemetry ?? noTelemetry, 'ledgerhook.store.commit', commitFacts, () =>
+    sink.commit(
+      {
+        lastUpdatedDate,
+        items: 0,
+        syncedAt: at,
+        mode,
+        tokenFingerprint: ref.tokenFingerprint,
+        ...(schema ? { schema } : {}),
+      },
+      extra,
+    ),
   );
   Object.assign(summary, { upserted: result.upserted, deleted: result.removed, total: result.total, lastUpdatedDate });
 }
@@ -122,7 +133,10 @@ export async function runRead(
     lastUpdatedDate: sent,
     cursor: from?.cursor,
     firstIndex: from?.pages,
-    onRetry: (event) => emit({ type: 'retry', dataset, ...event }),
+    onRetry: (event) => {
+      if (event.rateLimited) countRateLimitWait(options.telemetry, event.waitMs);
+      emit({ type: 'retry', dataset, ...event });
+    },
   });
   const summary: SyncSummary = {
     dataset,

@@ -7,6 +7,7 @@ import { type ReadStart, runRead } from './read-run.js';
 import { planResume, storeLocation } from './resume.js';
 import { windowStart } from './since-window.js';
 import { datasetRef, type SyncDatasetOptions, type SyncSummary } from './sync-options.js';
+import { tracedSync } from './traced-sync.js';
 
 export {
   datasetRef,
@@ -43,6 +44,11 @@ async function startingState(options: SyncDatasetOptions, ref: DatasetRef): Prom
  * not, the run starts again from page 1, saying so (`resumeDiscarded: 'invalid-cursor'`).
  */
 export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSummary> {
+  const telemetry = options.telemetry;
+  return telemetry?.enabled ? tracedSync(telemetry, options, datasetRef(options).dataset, syncRun) : syncRun(options);
+}
+
+async function syncRun(options: SyncDatasetOptions): Promise<SyncSummary> {
   const ref = datasetRef(options);
   const emit = (event: Parameters<NonNullable<SyncDatasetOptions['onProgress']>>[0]) => options.onProgress?.(event);
   if (options.since !== undefined && options.full)

@@ -6,6 +6,7 @@ import { datasetKey, normaliseBaseUrl, tokenFingerprint } from '../store/identit
 import type { ChangeCause } from '../store/dataset-history.js';
 import type { SchemaDrift } from './schema-drift.js';
 import type { SchemaContract } from './schema-contract.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 /**
  * Why an interrupted full read's checkpoint was dropped instead of continued (issue 21): a full read
@@ -131,6 +132,11 @@ export interface SyncDatasetOptions
   /** Clock in ms since the epoch (only for syncedAt; lastUpdatedDate always comes from the server). */
   now?: (() => number) | undefined;
   onProgress?: ((event: SyncProgressEvent) => void) | undefined;
+  /**
+   * Traces and metrics (openTelemetry()): the run as a span with a child per page fetched and one
+   * for the store's commit, its duration, pages and 429 waits; default none.
+   */
+  telemetry?: Telemetry | undefined;
 }
 
 export interface SyncSummary {

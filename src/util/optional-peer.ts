@@ -1,7 +1,7 @@
 import { LedgerhookError } from '../errors.js';
 
 /**
- * pg, bullmq, ioredis and rate-limiter-flexible are optional peer dependencies: a user who imports
+ * pg, bullmq, ioredis, rate-limiter-flexible and @opentelemetry/api are optional peer dependencies: a user who imports
  * only `ledgerhook/webhooks` never installs them. What each one is needed for, for the error that
  * says which package to install when a feature that needs it is used without it.
  */
@@ -11,6 +11,8 @@ const OPTIONAL_PEERS: Readonly<Record<string, { feature: string; install: string
   bullmq: { feature: 'the sync queue', install: 'bullmq' },
   ioredis: { feature: 'the sync queue', install: 'bullmq' },
   'rate-limiter-flexible': { feature: "the worker's shared rate limit", install: 'rate-limiter-flexible' },
+  // Only the API: the application registers the SDK and exporters it wants (ledgerhook bundles none).
+  '@opentelemetry/api': { feature: 'OpenTelemetry traces and metrics', install: '@opentelemetry/api' },
 };
 
 /** Every optional peer, in the order `npm install` should name them. */

@@ -14,6 +14,8 @@ import { SyncScheduler } from './sync-scheduler.js';
 import { badUserReason, lifecycleEvent } from './body-events.js';
 import { type ReconcileEvent, startReconcileTimer } from './reconcile-timer.js';
 import { type Receipt, ReceiptWindows, recordWebhookRun } from './run-activity.js';
+import { noTelemetry, type Telemetry, type TelemetrySpan, traceOf } from '../telemetry/telemetry.js';
+import { RunLinks } from '../telemetry/run-links.js';
 
 export type WebhookSyncEvent =
   | { type: 'sync-start'; userId: string; entity: string; dataset: string; run: number }
@@ -70,6 +72,11 @@ export interface WebhookSyncOptions {
   /** Clock in ms since the epoch, for the time from a webhook to its data committed (freshness). */
   now?: (() => number) | undefined;
   onEvent?: ((event: WebhookSyncEvent) => void) | undefined;
+  /**
+   * Traces and metrics (openTelemetry()): each run is a span in the trace of the first delivery it
+   * answers (the listener's `telemetry` gives deliveries theirs), linked to the others coalesced into it.
+   */
+  telemetry?: Telemetry | undefined;
 }
 
 /** What every sync started by one webhook sync shares. */
@@ -84,6 +91,8 @@ interface SyncRunner {
   later: (ms: number, then: () => void) => void;
   /** When the deliveries each dataset's next run answers first arrived. */
   receipts: ReceiptWindows;
+  /** The spans of the deliveries each dataset's next run answers (traced only). */
+  links: RunLinks;
 }
 
 /** One dataset's sync as the scheduler runs it: reported from start to done or failed, never thrown. */
@@ -100,6 +109,8 @@ async function runSync(
   const { options, emit } = runner;
   const run = runner.nextRun();
   const firstReceipt = runner.receipts.take(key);
+  const caused = runner.links.take(key);
+  const telemetry = options.telemetry ?? noTelemetry;
   emit({ type: 'sync-start', userId, entity, dataset: path, run });
   try {
     const ref = { baseUrl: options.baseUrl, token, path, userId };
@@ -118,6 +129,7 @@ async function runSync(
       timeoutMs: options.timeoutMs,
       dispatcher: options.dispatcher,
       signal: options.signal,
+      telemetry: telemetry.enabled ? telemetry.under(caused[0], caused.slice(1)) : undefined,
     });
     await recordWebhookRun(options.store, ref, summary, firstReceipt?.atMs, options.now ?? Date.now);
     emit({ type: 'sync-done', userId, entity, run, summary });
@@ -128,6 +140,7 @@ async function runSync(
       const inMs = transientWait(retry + 1, policy);
       emit({ type: 'sync-retry', userId, entity, dataset: path, run, retry: retry + 1, inMs, error: message });
       runner.receipts.note(key, firstReceipt);
+      runner.links.note(key, caused);
       again(retry + 1, inMs);
       return;
     }
@@ -148,6 +161,7 @@ function scheduleEntities(
   body: RawEntityUpdateBody,
   token: string,
   receipt: Receipt | undefined,
+  span: TelemetrySpan | undefined,
 ): void {
   for (const name of new Set(body.entities)) {
     const entity = findEntity(name);
@@ -165,6 +179,7 @@ function scheduleEntities(
     });
     const userId = body.userId;
     runner.receipts.note(key, receipt);
+    if (span) runner.links.note(key, [span]);
     const schedule = (retry: number) =>
       runner.scheduler.request(key, () => runSync(runner, token, userId, name, path, later, retry, key));
     // A retry is a timer, then a request like any other (it coalesces with newer deliveries).
@@ -175,7 +190,7 @@ function scheduleEntities(
   }
 }
 
-function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody, receipt?: Receipt): void {
+function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody, receipt?: Receipt, span?: TelemetrySpan): void {
   if (!parsed.ok) {
     runner.emit({
       type: 'invalid-body',
@@ -199,7 +214,7 @@ function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody, receipt?: R
     runner.emit({ type: 'no-token', userId: body.userId, entities: body.entities });
     return;
   }
-  scheduleEntities(runner, body, token, receipt);
+  scheduleEntities(runner, body, token, receipt, span);
 }
 
 /**
@@ -224,6 +239,7 @@ export function createWebhookSync(options: WebhookSyncOptions): {
     emit: (event) => options.onEvent?.(event),
     nextRun: () => ++runs,
     receipts: new ReceiptWindows(),
+    links: new RunLinks(),
     later: (ms, then) => {
       pending += 1;
       const timer = setTimeout(() => {
@@ -250,7 +266,12 @@ export function createWebhookSync(options: WebhookSyncOptions): {
     });
   return {
     handle: (delivery) =>
-      handleParsed(runner, delivery.parsed, { atMs: delivery.receivedAtMs, deliveryId: delivery.id }),
+      handleParsed(
+        runner,
+        delivery.parsed,
+        { atMs: delivery.receivedAtMs, deliveryId: delivery.id },
+        options.telemetry?.enabled ? traceOf(delivery) : undefined,
+      ),
     handleBody: (raw) => handleParsed(runner, parseWebhookBody(raw)),
     // Idle means no sync running, queued or waiting to be retried.
     idle: async () => {

@@ -11,7 +11,7 @@ import { assertOneLineError, tempDir } from '../helpers/cli.js';
  * What `npm install ledgerhook` brings for a user who imports only `ledgerhook/webhooks` (issue 19):
  * the packed tarball, installed beside exactly the packages its production dependencies resolve to
  * (taken from this checkout's node_modules, so the test sends nothing past loopback). pg, bullmq,
- * ioredis and rate-limiter-flexible are optional peers: absent here, and a feature that needs one
+ * ioredis, rate-limiter-flexible and @opentelemetry/api are optional peers: absent here, and a feature that needs one
  * names the package to install.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -126,6 +126,11 @@ describe('the installed package', () => {
         't',
       ],
       'npm install',
+    ],
+    [
+      'OpenTelemetry (--otel)',
+      ['sync', 'expense', '--otel', '--base-url', 'http://127.0.0.1:9', '--token', 't'],
+      'npm install @opentelemetry/api',
     ],
   ] as const) {
     it(`${what} without its optional package says which one to install (exit 2, one line)`, () => {

@@ -10,7 +10,7 @@ import {
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { collect, decimal, duration, durationList, examples, integer } from '../../parsers.js';
 import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
-import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
+import { addJsonOption, addOtelOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
 
 function addServingOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
@@ -139,7 +139,7 @@ function listenCommand(program: Command) {
     'with --sync: instead of syncing here, enqueue a job per (user, dataset) in this Redis',
   );
   return addJsonOption(
-    addVerificationHeaderOptions(addSecretOptions(addInspectorOptions(queued), { repeatable: true })),
+    addOtelOption(addVerificationHeaderOptions(addSecretOptions(addInspectorOptions(queued), { repeatable: true }))),
     'print one JSON object per line (kind: listening, delivery, refused, sync-..., summary) and nothing else on stdout',
   );
 }
@@ -165,6 +165,8 @@ export function defineListen(program: Command, run: RunCommand): void {
         'ledgerhook listen --print-body',
         '# several receivers and workers: receivers only enqueue, `ledgerhook worker` syncs into Postgres',
         'ledgerhook listen --sync --queue redis://127.0.0.1:6379 --host 0.0.0.0 --secret-file production.secret',
+        '# a trace per delivery (verify, capture, forward, sync runs, page fetches, commit) to your exporter:',
+        "NODE_OPTIONS='--import ./otel-console.mjs' ledgerhook listen --sync --otel --secret-file sandbox.secret",
       ),
     )
     .action((options) => run(() => import('./listen.js'), options));

@@ -4,6 +4,7 @@ import { printable, quoted } from '../../render-delivery.js';
 import type { ListenCommandOptions } from './definition.js';
 import { resolveQueue } from '../../resolve-scale.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
+import { traceOf } from '../../../telemetry/telemetry.js';
 
 /**
  * The `--sync --queue` half of listen: instead of syncing in this process, every accepted
@@ -48,6 +49,11 @@ export function queueEventLine(event: QueueRecorderEvent, ctx: CliContext): stri
 export function queueSubscriber(recorder: Awaited<ReturnType<typeof createListenQueue>>) {
   return {
     record: (delivery: { verdict: { valid: boolean | null }; body: Uint8Array; id: string }) =>
-      recorder.record({ valid: delivery.verdict.valid, body: delivery.body, id: delivery.id }),
+      recorder.record({
+        valid: delivery.verdict.valid,
+        body: delivery.body,
+        id: delivery.id,
+        traceparent: traceOf(delivery)?.traceparent(),
+      }),
   };
 }

@@ -8,6 +8,7 @@ import type { ListenCommandOptions } from './definition.js';
 import { readInputFile } from '../../read-input.js';
 import { fileStore, resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths, resolveEnvironment, settingsStore } from '../../resolve-settings.js';
+import type { Telemetry } from '../../../telemetry/telemetry.js';
 
 /** An access token kept in a file (out of shell history and process lists); surrounding whitespace dropped. */
 async function readTokenFile(path: string): Promise<string> {
@@ -21,6 +22,7 @@ export async function createListenSync(
   options: ListenCommandOptions,
   ctx: CliContext,
   onEvent: (event: WebhookSyncEvent) => void,
+  telemetry?: Telemetry,
 ) {
   const baseUrl = await resolveBaseUrl(options, ctx);
   // Required: resolveBaseUrl throws a usage error rather than return nothing.
@@ -57,6 +59,7 @@ export async function createListenSync(
     keepDeleted: options.keepDeleted,
     signal: ctx.signal,
     onEvent,
+    telemetry,
   });
 }
 

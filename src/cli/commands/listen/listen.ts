@@ -25,6 +25,8 @@ function shownByEvents(events: readonly RouteSelector[] | undefined): (event: Li
     !event.delivery.parsed.ok ||
     matchesAny(events, deliveryNames(event.delivery.parsed));
 }
+import { resolveTelemetry } from '../../telemetry-flag.js';
+import type { Telemetry } from '../../../telemetry/telemetry.js';
 
 type Inspector = ReturnType<typeof import('./listen-inspector.js').listenInspector>;
 
@@ -80,6 +82,7 @@ async function openSyncing(
   ctx: CliContext,
   out: LineWriter,
   ui: Inspector | undefined,
+  telemetry: Telemetry | undefined,
 ): Promise<Syncing> {
   const printSync = syncPrinter(options, ctx, out);
   // --sync --queue: enqueue for `ledgerhook worker`s instead of syncing here (issue #13).
@@ -87,10 +90,15 @@ async function openSyncing(
   const queued = queueUrl ? await createListenQueue(options, ctx, queuePrinter(options, ctx, out)) : undefined;
   const sync =
     options.sync && !queued
-      ? await createListenSync(options, ctx, (event) => {
-          ui?.onSyncEvent(event);
-          printSync(event);
-        })
+      ? await createListenSync(
+          options,
+          ctx,
+          (event) => {
+            ui?.onSyncEvent(event);
+            printSync(event);
+          },
+          telemetry,
+        )
       : undefined;
   return { queueUrl, queued, sync };
 }
@@ -103,6 +111,7 @@ interface Wiring {
   printForward: (event: ForwardEvent) => void;
   ui: Inspector | undefined;
   syncing: Syncing;
+  telemetry: Telemetry | undefined;
 }
 
 /** Binds the listener with every flag translated, its events fed to the inspector and the printer. */
@@ -112,7 +121,7 @@ function startListening(
   out: LineWriter,
   wiring: Wiring,
 ): Promise<RunningListener> {
-  const { secrets, headerName, verificationPrefix, routing, ui, syncing } = wiring;
+  const { secrets, headerName, verificationPrefix, routing, ui, syncing, telemetry } = wiring;
   const { sync, queued } = syncing;
   const printEvent = listenerPrinter(options, ctx, out);
   const shown = shownByEvents(routing.events);
@@ -140,6 +149,7 @@ function startListening(
       ui?.onForwardEvent(event);
       wiring.printForward(event);
     },
+    telemetry,
     onAccepted: sync ? (delivery) => sync.handle(delivery) : undefined,
     // Awaited before the answer: a 2xx means the delivery's jobs are in Redis.
     subscribers: queued ? [queueSubscriber(queued)] : undefined,
@@ -198,12 +208,13 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   const routing = await resolveRouting(options);
   const secrets = await resolveWebhookSecrets(options, ctx, { createLocal: true });
   checkFlags(options, secrets);
+  const telemetry = await resolveTelemetry(options, ctx);
   const headerName = await resolveHeaderName(options, ctx);
   const verificationPrefix = await resolveVerificationPrefix(options, ctx);
   const out = batchedLineWriter(ctx.stdout);
   const forwards = heldUntilReady(forwardPrinter(options, ctx, out));
   const ui = await loadInspector(options, secrets, verificationPrefix);
-  const syncing = await openSyncing(options, ctx, out, ui);
+  const syncing = await openSyncing(options, ctx, out, ui, telemetry);
   const { queueUrl, queued, sync } = syncing;
   const { listener, inspector } = await startServing(options, ctx, out, {
     secrets,
@@ -213,6 +224,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
     printForward: forwards.print,
     ui,
     syncing,
+    telemetry,
   });
   printBanner(options, ctx, {
     url: listener.url,
@@ -230,6 +242,7 @@ export async function run(options: ListenCommandOptions, ctx: CliContext): Promi
   await inspector?.close();
   await sync?.idle();
   await queued?.close();
+  await telemetry?.flush();
   out.flush();
   printListenSummary(options, ctx, listener);
   printPending(options, ctx, listener.forwardsPending);

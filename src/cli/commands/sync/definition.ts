@@ -8,7 +8,7 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../../../defaults.js';
 import { collect, decimal, duration, examples, formatDuration, integer, isoDate } from '../../parsers.js';
-import { addJsonOption } from '../../common-options.js';
+import { addJsonOption, addOtelOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
 import { ENVIRONMENTS } from '../../../settings/environments.js';
 
@@ -109,7 +109,7 @@ function syncCommand(program: Command) {
       integer('--concurrency', { min: 1, max: 32 }),
       4,
     );
-  return addJsonOption(addDatasetOptions(read));
+  return addJsonOption(addOtelOption(addDatasetOptions(read)));
 }
 
 /**
@@ -177,6 +177,7 @@ export function defineSync(program: Command, run: RunCommand): void {
         'ledgerhook sync expenses --type PENDING --watch --interval 30s',
         'ledgerhook sync --all --watch --interval 5m --reconcile-every 6h',
         'ledgerhook sync expenses --type PENDING --keep-deleted   # then: ledgerhook history expenses --deleted --type PENDING',
+        "NODE_OPTIONS='--import ./otel-console.mjs' ledgerhook sync expenses --otel   # a span per page and commit (README)",
       ),
     )
     .action((target, options) => run(() => import('./sync.js'), { ...options, target }));

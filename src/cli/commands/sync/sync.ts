@@ -25,6 +25,7 @@ import {
 } from '../../resolve-dataset.js';
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { describe, progressHandler, type ReadSoFar, summaryTable } from './sync-output.js';
+import { resolveTelemetry } from '../../telemetry-flag.js';
 
 export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
   // --watch runs until stopped: JSON Lines (a failure at start-up is its error line).
@@ -47,6 +48,8 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
       'missing_target',
     );
   const filter = resolveFilter(options);
+  // Before anything is opened: a missing @opentelemetry/api is a usage error that leaves nothing behind.
+  const telemetry = await resolveTelemetry(options, ctx);
   const entityPaths = await resolveEntityPaths(options, ctx);
   const paths =
     options.target === undefined
@@ -85,14 +88,16 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     timeoutMs: Math.round(options.timeout * 1000),
     signal: ctx.signal,
     onProgress,
+    telemetry,
   }));
-  if (options.watch) return watch(options, ctx, store, datasets, progress);
+  if (options.watch) return watch(options, ctx, store, datasets, progress).finally(() => telemetry?.flush());
   let outcomes: SyncOutcome[];
   try {
     outcomes = await syncDatasets(datasets, options.concurrency);
   } finally {
     progress.stop();
     await store.close();
+    await telemetry?.flush();
   }
   report(options, ctx, store, datasets, outcomes);
   verdict(options, ctx, outcomes, soFar);

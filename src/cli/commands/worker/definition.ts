@@ -1,7 +1,7 @@
 import { Option, type Command } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { decimal, durationOrOff, examples, integer } from '../../parsers.js';
-import { addJsonOption } from '../../common-options.js';
+import { addJsonOption, addOtelOption } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
 import { addStoreOption } from '../store/definition.js';
 
@@ -13,7 +13,7 @@ function workerCommand(program: Command) {
       'Takes sync jobs from the Redis queue that `listen --sync --queue` fills, syncs each (user, dataset) incrementally into Postgres, and retries failures with backoff. Run as many workers on as many machines as you like: a dataset never has two runs at once, a worker that dies has its job run again by another, and SIGTERM (or Ctrl-C) finishes the running jobs or puts them back.',
     );
   return addJsonOption(
-    addStoreOption(addQueueOptions(command), 'where the data goes')
+    addOtelOption(addStoreOption(addQueueOptions(command), 'where the data goes'))
       .option('--base-url <url>', 'API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
       .option(
         '--env <name>',
@@ -63,6 +63,7 @@ export function defineWorker(program: Command, run: RunCommand): void {
         'LEDGERHOOK_QUEUE=redis://10.0.0.5:6379 LEDGERHOOK_STORE=postgres://db/app ledgerhook worker --tokens tokens.json --concurrency 8 --json',
         'ledgerhook worker --tokens tokens.json --reconcile-every 6h   # prove nothing was missed, and repair',
         "ledgerhook worker --tokens tokens.json --reconcile-every off  # remove the queue's reconcile schedule",
+        "NODE_OPTIONS='--import ./otel-setup.mjs' ledgerhook worker --tokens tokens.json --otel   # job → sync → commit spans, queue depth",
       ),
     )
     .action((options) => run(() => import('./worker.js'), options));

@@ -11,6 +11,7 @@ import { resolveEntityPaths } from '../../resolve-settings.js';
 import { parseRateLimit, resolveQueue, resolveStoreUrl } from '../../resolve-scale.js';
 import { batchedLineWriter } from '../../batched-lines.js';
 import { formatDuration } from '../../durations.js';
+import { resolveTelemetry } from '../../telemetry-flag.js';
 
 /** One human line per worker event, in the words `listen --sync` uses. */
 function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined {
@@ -70,6 +71,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
     throw usageError('no base URL: pass --base-url or set LEDGERHOOK_BASE_URL', 'missing_base_url');
   // Off unless set: the spec shows no rate limit; a limit is the user's own knowledge of the service.
   const rateLimit = options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit);
+  const telemetry = await resolveTelemetry(options, ctx);
   const paths = await resolveEntityPaths(options, ctx);
   const expiredCursorStatuses = await resolveExpiredCursorStatuses(options, ctx);
   let tokenFor: (userId: string) => string | undefined;
@@ -109,6 +111,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
     runReconcile: storeReconcile({ store, baseUrl, limit: options.limit, paths, keepDeleted: options.keepDeleted }),
     reconcileEveryMs: options.reconcileEvery,
     reconcileJobs: () => reconcileJobs(store, baseUrl, paths),
+    telemetry,
     onEvent: (event) => {
       if (event.type === 'sync-done') counts.done += 1;
       else if (event.type === 'sync-failed') counts.failed += 1;
@@ -137,6 +140,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   });
   await worker.close(Math.round(options.shutdownGrace * 1000));
   await store.close();
+  await telemetry?.flush();
   if (options.json) out.write(jsonLine('summary', counts));
   else
     out.write(`\nstopped: ${counts.done} runs done, ${counts.failed} failed, ${counts.returned} put back in the queue`);
