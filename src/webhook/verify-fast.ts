@@ -1,11 +1,11 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { keyOf } from './hs256.js';
 import { checkFreshness } from './freshness.js';
 import { describeSecret, type LabelledSecret } from './secrets.js';
 import type { WebhookClaims } from './sign.js';
 import { decodeSegment, MAX_TOKEN_LENGTH } from './token-parts.js';
 import type { VerifySuccess } from './verify-result.js';
-import type { WebhookBody } from './body-hash.js';
+import { bodySha256Base64, type WebhookBody } from './body-hash.js';
 
 /**
  * The accepted delivery's route through verification, measured against raw node:crypto doing the
@@ -133,7 +133,7 @@ export function verifyAccepted(input: FastVerifyInput): VerifySuccess | undefine
   if (typeof nbf === 'number' && nowSeconds < nbf) return undefined;
 
   // Spec 5.2 step 4, in constant time; a digest has a fixed length, so unequal lengths say nothing.
-  const bodySha256 = createHash('sha256').update(input.body).digest('base64');
+  const bodySha256 = bodySha256Base64(input.body);
   const claimed = Buffer.from(claimedHash, 'utf8');
   const expected = Buffer.from(bodySha256, 'latin1');
   if (claimed.length !== expected.length || !timingSafeEqual(claimed, expected)) return undefined;
