@@ -38,7 +38,8 @@ export async function bundleCli() {
     banner: {
       js: "const require = (id) => process.getBuiltinModule(id) ?? process.getBuiltinModule('node:module').createRequire(import.meta.url)(id);",
     },
-    minify: true,
+    // LEDGERHOOK_BUNDLE_READABLE=1 keeps names and lines, for a --cpu-prof that says which function is hot.
+    minify: process.env.LEDGERHOOK_BUNDLE_READABLE !== '1',
     logLevel: 'warning',
     plugins: [
       {

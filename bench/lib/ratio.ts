@@ -1,4 +1,4 @@
-import { availableParallelism, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { fmt, median } from './measure.js';
 
 /**
@@ -17,7 +17,7 @@ export interface Goal {
 /** The machine's load while a bench ran: other processes on the same cores skew every figure. */
 export function loadNote(): string {
   const [one = 0, five = 0] = loadavg();
-  return `load ${fmt(one, 2)} (1 min), ${fmt(five, 2)} (5 min) on ${availableParallelism()} cores`;
+  return `load ${fmt(one, 2)} (1 min), ${fmt(five, 2)} (5 min) on ${cpus().length} cores`;
 }
 
 /** Runs `measure` for every variant, round after round in turn; returns each variant's samples. */
