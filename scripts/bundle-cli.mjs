@@ -53,13 +53,18 @@ export async function bundleCli() {
         setup(build) {
           build.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
             if (!isBuiltin(args.path)) return undefined;
-            // The shim's own require() is the real one (the banner's).
-            if (args.namespace === 'builtin') return { path: args.path, external: true };
-            return { path: args.path.replace(/^node:/, ''), namespace: 'builtin' };
+            // The shim's own require() is the real one (the banner's); an import() of a builtin, made
+            // when needed, stays Node's own (a CommonJS shim would have only a default export there).
+            if (args.namespace === 'builtin' || args.kind === 'dynamic-import')
+              return { path: args.path, external: true };
+            const name = args.path.replace(/^node:/, '');
+            // Only commander's child_process is the lazy stand-in: our own code imports names from it.
+            const lazy = name === 'child_process' && args.importer.includes('commander');
+            return { path: lazy ? 'child_process-on-use' : name, namespace: 'builtin' };
           });
           build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
             contents:
-              args.path === 'child_process'
+              args.path === 'child_process-on-use'
                 ? "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });"
                 : `module.exports = require(${JSON.stringify(`node:${args.path}`)});`,
             loader: 'js',
