@@ -22,7 +22,7 @@ export async function benchReceiverExpress(seconds = 1.5, concurrency = 32, roun
     startProcess([process.execPath, '--import', 'tsx', SERVER, variant], (line) => /^port (\d+)/.exec(line)?.[1], env);
   const variants = ['hand', 'hand-key', 'ledgerhook'] as const;
   const started = await Promise.all(variants.map(start));
-  const servers = Object.fromEntries(variants.map((name, index) => [name, started[index]!])) as Record<
+  const servers = Object.fromEntries(variants.map((name, index) => [name, started[index]!])) as unknown as Record<
     (typeof variants)[number],
     { child: { pid?: number | undefined }; value: string }
   >;
