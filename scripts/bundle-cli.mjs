@@ -7,6 +7,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
 import { build } from 'esbuild';
 
 const BUNDLED = new Set(['commander', '@commander-js/extra-typings', 'chalk', 'jose']);
@@ -31,24 +32,41 @@ export async function bundleCli() {
     external: Object.keys({ ...packageJson.dependencies, ...packageJson.peerDependencies }).filter(
       (name) => !BUNDLED.has(name),
     ),
-    // commander is CommonJS; inside an ES module bundle its require() calls need a real require.
+    // commander is CommonJS; inside an ES module bundle its require() calls need a real require. Node
+    // builtins come from process.getBuiltinModule (Node >= 20.16), which, unlike `import 'node:module'`,
+    // loads nothing; anything else from a real require made on first use.
     banner: {
-      js: "import { createRequire as __ledgerhookCreateRequire } from 'node:module'; const require = __ledgerhookCreateRequire(import.meta.url);",
+      js: "const require = (id) => process.getBuiltinModule(id) ?? process.getBuiltinModule('node:module').createRequire(import.meta.url)(id);",
     },
-    minify: true,
+    // LEDGERHOOK_BUNDLE_READABLE=1 keeps names and lines, for a --cpu-prof that says which function is hot.
+    minify: process.env.LEDGERHOOK_BUNDLE_READABLE !== '1',
     logLevel: 'warning',
     plugins: [
       {
-        // commander requires node:child_process up front but uses it only for external subcommands,
-        // which ledgerhook has none of; loading it on first use saves every start ~3 ms.
-        name: 'lazy-child-process',
+        // An ES module import of a builtin ('node:fs') makes its namespace, reading every export: the
+        // lazy ones too, so `import { readFileSync } from 'node:fs'` also loads fs/promises, readline
+        // and the streams (measured with process.moduleLoadList: ~40 internal modules that `node -e 0`
+        // never compiles, ~10 ms of every start). Here each builtin is a CommonJS require instead,
+        // whose exports are read only when used. commander requires node:child_process up front but
+        // uses it only for external subcommands, which ledgerhook has none of: loaded on first use.
+        name: 'builtins-on-use',
         setup(build) {
-          build.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
-            args.importer.includes('commander') ? { path: 'lazy-child-process', namespace: 'lazy' } : undefined,
-          );
-          build.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({
+          build.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+            if (!isBuiltin(args.path)) return undefined;
+            // The shim's own require() is the real one (the banner's); an import() of a builtin, made
+            // when needed, stays Node's own (a CommonJS shim would have only a default export there).
+            if (args.namespace === 'builtin' || args.kind === 'dynamic-import')
+              return { path: args.path, external: true };
+            const name = args.path.replace(/^node:/, '');
+            // Only commander's child_process is the lazy stand-in: our own code imports names from it.
+            const lazy = name === 'child_process' && args.importer.includes('commander');
+            return { path: lazy ? 'child_process-on-use' : name, namespace: 'builtin' };
+          });
+          build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
             contents:
-              "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
+              args.path === 'child_process-on-use'
+                ? "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });"
+                : `module.exports = require(${JSON.stringify(`node:${args.path}`)});`,
             loader: 'js',
           }));
         },

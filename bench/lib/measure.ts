@@ -6,12 +6,22 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** Wall time of whole processes, interleaved so that machine noise hits every variant alike. */
+/** Wall time of whole processes (medians), interleaved so that machine noise hits every variant alike. */
 export function timeProcesses(
   variants: Record<string, string[]>,
   runs: number,
   env: NodeJS.ProcessEnv = process.env,
 ): Record<string, number> {
+  const samples = timeProcessSamples(variants, runs, env);
+  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
+}
+
+/** timeProcesses' every sample, run by run (run i of each variant taken back to back). */
+export function timeProcessSamples(
+  variants: Record<string, string[]>,
+  runs: number,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, number[]> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
   for (let run = 0; run < runs; run += 1) {
     for (const [name, argv] of Object.entries(variants)) {
@@ -22,7 +32,7 @@ export function timeProcesses(
       samples[name]!.push(elapsed);
     }
   }
-  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
+  return samples;
 }
 
 /** Operations per second of an async function over a fixed time window. */

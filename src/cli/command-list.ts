@@ -23,35 +23,44 @@ import { defineVerify } from './commands/verify/definition.js';
 import { defineWorker } from './commands/worker/definition.js';
 import type { RunCommand } from './runner.js';
 
+type DefineCommand = (program: Command, run: RunCommand) => void;
+
 /**
- * Every command, in the order `--help` lists them: the one list main.ts builds the program from and
- * the in-process test runner builds the same program from (a command added here is in both).
+ * Every command with the names it defines, in the order `--help` lists them: the one list main.ts builds the program from
+ * and the in-process test runner builds the same program from (a command added here is in both).
  */
-export const COMMANDS: ReadonlyArray<(program: Command, run: RunCommand) => void> = [
-  defineDemo,
-  defineSign,
-  defineVerify,
-  defineSendSample,
-  defineCheckReceiver,
-  defineCheckConsumer,
-  defineListen,
-  defineReplay,
-  defineCaptures,
-  defineInspect,
-  defineMock,
-  defineSync,
-  defineReconcile,
-  defineFreshness,
-  defineHistory,
-  defineState,
-  defineWorker,
-  defineQueue,
-  defineStore,
-  defineCatalogue,
-  defineConfig,
-  defineCompletion,
+export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define: DefineCommand]> = [
+  [['demo'], defineDemo],
+  [['sign'], defineSign],
+  [['verify'], defineVerify],
+  [['send-sample'], defineSendSample],
+  [['check-receiver'], defineCheckReceiver],
+  [['check-consumer'], defineCheckConsumer],
+  [['listen'], defineListen],
+  [['replay'], defineReplay],
+  [['captures'], defineCaptures],
+  [['inspect'], defineInspect],
+  [['mock'], defineMock],
+  [['sync'], defineSync],
+  [['reconcile'], defineReconcile],
+  [['freshness'], defineFreshness],
+  [['history'], defineHistory],
+  [['state'], defineState],
+  [['worker'], defineWorker],
+  [['queue'], defineQueue],
+  [['store'], defineStore],
+  [['events', 'entities'], defineCatalogue],
+  [['config'], defineConfig],
+  [['completion'], defineCompletion],
 ];
 
-export function defineCommands(program: Command, run: RunCommand): void {
-  for (const define of COMMANDS) define(program, run);
+/**
+ * Defines every command, or only `named` when it is one of them: a start that runs one command does not
+ * build the other commands' flags and help (`npm run bench cli-startup`). `completion` reads the whole
+ * tree, so it always gets every command.
+ */
+export function defineCommands(program: Command, run: RunCommand, named?: string): void {
+  const only =
+    named !== undefined && named !== 'completion' ? COMMANDS.find(([names]) => names.includes(named)) : undefined;
+  for (const [, define] of only ? [only] : COMMANDS) define(program, run);
 }

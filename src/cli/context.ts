@@ -18,14 +18,25 @@ export interface CliContext {
 }
 
 /**
+ * What chalk does at level 0, without loading chalk: every style, chained or not, gives back its text
+ * (several arguments joined by a space, as chalk does). chalk probes the terminal when it loads, which
+ * loads node:tty and node:net: a few milliseconds of every start that prints no colour (issue 23).
+ */
+const PLAIN: ChalkInstance = new Proxy(
+  Object.assign((...text: unknown[]) => text.join(' '), { level: 0 }),
+  // Not a thenable: it is handed back through `await`.
+  { get: (target, key) => (key in target || key === 'then' ? Reflect.get(target, key) : PLAIN) },
+) as unknown as ChalkInstance;
+
+/**
  * chalk for one stream: colour only on a terminal, never with NO_COLOR (no-color.org), always
  * with FORCE_COLOR. Loaded on demand, so that `--help` does not pay for it.
  */
 export async function loadColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Promise<ChalkInstance> {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return PLAIN;
+  if (env.FORCE_COLOR === undefined && !stream.isTTY) return PLAIN;
   const { Chalk } = await import('chalk');
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return new Chalk({ level: 0 });
   if (env.FORCE_COLOR !== undefined) return new Chalk();
-  if (!stream.isTTY) return new Chalk({ level: 0 });
   const depth = stream.getColorDepth?.() ?? 4;
   return new Chalk({ level: depth >= 24 ? 3 : depth >= 8 ? 2 : 1 });
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { errnoSentence, makeDirectory } from '../util/fs-errors.js';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
@@ -20,7 +19,9 @@ export const LOCAL_TOKEN = DEFAULT_MOCK_TOKEN;
 const told = new WeakSet<CliContext>();
 
 /** Whether something accepts connections on the mock's default port (a 300 ms try, loopback only). */
-export function mockAnswers(): Promise<boolean> {
+export async function mockAnswers(): Promise<boolean> {
+  // node:net only when asked: this file is on `verify`'s start, which never probes (issue 23).
+  const { connect } = await import('node:net');
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port: DEFAULT_MOCK_PORT });
     const done = (up: boolean) => {

@@ -94,7 +94,7 @@ const run: RunCommand = async (load, options) => {
   if (text) process.stdout.write(text);
 };
 
-function buildProgram(): Command {
+function buildProgram(named: string | undefined): Command {
   const program = new Command('ledgerhook')
     .description(
       'Webhooks and incremental sync for the bookkeeping API: sign, verify, send samples, listen, replay, emulate the service locally, and sync datasets into local JSON.',
@@ -122,12 +122,11 @@ With --json, stdout holds one document: {"ok":true,...} or {"ok":false,"error":{
 (listen, worker, mock, inspect and sync --watch: JSON Lines, each with "kind" and "time"; see docs/json.md).
 Run "ledgerhook <command> --help" (or "ledgerhook help <command> [<subcommand>]") for options and examples.`,
     );
-  defineCommands(program, run);
+  defineCommands(program, run, named);
   return program;
 }
 
 async function main(args: string[]): Promise<number> {
-  const program = buildProgram();
   // commander's help command knows one level; `help state reset` shows that subcommand's help.
   // `version` and `-V` say the version too, as in most CLIs.
   const argv =
@@ -136,6 +135,8 @@ async function main(args: string[]): Promise<number> {
       : args.length === 1 && (args[0] === 'version' || args[0] === '-V')
         ? ['--version']
         : args;
+  // The command named first is the only one built (command-list.ts); anything else builds them all.
+  const program = buildProgram(argv[0]);
   if (argv.length === 0) {
     program.outputHelp();
     return EXIT.ok;

@@ -6,7 +6,7 @@ import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'no
  * is cleared past that rather than grown by whatever arrives.
  */
 const keys = new Map<string, KeyObject>();
-function keyOf(secret: string): KeyObject {
+export function keyOf(secret: string): KeyObject {
   let key = keys.get(secret);
   if (key === undefined) {
     if (keys.size >= 16) keys.clear();

@@ -27,7 +27,7 @@ function nonCanonical(segment: string, name: string, decoded = Buffer.from(segme
   return `the ${name} is not canonical Base64Url (its last character carries non-zero spare bits, or its length is impossible); a token has exactly one spelling`;
 }
 
-function decodeSegment(
+export function decodeSegment(
   segment: string,
   name: string,
 ): { ok: true; value: Record<string, unknown> } | { ok: false; reason: string } {

@@ -9,6 +9,7 @@ import type { WebhookClaims } from './sign.js';
 import { parseToken, type TokenParts } from './token-parts.js';
 import { removeVerificationPrefix, validateVerificationPrefix } from './verification-prefix.js';
 import type { VerifyCheck, VerifyFailure, VerifyFailureCode, VerifyResult } from './verify-result.js';
+import { verifyAccepted } from './verify-fast.js';
 
 export type {
   CheckName,
@@ -239,6 +240,25 @@ function checkIntegrity(
  * unusable options (no secret, bad tolerance).
  */
 export async function verifyWebhook(options: VerifyWebhookOptions): Promise<VerifyResult> {
+  const { secrets, tolerance } = usableOptions(options);
+  // The accepted delivery's route (verify-fast.ts): it only says yes, with the result the full checks
+  // would give; anything it cannot accept goes through every check, which explain.
+  if (options.verificationPrefix === undefined) {
+    const accepted = verifyAccepted({
+      body: options.body,
+      token: options.token,
+      secrets,
+      toleranceSeconds: tolerance,
+      nowMs: (options.now ?? Date.now)(),
+      ignoreExpiry: options.ignoreExpiry === true,
+      allowFutureIat: options.allowFutureIat === true,
+    });
+    if (accepted) return accepted;
+  }
+  return verifyFully(options, { secrets, tolerance });
+}
+
+function usableOptions(options: VerifyWebhookOptions): { secrets: LabelledSecret[]; tolerance: number } {
   const secrets = normaliseSecrets(options.secrets);
   if (secrets.length === 0 || secrets.every((entry) => entry.secret.length === 0)) {
     throw new LedgerhookError('ERR_USAGE', 'no webhook secret to verify with', {
@@ -247,6 +267,17 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Veri
   }
   const tolerance = validateTolerance(options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS);
   if (options.verificationPrefix !== undefined) validateVerificationPrefix(options.verificationPrefix);
+  return { secrets, tolerance };
+}
+
+/**
+ * Every check, each recorded: the route of a refused delivery (and the reference the fast route is
+ * tested against). Internal: verifyWebhook is the API.
+ */
+export async function verifyFully(
+  options: VerifyWebhookOptions,
+  { secrets, tolerance } = usableOptions(options),
+): Promise<VerifyResult> {
   const verdict = new Verdict();
   const shaped = checkShape(options.token, options.verificationPrefix, verdict);
   if ('ok' in shaped) return shaped;

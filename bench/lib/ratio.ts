@@ -1,0 +1,60 @@
+import { cpus, loadavg } from 'node:os';
+import { fmt, median } from './measure.js';
+
+/**
+ * Issue 23's ratio rows: a measure and its floor (or peer) taken in the same run, interleaved round
+ * by round so that machine noise hits both alike, then printed as min / median / max of each and of
+ * the per-round ratio, with the goal and the machine's load beside it. A ratio of paired rounds is
+ * steadier on a shared machine than a ratio of two medians taken apart.
+ */
+
+export interface Goal {
+  /** 'higher': the measure should be at least `ratio` times the floor (a rate); 'lower': at most (a time). */
+  better: 'higher' | 'lower';
+  ratio: number;
+}
+
+/** The machine's load while a bench ran: other processes on the same cores skew every figure. */
+export function loadNote(): string {
+  const [one = 0, five = 0] = loadavg();
+  return `load ${fmt(one, 2)} (1 min), ${fmt(five, 2)} (5 min) on ${cpus().length} cores`;
+}
+
+/** Runs `measure` for every variant, round after round in turn; returns each variant's samples. */
+export async function interleaved<Name extends string>(
+  variants: readonly Name[],
+  rounds: number,
+  measure: (variant: Name, round: number) => Promise<number> | number,
+): Promise<Record<Name, number[]>> {
+  const samples = Object.fromEntries(variants.map((variant) => [variant, [] as number[]])) as Record<Name, number[]>;
+  for (let round = 0; round < rounds; round += 1)
+    for (const variant of variants) samples[variant].push(await measure(variant, round));
+  return samples;
+}
+
+const spread = (values: number[], digits: number) =>
+  `min ${fmt(Math.min(...values), digits)}  median ${fmt(median(values), digits)}  max ${fmt(Math.max(...values), digits)}`;
+
+/**
+ * Prints one row: the floor's and the measure's samples, then the per-round ratio with the goal
+ * and whether the median meets it, e.g. `ratio 0.91x (min 0.88x, max 0.95x)  goal >= 0.85x  met`.
+ */
+export function reportRatio(
+  title: string,
+  floor: { label: string; samples: number[] },
+  measure: { label: string; samples: number[] },
+  goal: Goal,
+  unit: string,
+  digits = 0,
+): void {
+  const ratios = measure.samples.map((value, round) => value / (floor.samples[round] ?? NaN));
+  const ratio = median(ratios);
+  const met = goal.better === 'higher' ? ratio >= goal.ratio : ratio <= goal.ratio;
+  const width = Math.max(floor.label.length, measure.label.length);
+  console.log(`\n${title}  [${measure.samples.length} interleaved rounds; ${loadNote()}]`);
+  console.log(`  ${floor.label.padEnd(width)}  ${spread(floor.samples, digits)} ${unit}`);
+  console.log(`  ${measure.label.padEnd(width)}  ${spread(measure.samples, digits)} ${unit}`);
+  console.log(
+    `  ratio ${fmt(ratio, 2)}x (min ${fmt(Math.min(...ratios), 2)}x, max ${fmt(Math.max(...ratios), 2)}x)  goal ${goal.better === 'higher' ? '>=' : '<='} ${fmt(goal.ratio, 2)}x  ${met ? 'met' : 'NOT met'}`,
+  );
+}
