@@ -8,9 +8,11 @@
 import { rm } from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const BUNDLED = new Set(['commander', '@commander-js/extra-typings', 'chalk', 'jose']);
+const BUNDLED = new Set(['commander', '@commander-js/extra-typings', 'chalk', 'jose', 'proper-lockfile']);
+const UNDICI_LITE = new URL('./undici-lite.mjs', import.meta.url);
 
 export async function bundleCli() {
   const packageJson = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
@@ -30,7 +32,7 @@ export async function bundleCli() {
     // load only in the commands that use them, and some (bullmq's Lua scripts) read files beside their own code.
     // The optional peers (pg, bullmq, ioredis, rate-limiter-flexible) are external too: never bundled, loaded on use.
     external: Object.keys({ ...packageJson.dependencies, ...packageJson.peerDependencies }).filter(
-      (name) => !BUNDLED.has(name),
+      (name) => !BUNDLED.has(name) && name !== 'undici',
     ),
     // commander is CommonJS; inside an ES module bundle its require() calls need a real require. Node
     // builtins come from process.getBuiltinModule (Node >= 20.16), which, unlike `import 'node:module'`,
@@ -42,6 +44,14 @@ export async function bundleCli() {
     minify: process.env.LEDGERHOOK_BUNDLE_READABLE !== '1',
     logLevel: 'warning',
     plugins: [
+      {
+        // undici as the two names the CLI uses (scripts/undici-lite.mjs), bundled into the network
+        // commands' chunks: one file instead of undici's ~110, none of fetch/WebSocket/cookies.
+        name: 'undici-lite',
+        setup(build) {
+          build.onResolve({ filter: /^undici$/ }, () => ({ path: fileURLToPath(UNDICI_LITE) }));
+        },
+      },
       {
         // An ES module import of a builtin ('node:fs') makes its namespace, reading every export: the
         // lazy ones too, so `import { readFileSync } from 'node:fs'` also loads fs/promises, readline

@@ -1,0 +1,45 @@
+/**
+ * What the CLI bundle takes of undici: `request` and `Agent`, the only two names ledgerhook's code
+ * uses (test/unit/undici-lite.test.ts keeps that true). undici's index requires all of it up front
+ * (fetch, WebSocket, cookies, which in turn wake Node's own copy of undici, the mock agents, the
+ * caches): ~110 CommonJS files and ~60 ms of CPU on every network command's start. Bundled from
+ * these three files instead, the CLI reads one chunk. The library in dist/ still imports undici
+ * itself. `request` is undici's own `makeDispatcher(api.request)` (index.js, MIT), restated.
+ */
+import Agent from 'undici/lib/dispatcher/agent.js';
+import apiRequest from 'undici/lib/api/api-request.js';
+import errors from 'undici/lib/core/errors.js';
+import util from 'undici/lib/core/util.js';
+import globalDispatcher from 'undici/lib/global.js';
+
+function request(url, opts, handler) {
+  if (typeof opts === 'function') {
+    handler = opts;
+    opts = null;
+  }
+  if (!url || (typeof url !== 'string' && typeof url !== 'object' && !(url instanceof URL)))
+    throw new errors.InvalidArgumentError('invalid url');
+  if (opts != null && typeof opts !== 'object') throw new errors.InvalidArgumentError('invalid opts');
+  if (opts?.path != null) {
+    if (typeof opts.path !== 'string') throw new errors.InvalidArgumentError('invalid opts.path');
+    const path = opts.path.startsWith('/') ? opts.path : `/${opts.path}`;
+    url = new URL(util.parseOrigin(url).origin + path);
+  } else {
+    if (!opts) opts = typeof url === 'object' ? url : {};
+    url = util.parseURL(url);
+  }
+  const { agent, dispatcher = globalDispatcher.getGlobalDispatcher() } = opts;
+  if (agent) throw new errors.InvalidArgumentError('unsupported opts.agent. Did you mean opts.client?');
+  return apiRequest.call(
+    dispatcher,
+    {
+      ...opts,
+      origin: url.origin,
+      path: url.search ? `${url.pathname}${url.search}` : url.pathname,
+      method: opts.method || (opts.body ? 'PUT' : 'GET'),
+    },
+    handler,
+  );
+}
+
+export { Agent, request };
