@@ -30,6 +30,10 @@ export async function benchCliStartup(runs = 15): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ledgerhook-bench-'));
   const body = '{"userId":"u-1","type":"ENTITY_UPDATE","entities":["expense","invoice"]}';
   writeFileSync(join(dir, 'body.json'), body);
+  // Two floors under the goal, for the reading: any ES module entry (the bin is one: the package is
+  // ESM only), and node:crypto loaded for one HMAC (what any verify must do).
+  writeFileSync(join(dir, 'empty.mjs'), '');
+  const hmac = "require('node:crypto').createHmac('sha256', 'k').update('x').digest()";
   const token = await signWebhook(body, 'bench-secret', { iat: Math.floor(Date.now() / 1000) + 3600 });
   const env = { ...process.env, LEDGERHOOK_CONFIG_DIR: dir, NO_COLOR: '1' };
   const verify = ['verify', join(dir, 'body.json'), '--token', token, '--secret', 'bench-secret', '--ignore-expiry'];
@@ -37,7 +41,13 @@ export async function benchCliStartup(runs = 15): Promise<void> {
     // One untimed start first: it fills Node 22+'s compile cache, as any earlier run of the CLI would.
     timeProcessSamples({ warm: [node, bin, '--help'] }, 1, env);
     const times = timeProcessSamples(
-      { floor: [node, '-e', '0'], help: [node, bin, '--help'], verify: [node, bin, ...verify] },
+      {
+        floor: [node, '-e', '0'],
+        help: [node, bin, '--help'],
+        verify: [node, bin, ...verify],
+        esm: [node, join(dir, 'empty.mjs')],
+        crypto: [node, '-e', hmac],
+      },
       runs,
       env,
     );
@@ -59,5 +69,17 @@ export async function benchCliStartup(runs = 15): Promise<void> {
       'ms',
       1,
     );
+    for (const [key, what] of [
+      ['esm', 'an empty ES module (the least any ESM bin costs)'],
+      ['crypto', 'node:crypto loaded for one HMAC (the least any verify costs)'],
+    ] as const)
+      reportRatio(
+        `Floor, ${label}: ${what} vs node -e 0`,
+        floor,
+        { label: key === 'esm' ? 'node empty.mjs' : 'node -e <one HMAC>', samples: times[key] ?? [] },
+        goal,
+        'ms',
+        1,
+      );
   }
 }
