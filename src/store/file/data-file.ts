@@ -27,6 +27,8 @@ const WRITE_BUFFER = 256 * 1024;
 /** Data files hold a user's books: readable by their owner only, like the state. */
 export const DATA_FILE_MODE = 0o600;
 
+const NEWLINE = Buffer.from('\n');
+
 /** A running digest of item lines: sha256 over each line and a newline, cheap next to the I/O. */
 export class ItemDigest {
   readonly #hash: Hash = createHash('sha256');
@@ -35,6 +37,18 @@ export class ItemDigest {
   add(line: string): void {
     this.#hash.update(line).update('\n');
     this.#items += 1;
+  }
+
+  /** One line as bytes (its text in UTF-8, no newline): the same digest as `add` of its text. */
+  addLine(line: Buffer): void {
+    this.#hash.update(line).update(NEWLINE);
+    this.#items += 1;
+  }
+
+  /** `count` lines given together, each already followed by its newline: one hash update for all. */
+  addLines(lines: Buffer, count: number): void {
+    this.#hash.update(lines);
+    this.#items += count;
   }
 
   get items(): number {
@@ -73,7 +87,8 @@ export class AtomicItemWriter {
   readonly #target: string;
   readonly #temp: string;
   readonly #digest: ItemDigest;
-  #chunks: string[] = [];
+  /** Text to write, and slices of an old file copied as they are (a merge's unchanged lines). */
+  #chunks: Array<string | Buffer> = [];
   #size = 0;
   /** Bytes in the file (flushed): where a checkpoint says the kept items end. */
   #written: number;
@@ -132,18 +147,21 @@ export class AtomicItemWriter {
     return this.#digest.items;
   }
 
-  #push(text: string): void {
+  #push(text: string | Buffer): void {
     this.#chunks.push(text);
     this.#size += text.length;
   }
 
   async #flush(): Promise<void> {
     if (this.#chunks.length === 0) return;
-    const text = this.#chunks.join('');
+    const chunks = this.#chunks;
     this.#chunks = [];
     this.#size = 0;
-    await this.#handle.write(text);
-    this.#written += Buffer.byteLength(text);
+    const bytes = chunks.every((chunk) => typeof chunk === 'string')
+      ? Buffer.from(chunks.join(''))
+      : Buffer.concat(chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk)));
+    await this.#handle.write(bytes);
+    this.#written += bytes.length;
   }
 
   /** Items must come in id order; the caller guarantees it. */
@@ -155,6 +173,18 @@ export class AtomicItemWriter {
   writeJson(line: string): Promise<void> | undefined {
     this.#push(`${this.#digest.items === 0 ? '' : ',\n'}${line}`);
     this.#digest.add(line);
+    return this.#size >= WRITE_BUFFER ? this.#flush() : undefined;
+  }
+
+  /**
+   * `count` item lines copied as they are from a file of this layout: `lines` holds them with the
+   * ",\n" between them (none after the last), `digestBytes` the same lines each followed by "\n"
+   * only (what the digest is taken over). The caller guarantees id order, as for `write`.
+   */
+  copyLines(lines: Buffer, digestBytes: Buffer, count: number): Promise<void> | undefined {
+    if (this.#digest.items !== 0) this.#push(',\n');
+    this.#push(lines);
+    this.#digest.addLines(digestBytes, count);
     return this.#size >= WRITE_BUFFER ? this.#flush() : undefined;
   }
 
