@@ -70,13 +70,13 @@ describe('FileStore', () => {
       assert.equal(next.mode, 'incremental');
       assert.deepEqual(readJson(file), server.truth('t'));
       assert.equal(readJson(stateFile).datasets[key].pending, undefined);
-      // Neither committed nor pending: damage, found by a run that merges (a run with nothing to
-      // merge trusts the file's fingerprint unless asked to verify: file-store-fingerprint.test.ts).
+      // Neither committed nor pending: damage, found by a full check (a file whose fingerprint is
+      // the one committed is trusted unless asked to verify: file-store-fingerprint.test.ts).
       const spoiled = readJson(stateFile);
       spoiled.datasets[key].checksum = 'sha256:other';
       writeFileSync(stateFile, JSON.stringify(spoiled));
       server.edit('t', 3, { amount: 30 });
-      await assert.rejects(syncDataset(options), {
+      await assert.rejects(syncDataset({ ...options, verify: true }), {
         code: 'ERR_IO',
         details: { reason: 'data_file_damaged', path: file },
       } as never);

@@ -198,8 +198,9 @@ export class FileStore implements DatasetStore {
       throw new LedgerhookError('ERR_IO', `${file} is missing: its changes have nothing to be merged into`, {
         details: { reason: 'data_file_damaged', path: file },
       });
-    if (await this.#unchanged(record, file, changes)) {
-      // Nothing to merge into a file still as committed: the state moves on, the file is not read.
+    // The file as committed (one stat): nothing to merge is no read at all, a merge needs no checksum.
+    const trusted = await this.#asCommitted(record, file, changes);
+    if (trusted && changes.upserts.length === 0 && changes.deletedIds.length === 0 && !changes.recount) {
       if (changes.origin) await this.#log.record(file, record, changes, []);
       const kept = { ...state, run: changes.origin?.run, items: record.items, checksum: record.checksum };
       await this.#commitState(ref, file, kept, record.fingerprint);
@@ -213,7 +214,7 @@ export class FileStore implements DatasetStore {
     const removed: Item[] = [];
     let result: CommitResult;
     try {
-      result = await mergeIntoFile(file, changes, expected, writer, (item) => removed.push(item));
+      result = await mergeIntoFile(file, changes, expected, writer, (item) => removed.push(item), trusted);
       // The run's changes are in the log (fsynced) before its data is in place: none is ever lost.
       if (changes.origin) await this.#log.record(file, record, changes, removed);
     } catch (error) {
@@ -226,12 +227,11 @@ export class FileStore implements DatasetStore {
   }
 
   /**
-   * A run with nothing to merge, over a file whose fingerprint is the one committed with its state
-   * (no crash left a pending state, no full check asked for): O(1) in the dataset, one stat.
+   * Whether the file is still as its state was committed: its fingerprint is the one recorded then
+   * (file-fingerprint.ts), no crash left a pending state, and no full check was asked for.
    */
-  async #unchanged(record: FileStoreRecord, file: string, changes: ChangeSet): Promise<boolean> {
-    if (changes.upserts.length > 0 || changes.deletedIds.length > 0 || changes.recount || changes.verify) return false;
-    if (record.pending !== undefined || typeof record.fingerprint !== 'string') return false;
+  async #asCommitted(record: FileStoreRecord, file: string, changes: ChangeSet): Promise<boolean> {
+    if (changes.verify || record.pending !== undefined || typeof record.fingerprint !== 'string') return false;
     return record.fingerprint === (await fingerprintOf(file));
   }
 

@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { LedgerhookError } from '../../errors.js';
 
-const CHUNK = 1024 * 1024;
+const CHUNK = 2 * 1024 * 1024;
 
 /**
  * A file's bytes in chunks that end at a line end ('\n'), the last one with whatever follows the
@@ -49,7 +49,7 @@ function unreadable(path: string, error: unknown): LedgerhookError {
   });
 }
 
-const ID_PREFIX = Buffer.from('{"id":');
+const ID_PREFIX_LENGTH = 6; // {"id":
 const MINUS = 45;
 const ZERO = 48;
 const NINE = 57;
@@ -61,9 +61,18 @@ const NINE = 57;
  * The line's other bytes are vouched for by the file's checksum, not by a parse.
  */
 export function plainIntegerId(bytes: Buffer, start: number, end: number): number | undefined {
-  if (end - start < 8 || bytes.compare(ID_PREFIX, 0, ID_PREFIX.length, start, start + ID_PREFIX.length) !== 0)
+  // `{"id":` byte by byte: a Buffer compare is a native call per line, slower at this size.
+  if (
+    end - start < 8 ||
+    bytes[start] !== 123 ||
+    bytes[start + 1] !== 34 ||
+    bytes[start + 2] !== 105 ||
+    bytes[start + 3] !== 100 ||
+    bytes[start + 4] !== 34 ||
+    bytes[start + 5] !== 58
+  )
     return undefined;
-  let at = start + ID_PREFIX.length;
+  let at = start + ID_PREFIX_LENGTH;
   const negative = bytes[at] === MINUS;
   if (negative) at += 1;
   const first = at;
