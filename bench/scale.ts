@@ -200,11 +200,7 @@ export async function benchScale(): Promise<void> {
         `1 change file ${growth(a.oneFile, b.oneFile, x)}`,
         `1 change Postgres ${growth(a.onePg, b.onePg, x)}`,
         `no change file ${growth(a.noneFile, b.noneFile, x)}`,
-        `merge RSS file ${growth(
-          a.mergeRssMb.map((v) => Math.max(v, 1)),
-          b.mergeRssMb.map((v) => Math.max(v, 1)),
-          x,
-        )}`,
+        `RSS rise while merging ${fmt(median(a.mergeRssMb), 0)} -> ${fmt(median(b.mergeRssMb), 0)} MB`,
       ].join(', '),
     ]);
   }

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { datasetRef, FileStore, syncDataset } from '../../src/api/sync.js';
 import { tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startClockedListServer } from '../helpers/clocked-list-server.js';
 
 const opened: string[] = [];
@@ -108,6 +109,26 @@ describe('FileStore fingerprint (no-change incremental runs are one stat)', () =
       assert.equal((await syncDataset(options)).upserted, 1);
       assert.equal((await syncDataset({ ...options, verify: true })).mode, 'incremental');
       assert.deepEqual(JSON.parse(readFileSync(datasetFile(options), 'utf8')), server.truth('t'));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('sync --verify (CLI) reads the file and refuses a state that no longer matches it: exit 2, the --full advice', async () => {
+    const server = await startClockedListServer({ accounts: { t: 4 } });
+    const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
+    const args = ['sync', '/things', '--base-url', server.baseUrl, '--token', 't', '--out', tempDir(), '--json'];
+    try {
+      assert.equal((await runInProcess(args, { env })).code, 0);
+      const stateFile = join(env.LEDGERHOOK_CONFIG_DIR, 'state.json');
+      const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+      for (const record of Object.values(state.datasets) as Array<{ checksum: string }>)
+        record.checksum = 'sha256:other';
+      writeFileSync(stateFile, JSON.stringify(state));
+      assert.equal((await runInProcess(args, { env })).code, 0, 'nothing changed, the fingerprint vouches');
+      const verified = await runInProcess([...args, '--verify'], { env });
+      assert.equal(verified.code, 2, verified.stdout);
+      assert.match(JSON.parse(verified.stdout).error.message, /damaged/);
     } finally {
       await server.close();
     }
