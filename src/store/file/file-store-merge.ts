@@ -27,10 +27,11 @@ const before = (a: ItemId, b: ItemId) =>
  * merge before anything is put in place.
  *
  * It works on bytes (issue 23): a run of unchanged lines is copied to the new file as one slice,
- * and its checksum bytes gathered once for both digests; only a line's id is read, from its bytes
- * when it is a plain integer. A line is parsed whole only when it is replaced by nothing (its last
- * content goes to the history) or its id is not plain. The checksum over every line is what
- * vouches for the rest, as it did when every line was parsed.
+ * and its checksum bytes ("line\n" each) gathered once and hashed in one call per digest; only a
+ * line's id is read, from its bytes when it is a plain integer. A line is parsed whole only when it
+ * is dropped (its last content goes to the history) or its id is not plain. The checksum over every
+ * line is what vouches for the rest, as it did when every line was parsed; a `trusted` file (its
+ * fingerprint as committed) has its lines counted instead, the new file's checksum taken as ever.
  */
 export async function mergeIntoFile(
   file: string,
