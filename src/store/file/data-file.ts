@@ -35,7 +35,7 @@ export class ItemDigest {
   #items = 0;
 
   add(line: string): void {
-    this.#hash.update(line).update('\n');
+    this.#hash.update(line).update(NEWLINE);
     this.#items += 1;
   }
 
