@@ -92,6 +92,8 @@ export class AtomicItemWriter {
   #size = 0;
   /** Bytes in the file (flushed): where a checkpoint says the kept items end. */
   #written: number;
+  /** The write started by the last full buffer, not yet waited for (#flushBehind). */
+  #inflight: Promise<void> | undefined;
   #done = false;
 
   private constructor(handle: FileHandle, target: string, temp: string, digest = new ItemDigest(), written = 0) {
@@ -140,6 +142,7 @@ export class AtomicItemWriter {
   async close(): Promise<void> {
     if (this.#done) return;
     this.#done = true;
+    await this.#settle().catch(() => {});
     await this.#handle.close().catch(() => {});
   }
 
@@ -152,11 +155,41 @@ export class AtomicItemWriter {
     this.#size += text.length;
   }
 
+  /** Waits for the write in flight (if any), then writes what is buffered. */
   async #flush(): Promise<void> {
-    if (this.#chunks.length === 0) return;
+    await this.#settle();
+    await this.#writeOut(this.#take());
+  }
+
+  async #settle(): Promise<void> {
+    const inflight = this.#inflight;
+    this.#inflight = undefined;
+    if (inflight) await inflight;
+  }
+
+  #take(): Array<string | Buffer> {
     const chunks = this.#chunks;
     this.#chunks = [];
     this.#size = 0;
+    return chunks;
+  }
+
+  /**
+   * A full buffer goes out behind the caller's back: its write starts once the previous one is done
+   * and the caller fills the next buffer meanwhile. The caller waits only for the previous write
+   * (one in flight at most: memory stays two buffers); an error surfaces at the next wait.
+   */
+  #flushBehind(): Promise<void> | undefined {
+    const previous = this.#inflight;
+    const chunks = this.#take();
+    const next = (previous ?? Promise.resolve()).then(() => this.#writeOut(chunks));
+    next.catch(() => {});
+    this.#inflight = next;
+    return previous;
+  }
+
+  async #writeOut(chunks: Array<string | Buffer>): Promise<void> {
+    if (chunks.length === 0) return;
     if (chunks.every((chunk) => typeof chunk === 'string')) {
       const bytes = Buffer.from(chunks.join(''));
       await this.#handle.write(bytes);
@@ -181,7 +214,7 @@ export class AtomicItemWriter {
   writeJson(line: string): Promise<void> | undefined {
     this.#push(`${this.#digest.items === 0 ? '' : ',\n'}${line}`);
     this.#digest.add(line);
-    return this.#size >= WRITE_BUFFER ? this.#flush() : undefined;
+    return this.#size >= WRITE_BUFFER ? this.#flushBehind() : undefined;
   }
 
   /**
@@ -193,7 +226,7 @@ export class AtomicItemWriter {
     if (this.#digest.items !== 0) this.#push(',\n');
     this.#push(lines);
     this.#digest.addLines(digestBytes, count);
-    return this.#size >= WRITE_BUFFER ? this.#flush() : undefined;
+    return this.#size >= WRITE_BUFFER ? this.#flushBehind() : undefined;
   }
 
   /** The temporary file, readable after `seal`. */
@@ -234,6 +267,7 @@ export class AtomicItemWriter {
   async discard(): Promise<void> {
     if (!this.#done) {
       this.#done = true;
+      await this.#settle().catch(() => {});
       await this.#handle.close().catch(() => {});
     }
     await rm(this.#temp, { force: true });
