@@ -9,6 +9,7 @@ import { benchScaleQueue } from './scale-queue.js';
 import { benchReceiverExpress } from './receiver-express.js';
 import { benchForgedFlood } from './forged-flood.js';
 import { benchReconcile } from './reconcile.js';
+import { benchScale } from './scale.js';
 
 const only = process.argv.slice(2);
 const benches: Record<string, () => Promise<void>> = {
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<void>> = {
   'receiver-express': () => benchReceiverExpress(),
   'forged-flood': () => benchForgedFlood(),
   reconcile: () => benchReconcile(),
+  scale: () => benchScale(),
 };
 for (const [name, bench] of Object.entries(benches)) {
   if (only.length > 0 && !only.includes(name)) continue;

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -54,3 +55,16 @@ export function report(title: string, rows: Array<[string, string]>): void {
 }
 
 export const fmt = (value: number, digits = 1) => value.toFixed(digits);
+
+/** min / median / max of repeated samples, as printed beside a ratio. */
+export function spread(values: number[], digits = 1): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `${fmt(sorted[0] ?? Number.NaN, digits)} / ${fmt(median(values), digits)} / ${fmt(sorted[sorted.length - 1] ?? Number.NaN, digits)}`;
+}
+
+/** The machine's load when a bench ran: other work on the same cores moves every figure. */
+export function loadNote(): string {
+  return `load average ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')} on ${availableParallelism()} cores`;
+}

@@ -73,6 +73,11 @@ export interface ChangeSet {
    */
   keepDeleted?: boolean | undefined;
   reasons?: ReadonlyMap<string, RemovalReason> | undefined;
+  /**
+   * Check the stored data in full against its state even when the store's cheap check (the file
+   * store's fingerprint, file-fingerprint.ts) says it is as committed and there is nothing to merge.
+   */
+  verify?: boolean | undefined;
 }
 
 export interface CommitResult {

@@ -97,7 +97,7 @@ export class PageSink {
    */
   async commit(
     next: DatasetState,
-    extra: Pick<ChangeSet, 'origin' | 'keepDeleted' | 'reasons'> = {},
+    extra: Pick<ChangeSet, 'origin' | 'keepDeleted' | 'reasons' | 'verify'> = {},
   ): Promise<CommitResult> {
     // An id both upserted and deleted is kept: data is its current state.
     this.removals();

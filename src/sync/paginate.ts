@@ -66,13 +66,17 @@ function badResponse(message: string, reason: ErrorReason, url: URL, facts: Reco
 
 /** Counts pages in a row that add nothing: an empty page, or one with exactly the ids of the page before. */
 class IdleCounter {
-  #previous = '';
+  #previous: unknown[] = [];
   #idle = 0;
 
   /** Returns how many pages in a row brought nothing new. */
   see(page: ListPage): number {
-    const ids = page.data.map((item) => idKey(item.id)).join(',');
-    const idle = page.data.length === 0 || ids === this.#previous;
+    const ids = page.data.map((item) => item.id);
+    // Compared id by id, stopping at the first that differs (the first, on a page that moves on):
+    // one key per id of every page was a string per item for nothing.
+    const previous = this.#previous;
+    const same = ids.length === previous.length && ids.every((id, index) => idKey(id) === idKey(previous[index]));
+    const idle = page.data.length === 0 || same;
     this.#previous = ids;
     this.#idle = idle ? this.#idle + 1 : 0;
     return this.#idle;

@@ -94,7 +94,7 @@ async function commitPages(
         tokenFingerprint: ref.tokenFingerprint,
         ...(schema ? { schema } : {}),
       },
-      extra,
+      options.verify ? { ...extra, verify: true } : extra,
     ),
   );
   Object.assign(summary, { upserted: result.upserted, deleted: result.removed, total: result.total, lastUpdatedDate });

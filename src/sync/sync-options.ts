@@ -100,6 +100,12 @@ export interface SyncDatasetOptions
    * lastUpdatedDate back (nor forward past a gap the window did not cover).
    */
   since?: string | undefined;
+  /**
+   * Check the stored data in full (the file store reads and checksums its file) even on a run with
+   * nothing to merge, where a store that can tell cheaply that its data is as committed (the file
+   * store's fingerprint: size, inode, mtime, ctime) skips reading it. A run with changes always checks.
+   */
+  verify?: boolean | undefined;
   /** Fetch and report, write nothing (no data, no state). */
   dryRun?: boolean | undefined;
   /**

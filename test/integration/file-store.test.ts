@@ -70,11 +70,13 @@ describe('FileStore', () => {
       assert.equal(next.mode, 'incremental');
       assert.deepEqual(readJson(file), server.truth('t'));
       assert.equal(readJson(stateFile).datasets[key].pending, undefined);
-      // Neither committed nor pending: damage.
+      // Neither committed nor pending: damage, found by a full check (a file whose fingerprint is
+      // the one committed is trusted unless asked to verify: file-store-fingerprint.test.ts).
       const spoiled = readJson(stateFile);
       spoiled.datasets[key].checksum = 'sha256:other';
       writeFileSync(stateFile, JSON.stringify(spoiled));
-      await assert.rejects(syncDataset(options), {
+      server.edit('t', 3, { amount: 30 });
+      await assert.rejects(syncDataset({ ...options, verify: true }), {
         code: 'ERR_IO',
         details: { reason: 'data_file_damaged', path: file },
       } as never);

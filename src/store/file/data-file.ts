@@ -23,9 +23,11 @@ export interface FileDigest {
   checksum: string;
 }
 
-const WRITE_BUFFER = 256 * 1024;
+const WRITE_BUFFER = 1024 * 1024;
 /** Data files hold a user's books: readable by their owner only, like the state. */
 export const DATA_FILE_MODE = 0o600;
+
+const NEWLINE = Buffer.from('\n');
 
 /** A running digest of item lines: sha256 over each line and a newline, cheap next to the I/O. */
 export class ItemDigest {
@@ -33,8 +35,20 @@ export class ItemDigest {
   #items = 0;
 
   add(line: string): void {
-    this.#hash.update(line).update('\n');
+    this.#hash.update(line).update(NEWLINE);
     this.#items += 1;
+  }
+
+  /** One line as bytes (its text in UTF-8, no newline): the same digest as `add` of its text. */
+  addLine(line: Buffer): void {
+    this.#hash.update(line).update(NEWLINE);
+    this.#items += 1;
+  }
+
+  /** `count` lines given together, each already followed by its newline: one hash update for all. */
+  addLines(lines: Buffer, count: number): void {
+    this.#hash.update(lines);
+    this.#items += count;
   }
 
   get items(): number {
@@ -73,10 +87,13 @@ export class AtomicItemWriter {
   readonly #target: string;
   readonly #temp: string;
   readonly #digest: ItemDigest;
-  #chunks: string[] = [];
+  /** Text to write, and slices of an old file copied as they are (a merge's unchanged lines). */
+  #chunks: Array<string | Buffer> = [];
   #size = 0;
   /** Bytes in the file (flushed): where a checkpoint says the kept items end. */
   #written: number;
+  /** The write started by the last full buffer, not yet waited for (#flushBehind). */
+  #inflight: Promise<void> | undefined;
   #done = false;
 
   private constructor(handle: FileHandle, target: string, temp: string, digest = new ItemDigest(), written = 0) {
@@ -125,6 +142,7 @@ export class AtomicItemWriter {
   async close(): Promise<void> {
     if (this.#done) return;
     this.#done = true;
+    await this.#settle().catch(() => {});
     await this.#handle.close().catch(() => {});
   }
 
@@ -132,18 +150,59 @@ export class AtomicItemWriter {
     return this.#digest.items;
   }
 
-  #push(text: string): void {
+  #push(text: string | Buffer): void {
     this.#chunks.push(text);
     this.#size += text.length;
   }
 
+  /** Waits for the write in flight (if any), then writes what is buffered. */
   async #flush(): Promise<void> {
-    if (this.#chunks.length === 0) return;
-    const text = this.#chunks.join('');
+    await this.#settle();
+    await this.#writeOut(this.#take());
+  }
+
+  async #settle(): Promise<void> {
+    const inflight = this.#inflight;
+    this.#inflight = undefined;
+    if (inflight) await inflight;
+  }
+
+  #take(): Array<string | Buffer> {
+    const chunks = this.#chunks;
     this.#chunks = [];
     this.#size = 0;
-    await this.#handle.write(text);
-    this.#written += Buffer.byteLength(text);
+    return chunks;
+  }
+
+  /**
+   * A full buffer goes out behind the caller's back: its write starts once the previous one is done
+   * and the caller fills the next buffer meanwhile. The caller waits only for the previous write
+   * (one in flight at most: memory stays two buffers); an error surfaces at the next wait.
+   */
+  #flushBehind(): Promise<void> | undefined {
+    const previous = this.#inflight;
+    const chunks = this.#take();
+    const next = (previous ?? Promise.resolve()).then(() => this.#writeOut(chunks));
+    next.catch(() => {});
+    this.#inflight = next;
+    return previous;
+  }
+
+  async #writeOut(chunks: Array<string | Buffer>): Promise<void> {
+    if (chunks.length === 0) return;
+    if (chunks.every((chunk) => typeof chunk === 'string')) {
+      const bytes = Buffer.from(chunks.join(''));
+      await this.#handle.write(bytes);
+      this.#written += bytes.length;
+      return;
+    }
+    // Slices copied from an old file go out as they are (one writev, no concatenated copy).
+    const buffers = chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    const { bytesWritten } = await this.#handle.writev(buffers);
+    const total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
+    // A short writev (rare: a signal, a full disk) goes on from where it stopped.
+    if (bytesWritten < total) await this.#handle.write(Buffer.concat(buffers).subarray(bytesWritten));
+    this.#written += total;
   }
 
   /** Items must come in id order; the caller guarantees it. */
@@ -155,7 +214,19 @@ export class AtomicItemWriter {
   writeJson(line: string): Promise<void> | undefined {
     this.#push(`${this.#digest.items === 0 ? '' : ',\n'}${line}`);
     this.#digest.add(line);
-    return this.#size >= WRITE_BUFFER ? this.#flush() : undefined;
+    return this.#size >= WRITE_BUFFER ? this.#flushBehind() : undefined;
+  }
+
+  /**
+   * `count` item lines copied as they are from a file of this layout: `lines` holds them with the
+   * ",\n" between them (none after the last), `digestBytes` the same lines each followed by "\n"
+   * only (what the digest is taken over). The caller guarantees id order, as for `write`.
+   */
+  copyLines(lines: Buffer, digestBytes: Buffer, count: number): Promise<void> | undefined {
+    if (this.#digest.items !== 0) this.#push(',\n');
+    this.#push(lines);
+    this.#digest.addLines(digestBytes, count);
+    return this.#size >= WRITE_BUFFER ? this.#flushBehind() : undefined;
   }
 
   /** The temporary file, readable after `seal`. */
@@ -196,6 +267,7 @@ export class AtomicItemWriter {
   async discard(): Promise<void> {
     if (!this.#done) {
       this.#done = true;
+      await this.#settle().catch(() => {});
       await this.#handle.close().catch(() => {});
     }
     await rm(this.#temp, { force: true });

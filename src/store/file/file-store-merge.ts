@@ -1,12 +1,23 @@
 import type { AtomicItemWriter, FileDigest, Item } from './data-file.js';
 import { ItemDigest } from './data-file.js';
-import { dataFileDamaged, readItemLines } from './read-items.js';
-import { compareIds, idKey, type ItemId } from '../../dataset/item-id.js';
+import { dataFileDamaged, parseItemLine } from './read-items.js';
+import { lineChunks, plainIntegerId } from './item-line-chunks.js';
+import { canonical, compareIds, type ItemId } from '../../dataset/item-id.js';
 import type { ChangeSet, CommitResult } from '../dataset-store.js';
 
 function sameDigest(a: FileDigest, b: FileDigest): boolean {
   return a.items === b.items && a.checksum === b.checksum;
 }
+
+const NEWLINE = 10;
+const CR = 13;
+const COMMA = 44;
+const CLOSE = 93;
+const OPEN = 91;
+
+/** Ids compared fast when both are numbers (the usual case), by the shared order otherwise. */
+const before = (a: ItemId, b: ItemId) =>
+  typeof a === 'number' && typeof b === 'number' ? a < b : compareIds(a, b) < 0;
 
 /**
  * One streaming pass over the old (sorted) file and the sorted changes: an id in `upserts` is
@@ -14,6 +25,13 @@ function sameDigest(a: FileDigest, b: FileDigest): boolean {
  * state); an id only in deletedIds is dropped. The old file is checked on the way against what
  * was written last (`expected`: the committed state, or a pending one): a damaged file fails the
  * merge before anything is put in place.
+ *
+ * It works on bytes (issue 23): a run of unchanged lines is copied to the new file as one slice,
+ * and its checksum bytes ("line\n" each) gathered once and hashed in one call per digest; only a
+ * line's id is read, from its bytes when it is a plain integer. A line is parsed whole only when it
+ * is dropped (its last content goes to the history) or its id is not plain. The checksum over every
+ * line is what vouches for the rest, as it did when every line was parsed; a `trusted` file (its
+ * fingerprint as committed) has its lines counted instead, the new file's checksum taken as ever.
  */
 export async function mergeIntoFile(
   file: string,
@@ -22,48 +40,143 @@ export async function mergeIntoFile(
   writer: AtomicItemWriter,
   /** Told of each item dropped, with its last content (for the history and tombstones). */
   onRemoved?: (item: Item) => void,
+  /**
+   * The file's fingerprint is the one committed with `expected[0]` (file-fingerprint.ts): its items
+   * are counted, not checksummed (one hash pass less). Damage is looked for in full otherwise.
+   */
+  trusted = false,
 ): Promise<CommitResult> {
   const sorted = [...changes.upserts].sort((a, b) => compareIds(a.id, b.id));
-  const deleted = new Set(changes.deletedIds.map(idKey));
+  const deleted = changes.deletedIds.map(canonical).sort(compareIds);
   const digest = new ItemDigest();
   let next = 0;
+  let nextDeleted = 0;
   let total = 0;
   let removed = 0;
   let previous: ItemId | undefined;
-  const put = (item: Item) => {
-    total += 1;
-    return writer.write(item);
+  let state: 'open' | 'items' | 'closed' = 'open';
+  let lineNumber = 0;
+  /** Item lines read, when they are counted instead of checksummed (trusted). */
+  let lines = 0;
+  // The run of unchanged lines being copied: where it starts in the chunk, and its checksum bytes.
+  let scratch = Buffer.allocUnsafe(1024 * 1024);
+  let gathered = 0;
+  let runStart = -1;
+  let runEnd = 0;
+  let runCount = 0;
+  let chunk: Buffer = Buffer.alloc(0);
+  const endRun = () => {
+    if (runCount === 0) return undefined;
+    const gatheredLines = scratch.subarray(0, gathered);
+    if (!trusted) digest.addLines(gatheredLines, runCount);
+    else lines += runCount;
+    total += runCount;
+    const pending = writer.copyLines(chunk.subarray(runStart, runEnd), gatheredLines, runCount);
+    runCount = 0;
+    gathered = 0;
+    runStart = -1;
+    return pending;
   };
   const putChangesBelow = async (id: ItemId | undefined) => {
     for (let change = sorted[next]; change !== undefined; change = sorted[next]) {
-      if (id !== undefined && compareIds(change.id, id) >= 0) return;
+      if (id !== undefined && !before(change.id, id)) return;
       next += 1;
+      total += 1;
       // write() returns a promise only when its buffer is flushed: no await (and no tick) per item.
-      const pending = put(change);
+      const pending = writer.write(change);
       if (pending) await pending;
     }
   };
-  for await (const { line, item } of readItemLines(file)) {
-    digest.add(line);
-    if (previous !== undefined && compareIds(previous, item.id) >= 0)
-      throw dataFileDamaged(file, `it is not sorted by id (id ${String(item.id)} after ${String(previous)})`);
-    previous = item.id;
-    await putChangesBelow(item.id);
-    const change = sorted[next];
-    let pending: Promise<void> | undefined;
-    if (change !== undefined && compareIds(change.id, item.id) === 0) {
-      next += 1;
-      pending = put(change);
-    } else if (deleted.has(idKey(item.id))) {
-      removed += 1;
-      onRemoved?.(item);
-    } else {
-      pending = writer.writeJson(line);
-      total += 1;
+  for await (chunk of lineChunks(file)) {
+    let at = 0;
+    while (at < chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, at);
+      const lineEnd = newline === -1 ? chunk.length : newline;
+      const start = at;
+      at = lineEnd + 1;
+      lineNumber += 1;
+      const cr = lineEnd > start && chunk[lineEnd - 1] === CR;
+      const end = cr ? lineEnd - 1 : lineEnd;
+      if (state === 'closed') {
+        if (chunk.toString('utf8', start, end).trim() === '') continue;
+        throw dataFileDamaged(file, `text after the closing ] (line ${lineNumber})`);
+      }
+      if (state === 'open') {
+        if (end - start !== 1 || chunk[start] !== OPEN)
+          throw dataFileDamaged(file, `line ${lineNumber} is not the opening [`);
+        state = 'items';
+        continue;
+      }
+      if (end - start === 1 && chunk[start] === CLOSE) {
+        state = 'closed';
+        continue;
+      }
+      const comma = end > start && chunk[end - 1] === COMMA;
+      const contentEnd = comma ? end - 1 : end;
+      let id: ItemId | undefined = plainIntegerId(chunk, start, contentEnd);
+      let item: Item | undefined;
+      if (id === undefined) {
+        item = parseItemLine(file, chunk.toString('utf8', start, contentEnd), lineNumber);
+        id = item.id;
+      }
+      if (previous !== undefined && !before(previous, id))
+        throw dataFileDamaged(file, `it is not sorted by id (id ${String(id)} after ${String(previous)})`);
+      previous = id;
+      let gone = deleted[nextDeleted];
+      while (gone !== undefined && before(gone, id)) gone = deleted[++nextDeleted];
+      const length = contentEnd - start;
+      const change = sorted[next];
+      const isDeleted = gone !== undefined && compareIds(gone, id) === 0;
+      if (
+        (change !== undefined && !before(id, change.id)) ||
+        isDeleted ||
+        cr ||
+        gathered + length + 1 > scratch.length
+      ) {
+        const ended = endRun();
+        if (ended) await ended;
+        await putChangesBelow(id);
+        const same = sorted[next];
+        const kept = !isDeleted && !cr && (same === undefined || compareIds(same.id, id) !== 0);
+        if (!kept) {
+          if (!trusted) digest.addLine(chunk.subarray(start, contentEnd));
+          else lines += 1;
+          let pending: Promise<void> | undefined;
+          if (same !== undefined && compareIds(same.id, id) === 0) {
+            next += 1;
+            total += 1;
+            pending = writer.write(same);
+          } else if (isDeleted) {
+            removed += 1;
+            onRemoved?.(item ?? parseItemLine(file, chunk.toString('utf8', start, contentEnd), lineNumber));
+          } else {
+            // An unchanged line kept apart (a '\r' ending): written as its text.
+            total += 1;
+            pending = writer.writeJson(chunk.toString('utf8', start, contentEnd));
+          }
+          if (pending) await pending;
+          continue;
+        }
+      }
+      if (length + 1 > scratch.length) scratch = Buffer.allocUnsafe(2 * (length + 1));
+      if (runCount === 0) runStart = start;
+      runEnd = contentEnd;
+      chunk.copy(scratch, gathered, start, contentEnd);
+      gathered += length;
+      scratch[gathered++] = NEWLINE;
+      runCount += 1;
+      // The run's slice holds its lines with their ",\n" between them: a line without its comma ends it.
+      if (!comma) {
+        const pending = endRun();
+        if (pending) await pending;
+      }
     }
+    const pending = endRun();
     if (pending) await pending;
   }
-  const found = digest.result();
+  if (state === 'open') throw dataFileDamaged(file, 'it is empty');
+  if (state === 'items') throw dataFileDamaged(file, 'it ends before its closing ]');
+  const found = trusted ? { items: lines, checksum: expected[0]?.checksum ?? '' } : digest.result();
   if (!expected.some((want) => sameDigest(want, found))) {
     const want = expected[0];
     throw dataFileDamaged(

@@ -22,6 +22,11 @@ export interface FileStoreRecord extends DatasetState {
    * a file matching it is as good as one matching the committed state.
    */
   pending?: DatasetState | undefined;
+  /**
+   * The data file as this state was committed (file-fingerprint.ts): an incremental run with nothing
+   * to merge trusts a file that still has it, without reading it. Any other value is no fingerprint.
+   */
+  fingerprint?: string | undefined;
   /** Webhook activity and the last reconcile (dataset-activity.ts): kept across commits, read leniently. */
   activity?: DatasetActivity | undefined;
 }

@@ -10,6 +10,19 @@ export function dataFileDamaged(path: string, what: string): LedgerhookError {
   });
 }
 
+/** One item line's text (without its comma) as an item, or the damage it shows. */
+export function parseItemLine(path: string, text: string, lineNumber: number): Item {
+  let item: unknown;
+  try {
+    item = JSON.parse(text);
+  } catch {
+    throw dataFileDamaged(path, `line ${lineNumber} is not JSON`);
+  }
+  if (!isObject(item) || !isItemId(item.id))
+    throw dataFileDamaged(path, `line ${lineNumber} is not an item with an id`);
+  return item as Item;
+}
+
 /**
  * Reads a dataset file item by item without loading it whole, with the exact text of each item
  * line (for the digest). Only ledgerhook's layout is accepted: anything else (an empty file, a cut
@@ -36,15 +49,7 @@ export async function* readItemLines(path: string): AsyncGenerator<{ line: strin
         continue;
       }
       const text = line.endsWith(',') ? line.slice(0, -1) : line;
-      let item: unknown;
-      try {
-        item = JSON.parse(text);
-      } catch {
-        throw dataFileDamaged(path, `line ${lineNumber} is not JSON`);
-      }
-      if (!isObject(item) || !isItemId(item.id))
-        throw dataFileDamaged(path, `line ${lineNumber} is not an item with an id`);
-      yield { line: text, item: item as Item };
+      yield { line: text, item: parseItemLine(path, text, lineNumber) };
     }
   } catch (error) {
     if (error instanceof LedgerhookError) throw error;

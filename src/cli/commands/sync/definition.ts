@@ -94,6 +94,10 @@ function syncCommand(program: Command) {
     )
     .option('--full', 'ignore the stored state and rebuild from a full read')
     .option(
+      '--verify',
+      'read and checksum the whole data file even when nothing changed (by default an unchanged run trusts the file while its size, inode, mtime and ctime are as the last sync left them)',
+    )
+    .option(
       '--no-resume',
       'read from page 1 even if an interrupted full read left pages to continue from, and keep none this time',
     )
@@ -171,6 +175,7 @@ export function defineSync(program: Command, run: RunCommand): void {
         'ledgerhook sync /expenses/expenses --type PENDING --json',
         'ledgerhook sync --all --out ./data --env production',
         'ledgerhook sync invoices --full --limit 1000',
+        'ledgerhook sync expenses --verify   # checksum the whole data file even if nothing changed',
         'ledgerhook sync expenses --contract freeze',
         'ledgerhook sync expenses --store postgres://127.0.0.1:5432/app',
         'ledgerhook sync expenses --token-file ~/.ledgerhook-token --timeout 20 --max-pages 5000',

@@ -75,6 +75,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     store,
     limit: options.limit,
     full: options.full,
+    verify: options.verify,
     resume: options.resume,
     since: options.since,
     expiredCursorStatuses,
