@@ -5,13 +5,14 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { FileStore } from '../../src/index.js';
 import { tempDir } from '../helpers/cli.js';
+import { runnable } from '../helpers/runnable.js';
 import { startClockedListServer } from '../helpers/clocked-list-server.js';
 
 const CHILD = fileURLToPath(new URL('../../test/helpers/state-writer-child.ts', import.meta.url));
 
 function runChild(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...runnable(CHILD), ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('close', (code) => resolve({ code, stderr }));

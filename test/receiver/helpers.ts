@@ -5,6 +5,7 @@ import { RECEIVER_CASE_TABLE } from '../../src/delivery/receiver-case-table.js';
 import { runCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
+import { runnable } from '../helpers/runnable.js';
 
 export const SECRET = 'whsec_receiver_test_0123456789';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -22,9 +23,12 @@ process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
 
-/** Runs a snippet exactly as written (`node --import tsx file`) on port 0 and waits for its "listening on URL" line. */
+/**
+ * Runs a snippet exactly as written (its compiled copy under npm test, else `node --import tsx file`:
+ * test/helpers/runnable.ts) on port 0 and waits for its "listening on URL" line.
+ */
 export function startApp(file: string, env: Record<string, string> = {}, timeoutMs = 20_000): Promise<RunningApp> {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+  const child = spawn(process.execPath, runnable(file), {
     cwd: ROOT,
     env: { ...process.env, WEBHOOK_SECRET: SECRET, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
