@@ -16,8 +16,13 @@ import { usageError } from '../errors.js';
 export type RouteSelector =
   | { kind: 'all'; text: '*' }
   | { kind: 'type'; text: string; type: WebhookType }
-  | { kind: 'event'; text: string; pattern: RegExp }
-  | { kind: 'entity'; text: string; pattern: RegExp };
+  | { kind: 'event'; text: string; pattern: NamePattern }
+  | { kind: 'entity'; text: string; pattern: NamePattern };
+
+/** A name pattern with `*` for any run of characters, matched without regard to case. */
+export interface NamePattern {
+  test(name: string): boolean;
+}
 
 /** What a selector looks at in a delivery: the parsed body's type, event and entities. */
 export interface DeliveryNames {
@@ -26,19 +31,52 @@ export interface DeliveryNames {
   entities?: readonly string[] | undefined;
 }
 
-/** More stars than this could make a pattern backtrack over a long name from the network. */
+/** Patterns are short: a few stars are all any selector needs. */
 const MAX_STARS = 3;
+/**
+ * Names from the network longer than this match no event or entity pattern: every catalogue name is
+ * far shorter, and a matcher's work stays bounded whatever a body holds.
+ */
+const MAX_NAME_LENGTH = 256;
 const SHAPE = /^[A-Za-z0-9_*-]+$/;
 /** `INVOICE_*`, `BANK_*`...: what a misspelt pattern is compared with. */
 const EVENT_PREFIXES = [...new Set(EVENTS.map((event) => `${event.name.split('_')[0]}_*`))];
 const normaliseEvent = (name: string) => name.trim().toUpperCase().replace(/-/g, '_');
 
-function glob(pattern: string): RegExp {
-  const source = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`, 'i');
+/**
+ * `*` globs matched by the two-pointer method (back to the last star on a mismatch), never by a
+ * regular expression: a name comes from a delivery's body, and `.*` patterns backtrack
+ * polynomially over a long name (seconds for `*_*_*D` against 2,000 underscores). Here the work is
+ * at most the name's length times the pattern's, and names are bounded besides.
+ */
+function glob(pattern: string): NamePattern {
+  const wanted = pattern.toUpperCase();
+  return {
+    test(name) {
+      if (name.length > MAX_NAME_LENGTH) return false;
+      const text = name.toUpperCase();
+      let t = 0;
+      let p = 0;
+      let star = -1;
+      let resume = 0;
+      while (t < text.length) {
+        if (p < wanted.length && wanted[p] !== '*' && wanted[p] === text[t]) {
+          t += 1;
+          p += 1;
+        } else if (p < wanted.length && wanted[p] === '*') {
+          star = p;
+          resume = t;
+          p += 1;
+        } else if (star !== -1) {
+          p = star + 1;
+          resume += 1;
+          t = resume;
+        } else return false;
+      }
+      while (p < wanted.length && wanted[p] === '*') p += 1;
+      return p === wanted.length;
+    },
+  };
 }
 
 function checkShape(input: string, part: string): void {
@@ -67,7 +105,7 @@ function eventSelector(input: string, name: string): RouteSelector {
   );
 }
 
-function entitySelector(input: string, name: string): { kind: 'entity'; text: string; pattern: RegExp } {
+function entitySelector(input: string, name: string): { kind: 'entity'; text: string; pattern: NamePattern } {
   checkShape(input, name);
   const lower = name.trim().toLowerCase();
   // A plain name may be written as the body has it, in another case, or as its plural (expenses).

@@ -59,6 +59,31 @@ describe('route selectors', () => {
       );
     });
 
+  it('globs match by the two-pointer method, without regard to case, and never a name past 256 characters', () => {
+    const event = (name: string) => ({ type: 'LIFECYCLE_EVENT', event: name });
+    const cases: Array<[string, string, boolean]> = [
+      ['INVOICE_*', 'INVOICE_PAID', true],
+      ['INVOICE_*', 'invoice_paid', true],
+      ['INVOICE_*', 'INVOICE_', true],
+      ['INVOICE_*', 'XINVOICE_PAID', false],
+      ['*_ADDED', 'EXPENSE_ADDED', true],
+      ['*_ADDED', 'EXPENSE_ADDED_X', false],
+      ['*_*_*D', 'BANK_TRANSFER_ADDED', true],
+      ['*_*_*D', 'INVOICE_PAID', false],
+      ['INVOICE_PAID', 'INVOICE_PAI', false],
+      // A name from a hostile body: answered at once (a regex's .* would backtrack for seconds).
+      ['*_*_*D', '_'.repeat(255), false],
+      ['*_*_*D', `${'_'.repeat(254)}D`, true],
+      ['*_*_*D', `${'_'.repeat(300)}D`, false],
+    ];
+    for (const [selector, name, expected] of cases)
+      assert.equal(
+        matchesSelector(parseSelector(selector), event(name)),
+        expected,
+        `${selector} vs ${name.slice(0, 40)}`,
+      );
+  });
+
   it('--events is a comma list of the same selectors', () => {
     assert.deepEqual(
       parseSelectorList('INVOICE_*, ENTITY_UPDATE:expense').map((s) => s.text),
