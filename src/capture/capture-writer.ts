@@ -104,7 +104,10 @@ export class CaptureWriter {
   async close(): Promise<void> {
     while (this.#flushing) await this.#flushing;
     try {
-      await this.#handle.sync();
+      await this.#handle.sync().catch((error: NodeJS.ErrnoException) => {
+        // A pipe or a terminal (--capture /dev/stdout, a FIFO) has nothing to flush to a disk.
+        if (error.code !== 'EINVAL' && error.code !== 'ENOTSUP') throw error;
+      });
     } finally {
       await this.#handle.close();
     }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { CaptureRecord } from '../capture/capture-record.js';
 import { openCaptureSubscriber, type CaptureOptions, type CaptureSubscriber } from '../capture/capture-subscriber.js';
@@ -165,7 +166,10 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
     retryAfterSeconds: 1,
     telemetry: options.telemetry ?? noTelemetry,
   });
-  const served = await serve(adapter.handler, {
+  // Until every subscriber (capture, retrier, sync) is attached, a request is answered 503 with
+  // Retry-After: a 2xx must mean the delivery is recorded, and the capture file opens after the bind.
+  let ready = false;
+  const served = await serve((request, response) => (ready ? adapter.handler(request, response) : starting(response)), {
     port: options.port ?? DEFAULT_LISTEN_PORT,
     host: options.host,
     serverOptions: timeouts(options),
@@ -187,6 +191,7 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
   const retrier = options.retry ? startRetrier(options, handleOptions, capture, events, owed, edgeFor) : undefined;
   for (const subscriber of options.subscribers ?? []) events.subscribe(subscriber);
   events.subscribe({ onEvent: options.onEvent, onAccepted: options.onAccepted });
+  ready = true;
   let closing: Promise<void> | undefined;
   let forwardsPending = 0;
   const running: RunningListener = {
@@ -228,4 +233,12 @@ function answerClientError(error: NodeJS.ErrnoException, socket: import('node:st
         ? '408 Request Timeout'
         : '400 Bad Request';
   socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+}
+
+/** The answer while the listener is still starting: nothing is read, nothing recorded; try again. */
+function starting(response: ServerResponse): void {
+  response.shouldKeepAlive = false;
+  response
+    .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
+    .end('{"error":"starting","message":"the listener is starting; retry in a second"}');
 }
