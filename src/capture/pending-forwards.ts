@@ -45,7 +45,13 @@ export async function readPendingForwards(path: string): Promise<CapturedPending
         route.dueAtMs = Date.parse(value.nextAt ?? '') || 0;
       } else entry.routes.delete(value.route);
       if (entry.routes.size === 0) owed.delete(value.deliveryId);
-    } else if (isCaptureRecord(value) && Array.isArray(value.forwarding) && !value.bodyTruncated) {
+      // A delivery refused as forged (kept under --accept-invalid) is never retried or resumed.
+    } else if (
+      isCaptureRecord(value) &&
+      Array.isArray(value.forwarding) &&
+      !value.bodyTruncated &&
+      value.verdict.valid !== false
+    ) {
       const routes = new Map(value.forwarding.map(({ route, url }) => [route, { url, attempts: 0, dueAtMs: 0 }]));
       owed.set(value.id, { record: value, routes });
     }

@@ -157,6 +157,7 @@ interface Routed {
 async function forwardRoutes(
   request: DeliveryRequest,
   parsed: ParsedWebhookBody,
+  verdict: DeliveryVerdict,
   options: HandleDeliveryOptions,
   telemetry: Telemetry,
 ): Promise<Routed | undefined> {
@@ -169,6 +170,8 @@ async function forwardRoutes(
   if (!routing) return undefined;
   const routes = routesFor(routing, deliveryNames(parsed));
   if (routes.length === 0) return { fields: {} };
+  // A forgery kept by acceptInvalid is forwarded once at most (as before routes), never owed retries.
+  if (routing.background && verdict.valid === false) return { fields: {} };
   if (routing.background)
     return {
       answer: { status: 202, body: { received: true, forwarding: routes.map((route) => route.name) } },
@@ -237,7 +240,7 @@ export async function handleDelivery(
   verifying.end();
   const accepted = verdict.valid !== false || Boolean(options.acceptInvalid);
   const parsed = parseIfWorthIt(request.body, verdict);
-  const routed = accepted ? await forwardRoutes(request, parsed, options, telemetry) : undefined;
+  const routed = accepted ? await forwardRoutes(request, parsed, verdict, options, telemetry) : undefined;
   let answer: Pick<HandledDelivery, 'status' | 'body' | 'headers'> = { status: 200, body: { received: true } };
   if (!accepted) answer = { status: 400, body: { error: verdict.code, message: verdict.message } };
   else if (routed?.answer) answer = routed.answer;

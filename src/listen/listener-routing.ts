@@ -12,7 +12,14 @@ import { type Route, uniqueNames } from './routes.js';
 export type ForwardEvent =
   | { type: 'attempt'; attempt: AttemptRecord }
   /** At start: forwards the capture file still owed, resumed now, and those left for later (no room). */
-  | { type: 'forwards-resumed'; resumed: number; waiting: number };
+  | {
+      type: 'forwards-resumed';
+      resumed: number;
+      /** Owed, but more than the retrier holds at once: left in the file for a later run. */
+      waiting: number;
+      /** Owed to a route this run does not have (removed, renamed or at another URL): not sent. */
+      dropped: number;
+    };
 
 type EdgeFor = (url: URL) => ForwardEdge;
 
@@ -36,16 +43,6 @@ export function forwarding(
   return { routing: { routes, events: options.events, background: Boolean(options.retry) } };
 }
 
-/** A capture file's URL is read back, not trusted blindly: only http(s) is forwarded to. */
-function storedUrl(text: string): URL | undefined {
-  try {
-    const url = new URL(text);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The retrier, fed by every recorded delivery that is due at routes, and given what the capture
  * file still owed (earliest first, as many as it has room for; the rest stay owed in the file).
@@ -56,7 +53,6 @@ export function startRetrier(
   capture: CaptureSubscriber | undefined,
   events: DeliveryEvents,
   owed: readonly CapturedPendingForward[],
-  edgeFor: EdgeFor,
 ): { close(): Promise<number> } {
   const retry = options.retry;
   const retrier = new ForwardRetrier({
@@ -73,7 +69,8 @@ export function startRetrier(
   events.subscribe({
     hasRoom: () => retrier.hasRoom(),
     onEvent(event) {
-      if (event.type !== 'delivery' || event.delivery.status >= 300) return;
+      // Only what passed verification is owed a redelivery: a forgery kept by --accept-invalid is not.
+      if (event.type !== 'delivery' || event.delivery.status >= 300 || event.delivery.verdict.valid === false) return;
       const { delivery } = event;
       for (const { route } of delivery.forwarding ?? []) {
         const edge = edges.get(route);
@@ -84,16 +81,22 @@ export function startRetrier(
     },
   });
   let waiting = 0;
+  let dropped = 0;
   for (const forward of [...owed].sort((a, b) => a.dueAtMs - b.dueAtMs)) {
-    const known = edges.get(forward.route);
-    const url = known?.url === forward.url ? undefined : storedUrl(forward.url);
-    const edge = known?.url === forward.url ? known : url && edgeFor(url);
-    if (!edge || !retrier.hasRoom()) {
+    // Resumed only to a route this run still has, at the same URL: a route removed or pointed
+    // elsewhere since is not sent its old deliveries (they are said, and stay in the file).
+    const edge = edges.get(forward.route);
+    if (!edge || edge.url !== forward.url) {
+      dropped += 1;
+      continue;
+    }
+    if (!retrier.hasRoom()) {
       waiting += 1;
       continue;
     }
     retrier.add({ ...forward, headers: forwardHeaders(forward.headers), edge });
   }
-  if (owed.length > 0) options.onForward?.({ type: 'forwards-resumed', resumed: owed.length - waiting, waiting });
+  if (owed.length > 0)
+    options.onForward?.({ type: 'forwards-resumed', resumed: owed.length - waiting - dropped, waiting, dropped });
   return { close: async () => (await retrier.close()) + waiting };
 }

@@ -188,7 +188,7 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
     throw error;
   }
   if (capture) events.subscribe(capture);
-  const retrier = options.retry ? startRetrier(options, handleOptions, capture, events, owed, edgeFor) : undefined;
+  const retrier = options.retry ? startRetrier(options, handleOptions, capture, events, owed) : undefined;
   for (const subscriber of options.subscribers ?? []) events.subscribe(subscriber);
   events.subscribe({ onEvent: options.onEvent, onAccepted: options.onAccepted });
   ready = true;

@@ -218,11 +218,16 @@ describe('listen routes and retries (end to end)', () => {
     await until(() => first.lines.some((line) => /#1 .*retry at/.test(line)), 'the first attempt failed');
     assert.equal((await first.stop()).code, 0);
     assert.match(first.stderr(), /1 forward still due .*--retry 300ms/);
+    // A run whose route points elsewhere is not sent the old deliveries; they stay owed in the file.
+    const elsewhere = await startListen(['--forward-to', `ENTITY_UPDATE=:${port + 1}`, ...args.slice(2)]);
+    const moved = await elsewhere.listen.waitFor((line) => line?.kind === 'forwards-resumed');
+    assert.deepEqual([moved.resumed, moved.waiting, moved.dropped], [0, 0, 1]);
+    await elsewhere.listen.stop();
     const app = await startApp(() => 200, port);
     const second = await startListen(args);
     try {
       const resumed = await second.listen.waitFor((line) => line?.kind === 'forwards-resumed');
-      assert.deepEqual([resumed.resumed, resumed.waiting], [1, 0]);
+      assert.deepEqual([resumed.resumed, resumed.waiting, resumed.dropped], [1, 0, 0]);
       assert.equal(JSON.parse(second.listen.lines[0] ?? '{}').kind, 'listening', 'the first line stays listening');
       const delivered = await second.listen.waitFor(isAttempt('delivered'));
       assert.equal(delivered.attempt, 2);
@@ -297,6 +302,7 @@ describe('listen routes and retries (end to end)', () => {
       [['--events', 'INVOICE_VEIWED'], /did you mean INVOICE_VIEWED/],
       [['--retry', '5s'], /--retry goes with --forward-to or --routes/],
       [['--forward-to', ':3000', '--retry', '5s,soon'], /--retry takes a duration/],
+      [['--forward-to', ':3000', '--retry', '5s'], /--retry goes with --capture FILE/],
     ];
     for (const [index, [args, pattern]] of cases.entries()) {
       const config = tempDir('ledgerhook-config-');

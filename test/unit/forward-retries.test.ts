@@ -132,7 +132,7 @@ describe('ForwardRetrier', () => {
 describe('readPendingForwards', () => {
   it('owes each route whose last line is retrying, or that has no attempt yet; not the delivered or failed', async () => {
     const file = join(tempDir(), 'capture.jsonl');
-    const delivery = (id: string, routes: string[]) =>
+    const delivery = (id: string, routes: string[], valid: boolean | null = true) =>
       JSON.stringify({
         id,
         receivedAt: '2026-11-25T10:00:00.000Z',
@@ -142,7 +142,7 @@ describe('readPendingForwards', () => {
         headerName: 'service-verification',
         body: Buffer.from(`{"id":"${id}"}`).toString('base64'),
         bodyBytes: 10,
-        verdict: { valid: true, status: 202 },
+        verdict: { valid, status: 202 },
         forwarding: routes.map((route) => ({ route, url: `http://localhost:3000/${route}` })),
       });
     const attempt = (deliveryId: string, route: string, n: number, outcome: string, nextAt?: string) =>
@@ -165,6 +165,8 @@ describe('readPendingForwards', () => {
         delivery('d2', ['a']),
         attempt('d2', 'a', 1, 'failed'),
         delivery('d3', ['a']),
+        // Kept by --accept-invalid: never owed a redelivery.
+        delivery('d4', ['a'], false),
         '{"torn',
       ].join('\n'),
     );
@@ -225,6 +227,24 @@ describe('handleDelivery with routes', () => {
     assert.equal(handled.status, 202);
     assert.equal(edge.calls, 0);
     assert.deepEqual(handled.delivery?.forwarding, [{ route: 'INVOICE_*', url: 'http://localhost:2/' }]);
+  });
+
+  it('in the background mode a forgery kept by acceptInvalid is owed nothing: answered, never forwarded', async () => {
+    const route = parseRouteFlag('INVOICE_*=:2');
+    const edge = scriptedEdge([200]);
+    const handled = await handleDelivery(
+      { ...request(invoice), headers: { ...request(invoice).headers, 'service-verification': 'forged' } },
+      {
+        ...base,
+        secrets: ['whsec_route'],
+        acceptInvalid: true,
+        routing: { routes: [{ ...route, edge }], background: true },
+      },
+    );
+    assert.equal(handled.delivery?.verdict.valid, false);
+    assert.equal(handled.status, 200);
+    assert.equal(edge.calls, 0);
+    assert.equal(handled.delivery?.forwarding, undefined);
   });
 });
 

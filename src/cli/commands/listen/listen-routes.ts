@@ -32,7 +32,7 @@ async function readRoutesFile(path: string): Promise<Route[]> {
 }
 
 export async function resolveRouting(
-  options: Pick<ListenCommandOptions, 'forwardTo' | 'routes' | 'events' | 'retry'>,
+  options: Pick<ListenCommandOptions, 'forwardTo' | 'routes' | 'events' | 'retry' | 'capture'>,
 ): Promise<ListenRouting> {
   const routes = uniqueNames([
     ...(options.forwardTo ?? []).map(parseRouteFlag),
@@ -40,6 +40,12 @@ export async function resolveRouting(
   ]);
   if (options.retry && routes.length === 0)
     throw usageError('--retry goes with --forward-to or --routes (it retries forwards)', 'conflicting_flags');
+  // With --retry the sender gets 2xx before the app has it: only a capture file makes that a record.
+  if (options.retry && options.capture === undefined)
+    throw usageError(
+      '--retry goes with --capture FILE: the sender is answered before your app has the delivery, so it must be recorded (and is resumed from there)',
+      'conflicting_flags',
+    );
   return { routes, events: options.events === undefined ? undefined : parseSelectorList(options.events) };
 }
 
@@ -65,11 +71,12 @@ export function forwardPrinter(options: Pick<ListenCommandOptions, 'json'>, ctx:
   const c = ctx.color;
   return (event: ForwardEvent) => {
     if (event.type === 'forwards-resumed') {
-      if (options.json) out.write(jsonLine(event.type, { resumed: event.resumed, waiting: event.waiting }));
+      const { resumed, waiting, dropped } = event;
+      if (options.json) out.write(jsonLine(event.type, { resumed, waiting, dropped }));
       else
         writeLine(
           ctx.stderr,
-          `resuming ${plural(event.resumed, 'forward')} still due in the capture file${event.waiting > 0 ? ` (${event.waiting} more wait for room)` : ''}`,
+          `resuming ${plural(resumed, 'forward')} still due in the capture file${waiting > 0 ? ` (${waiting} more wait for room)` : ''}${dropped > 0 ? `; ${plural(dropped, 'forward')} to routes this run does not have (by name and URL) not sent` : ''}`,
         );
       return;
     }
