@@ -74,8 +74,14 @@ function recordOf(
     headerName: sent.headerName,
     body: body.toString('base64'),
     bodyBytes: body.length,
-    // Signed here with the environment's secret: it verifies. status is the target's answer (0: none).
-    verdict: { valid: true, status: outcome.ok ? outcome.response.status : 0 },
+    // Signed here with the environment's secret, yet it keeps its original's verdict: an edit of a
+    // delivery refused (or never verified) at receipt is replayed later only under the same opt-in
+    // flags as its original, never re-signed by default. status is the target's answer (0: none).
+    verdict: {
+      valid: original.verdict.valid,
+      ...(original.verdict.code !== undefined ? { code: original.verdict.code } : {}),
+      status: outcome.ok ? outcome.response.status : 0,
+    },
     editedFrom: original.id,
     forward: answer,
   };

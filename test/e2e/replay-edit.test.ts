@@ -153,5 +153,17 @@ describe('replay --edit (end to end: an independent receiver, a node script as t
       assert.match(result.stderr, message);
     }
     assert.equal(receiver.received.length, sent);
+
+    // Asked for in full, an edit of a refused delivery is sent; its line keeps the original's verdict,
+    // so a later plain replay does not re-sign it without the same flags.
+    const asked = await edit('amount', ['--id', 'dlv_forged', '--include-refused', '--resign-refused']);
+    assert.equal(asked.code, 0, asked.stderr);
+    const edited = JSON.parse(original().trim().split('\n').at(-1) ?? '{}');
+    assert.deepEqual([edited.editedFrom, edited.verdict.valid], ['dlv_forged', false]);
+    const plain = await runCli(['replay', file, '--to', receiver.url, '--id', edited.id, '--dry-run'], {
+      env: { LEDGERHOOK_WEBHOOK_SECRET: CAPTURE_SECRET },
+    });
+    assert.notEqual(plain.code, 0);
+    assert.match(plain.stderr, /nothing to replay: the selection holds only 1 refused/);
   });
 });
