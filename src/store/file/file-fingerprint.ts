@@ -8,9 +8,11 @@ import { stat } from 'node:fs/promises';
  * What it catches: any write through the file system, in place or by a new file renamed over it,
  * even one that keeps the size and sets the modification time back (`touch -d`), since the
  * status-change time (ctime) moves with every write, chmod or rename and no call sets it back.
- * What it cannot: bytes changed under the file system (a failing disk, a raw device write), or a
- * clock set back so that a same-size edit lands on the recorded ctime. The full check (sync
- * --verify, and any run that has changes to merge) catches those.
+ * What it cannot: bytes changed under the file system (a failing disk, a raw device write), a clock
+ * set back so that a same-size edit lands on the recorded ctime, or a same-size edit made within
+ * the file system's timestamp tick of the commit (ext4 and tmpfs on kernels before 6.13 stamp from a
+ * clock ticking every 1-10 ms; FAT and HFS+ are coarser). The full check (sync --verify, and every
+ * run that has changes to merge) catches those.
  */
 export async function fingerprintOf(path: string): Promise<string | undefined> {
   try {

@@ -30,8 +30,10 @@ const before = (a: ItemId, b: ItemId) =>
  * and its checksum bytes ("line\n" each) gathered once and hashed in one call per digest; only a
  * line's id is read, from its bytes when it is a plain integer. A line is parsed whole only when it
  * is dropped (its last content goes to the history) or its id is not plain. The checksum over every
- * line is what vouches for the rest, as it did when every line was parsed; a `trusted` file (its
- * fingerprint as committed) has its lines counted instead, the new file's checksum taken as ever.
+ * line is what vouches for the rest, as it did when every line was parsed. Every merge checks it,
+ * whatever the file's fingerprint says: the bytes are read anyway, hashing them again costs one pass
+ * over bytes already gathered for the new file's checksum, and a merge that only counted them would
+ * record a fresh checksum over damage the fingerprint cannot see (a failing disk), laundering it.
  */
 export async function mergeIntoFile(
   file: string,
@@ -40,11 +42,6 @@ export async function mergeIntoFile(
   writer: AtomicItemWriter,
   /** Told of each item dropped, with its last content (for the history and tombstones). */
   onRemoved?: (item: Item) => void,
-  /**
-   * The file's fingerprint is the one committed with `expected[0]` (file-fingerprint.ts): its items
-   * are counted, not checksummed (one hash pass less). Damage is looked for in full otherwise.
-   */
-  trusted = false,
 ): Promise<CommitResult> {
   const sorted = [...changes.upserts].sort((a, b) => compareIds(a.id, b.id));
   const deleted = changes.deletedIds.map(canonical).sort(compareIds);
@@ -56,8 +53,6 @@ export async function mergeIntoFile(
   let previous: ItemId | undefined;
   let state: 'open' | 'items' | 'closed' = 'open';
   let lineNumber = 0;
-  /** Item lines read, when they are counted instead of checksummed (trusted). */
-  let lines = 0;
   // The run of unchanged lines being copied: where it starts in the chunk, and its checksum bytes.
   let scratch = Buffer.allocUnsafe(1024 * 1024);
   let gathered = 0;
@@ -68,8 +63,7 @@ export async function mergeIntoFile(
   const endRun = () => {
     if (runCount === 0) return undefined;
     const gatheredLines = scratch.subarray(0, gathered);
-    if (!trusted) digest.addLines(gatheredLines, runCount);
-    else lines += runCount;
+    digest.addLines(gatheredLines, runCount);
     total += runCount;
     const pending = writer.copyLines(chunk.subarray(runStart, runEnd), gatheredLines, runCount);
     runCount = 0;
@@ -139,8 +133,7 @@ export async function mergeIntoFile(
         const same = sorted[next];
         const kept = !isDeleted && !cr && (same === undefined || compareIds(same.id, id) !== 0);
         if (!kept) {
-          if (!trusted) digest.addLine(chunk.subarray(start, contentEnd));
-          else lines += 1;
+          digest.addLine(chunk.subarray(start, contentEnd));
           let pending: Promise<void> | undefined;
           if (same !== undefined && compareIds(same.id, id) === 0) {
             next += 1;
@@ -176,7 +169,7 @@ export async function mergeIntoFile(
   }
   if (state === 'open') throw dataFileDamaged(file, 'it is empty');
   if (state === 'items') throw dataFileDamaged(file, 'it ends before its closing ]');
-  const found = trusted ? { items: lines, checksum: expected[0]?.checksum ?? '' } : digest.result();
+  const found = digest.result();
   if (!expected.some((want) => sameDigest(want, found))) {
     const want = expected[0];
     throw dataFileDamaged(

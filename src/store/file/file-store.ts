@@ -198,9 +198,9 @@ export class FileStore implements DatasetStore {
       throw new LedgerhookError('ERR_IO', `${file} is missing: its changes have nothing to be merged into`, {
         details: { reason: 'data_file_damaged', path: file },
       });
-    // The file as committed (one stat): nothing to merge is no read at all, a merge needs no checksum.
-    const trusted = await this.#asCommitted(record, file, changes);
-    if (trusted && changes.upserts.length === 0 && changes.deletedIds.length === 0 && !changes.recount) {
+    // Nothing to merge into a file as committed (one stat) is no read at all; a merge always checks it.
+    const nothingToMerge = changes.upserts.length === 0 && changes.deletedIds.length === 0 && !changes.recount;
+    if (nothingToMerge && (await this.#asCommitted(record, file, changes))) {
       if (changes.origin) await this.#log.record(file, record, changes, []);
       const kept = { ...state, run: changes.origin?.run, items: record.items, checksum: record.checksum };
       await this.#commitState(ref, file, kept, record.fingerprint);
@@ -214,7 +214,7 @@ export class FileStore implements DatasetStore {
     const removed: Item[] = [];
     let result: CommitResult;
     try {
-      result = await mergeIntoFile(file, changes, expected, writer, (item) => removed.push(item), trusted);
+      result = await mergeIntoFile(file, changes, expected, writer, (item) => removed.push(item));
       // The run's changes are in the log (fsynced) before its data is in place: none is ever lost.
       if (changes.origin) await this.#log.record(file, record, changes, removed);
     } catch (error) {
