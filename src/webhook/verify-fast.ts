@@ -26,10 +26,11 @@ const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 /** The value of one Base64url character (the caller has checked the alphabet). */
 function sextet(code: number): number {
+  if (code === 95) return 63; // '_' (95 sits between the capitals and the small letters)
   if (code >= 97) return code - 71; // a-z: 26..51
   if (code >= 65) return code - 65; // A-Z: 0..25
   if (code >= 48) return code + 4; // 0-9: 52..61
-  return code === 45 ? 62 : 63; // '-' or '_'
+  return 62; // '-'
 }
 
 /**
@@ -79,8 +80,18 @@ export interface FastVerifyInput {
   allowFutureIat: boolean;
 }
 
-/** The success verify.ts would return for this delivery, or undefined to let the full checks decide. */
-export function verifyAccepted(input: FastVerifyInput): VerifySuccess | undefined {
+/**
+ * Said when the token is well formed and its signature matched none of the secrets: the full checks
+ * then explain without computing the same HMACs again (before a signature verifies, a delivery
+ * costs one hash per secret, not two).
+ */
+export const NO_SECRET_MATCHED = 'no-secret-matched';
+
+/**
+ * The success verify.ts would return for this delivery; NO_SECRET_MATCHED; or undefined to let the
+ * full checks decide.
+ */
+export function verifyAccepted(input: FastVerifyInput): VerifySuccess | typeof NO_SECRET_MATCHED | undefined {
   const { token } = input;
   if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return undefined;
   const firstDot = token.indexOf('.');
@@ -91,8 +102,9 @@ export function verifyAccepted(input: FastVerifyInput): VerifySuccess | undefine
   // HS256: 32 bytes, 43 characters whose last carries 2 spare bits.
   if (signature.length !== 43 || !SEGMENT.test(signature) || !canonicalLength(signature)) return undefined;
   if (!SEGMENT.test(payload) || !canonicalLength(payload)) return undefined;
-  const header = knownHeader(token.slice(0, firstDot));
-  if (header === undefined) return undefined;
+  // The header is parsed (and cached) only once the signature matched: nothing unsigned fills the cache.
+  const headerSegment = token.slice(0, firstDot);
+  if (!SEGMENT.test(headerSegment)) return undefined;
 
   const given = Buffer.from(signature, 'base64url');
   const signed = token.slice(0, lastDot);
@@ -107,7 +119,11 @@ export function verifyAccepted(input: FastVerifyInput): VerifySuccess | undefine
     }
   }
   const matched = input.secrets[secretIndex];
-  if (matched === undefined) return undefined;
+  // Every secret was tried over the same bytes the full checks sign (an empty one is theirs to judge).
+  if (matched === undefined)
+    return input.secrets.every((entry) => entry.secret.length > 0) ? NO_SECRET_MATCHED : undefined;
+  const header = knownHeader(headerSegment);
+  if (header === undefined) return undefined;
 
   let claims: unknown;
   try {

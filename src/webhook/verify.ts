@@ -9,7 +9,7 @@ import type { WebhookClaims } from './sign.js';
 import { parseToken, type TokenParts } from './token-parts.js';
 import { removeVerificationPrefix, validateVerificationPrefix } from './verification-prefix.js';
 import type { VerifyCheck, VerifyFailure, VerifyFailureCode, VerifyResult } from './verify-result.js';
-import { verifyAccepted } from './verify-fast.js';
+import { NO_SECRET_MATCHED, verifyAccepted } from './verify-fast.js';
 
 export type {
   CheckName,
@@ -133,8 +133,10 @@ async function checkSignature(
   secrets: readonly LabelledSecret[],
   options: VerifyWebhookOptions,
   verdict: Verdict,
+  /** The fast route already found that no secret signs this token (verify-fast.ts NO_SECRET_MATCHED). */
+  knownMismatch: boolean,
 ): Promise<number> {
-  const index = secrets.findIndex((entry) => verifiesWith(token, entry.secret));
+  const index = knownMismatch ? -1 : secrets.findIndex((entry) => verifiesWith(token, entry.secret));
   const matched = secrets[index];
   if (matched) {
     verdict.checks.push({
@@ -253,6 +255,7 @@ export async function verifyWebhook(options: VerifyWebhookOptions): Promise<Veri
       ignoreExpiry: options.ignoreExpiry === true,
       allowFutureIat: options.allowFutureIat === true,
     });
+    if (accepted === NO_SECRET_MATCHED) return verifyFully(options, { secrets, tolerance, signatureMismatch: true });
     if (accepted) return accepted;
   }
   return verifyFully(options, { secrets, tolerance });
@@ -276,13 +279,17 @@ function usableOptions(options: VerifyWebhookOptions): { secrets: LabelledSecret
  */
 export async function verifyFully(
   options: VerifyWebhookOptions,
-  { secrets, tolerance } = usableOptions(options),
+  {
+    secrets,
+    tolerance,
+    signatureMismatch = false,
+  }: { secrets: LabelledSecret[]; tolerance: number; signatureMismatch?: boolean } = usableOptions(options),
 ): Promise<VerifyResult> {
   const verdict = new Verdict();
   const shaped = checkShape(options.token, options.verificationPrefix, verdict);
   if ('ok' in shaped) return shaped;
   const { token, parts: shape } = shaped;
-  const secretIndex = await checkSignature(token, shape, secrets, options, verdict);
+  const secretIndex = await checkSignature(token, shape, secrets, options, verdict, signatureMismatch);
   // Past this point, claims are trusted only when the signature verified; we still report them
   // so that a person sees everything that is wrong at once.
   const { header, claims } = shape;

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { verifyAccepted } from '../../src/webhook/verify-fast.js';
+import { NO_SECRET_MATCHED, verifyAccepted } from '../../src/webhook/verify-fast.js';
 import { verifyFully, verifyWebhook, type VerifyWebhookOptions } from '../../src/webhook/verify.js';
 import { normaliseSecrets } from '../../src/webhook/secrets.js';
 import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
@@ -110,7 +110,11 @@ describe('the fast route of an accepted delivery', () => {
         ignoreExpiry: options.ignoreExpiry === true,
         allowFutureIat: options.allowFutureIat === true,
       });
-      assert.deepEqual(fast, accepted === 'fast' ? full : undefined);
+      if (accepted === 'fast') assert.deepEqual(fast, full);
+      // Otherwise it only ever steps aside, or says that no secret signs these bytes (then the full
+      // checks skip those HMACs; their result, compared above, is the same).
+      else assert.ok(fast === undefined || fast === NO_SECRET_MATCHED, String(fast));
+      if (fast === NO_SECRET_MATCHED) assert.notEqual(full.ok, true);
     });
   }
 });
