@@ -61,6 +61,12 @@ const cases: Array<[string, Item[], Item[], ItemId[]]> = [
     [],
   ],
   ['lines across read chunks', long, [{ id: 1500, v: 1 }, { id: 5000 }], [2999, 1]],
+  [
+    'lines longer than a read chunk (2 MiB), kept and replaced',
+    [{ id: 1, big: 'y'.repeat(5 * 1024 * 1024) }, { id: 2 }, { id: 3, big: 'z'.repeat(3 * 1024 * 1024) }],
+    [{ id: 3, v: 1 }],
+    [],
+  ],
 ];
 
 describe('mergeIntoFile (bytes of unchanged lines copied, only changed ids parsed)', () => {

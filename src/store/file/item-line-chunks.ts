@@ -16,7 +16,9 @@ export async function* lineChunks(path: string): AsyncGenerator<Buffer> {
     throw unreadable(path, error);
   }
   try {
-    let rest: Buffer | undefined;
+    // The bytes after the last newline so far: a line longer than a chunk is gathered as a list of
+    // pieces and joined once when it ends (joining at every read would be quadratic in its length).
+    let rest: Buffer[] = [];
     for (;;) {
       const buffer = Buffer.allocUnsafe(CHUNK);
       let bytesRead: number;
@@ -27,16 +29,17 @@ export async function* lineChunks(path: string): AsyncGenerator<Buffer> {
       }
       if (bytesRead === 0) break;
       const read = buffer.subarray(0, bytesRead);
-      const data = rest ? Buffer.concat([rest, read]) : read;
-      const last = data.lastIndexOf(10);
+      const last = read.lastIndexOf(10);
       if (last === -1) {
-        rest = data; // a line longer than a chunk: read on until it ends
+        rest.push(read); // a line longer than a chunk: read on until it ends
         continue;
       }
-      rest = last + 1 < data.length ? Buffer.from(data.subarray(last + 1)) : undefined;
-      yield data.subarray(0, last + 1);
+      const head = read.subarray(0, last + 1);
+      const data = rest.length > 0 ? Buffer.concat([...rest, head]) : head;
+      rest = last + 1 < read.length ? [Buffer.from(read.subarray(last + 1))] : [];
+      yield data;
     }
-    if (rest) yield rest;
+    if (rest.length > 0) yield Buffer.concat(rest);
   } finally {
     await handle.close().catch(() => {});
   }
