@@ -53,9 +53,20 @@ const files =
         .map((file) => join('.test-build', file));
 
 // The type-check's output is held until the tests end, so that it is not lost among theirs.
-const typecheck = node([join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noEmit'], {
-  quiet: true,
-});
+// Incremental, its state under node_modules/.cache (gone with every npm ci): a first run checks
+// everything (~13 s of CPU), a later one only what changed (~4 s), as .ci/run's second and third Node.
+const typecheck = node(
+  [
+    join('node_modules', 'typescript', 'bin', 'tsc'),
+    '-p',
+    'tsconfig.json',
+    '--noEmit',
+    '--incremental',
+    '--tsBuildInfoFile',
+    join('node_modules', '.cache', 'ledgerhook', 'typecheck.tsbuildinfo'),
+  ],
+  { quiet: true },
+);
 const tests = await node(['--test', '--test-concurrency=4', ...files]);
 const types = await typecheck;
 if (types.code !== 0) process.stderr.write(`\ntype-check failed:\n${types.output}`);
