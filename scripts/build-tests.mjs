@@ -22,23 +22,27 @@ for (const folder of folders) {
   }
 }
 
-await rm(OUT, { recursive: true, force: true });
-await build({
-  entryPoints,
-  outbase: 'test',
-  outdir: OUT,
+// Dependencies load from node_modules as they do for users; only the project's own files are bundled.
+const COMMON = {
   bundle: true,
-  // Code splitting keeps the commands' lazy imports lazy: without it every bundle that imports the
-  // in-process runner loads pg, bullmq and ioredis up front (~0.45 s of CPU per test file).
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
-  // Dependencies load from node_modules as they do for users; only the project's own files are bundled.
   packages: 'external',
   format: 'esm',
   platform: 'node',
   target: 'node20',
   sourcemap: false,
   logLevel: 'warning',
+};
+
+await rm(OUT, { recursive: true, force: true });
+await build({
+  ...COMMON,
+  entryPoints,
+  outbase: 'test',
+  outdir: OUT,
+  // Code splitting keeps the commands' lazy imports lazy: without it every bundle that imports the
+  // in-process runner loads pg, bullmq and ioredis up front (~0.45 s of CPU per test file).
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
 });
 
 // The TypeScript files tests START as processes (a README snippet, the example consumer app, a child
@@ -53,15 +57,4 @@ export const RUNNABLE = [
   'test/receiver/snippets/fastify.ts',
   'examples/consumer-app/app.ts',
 ];
-await build({
-  entryPoints: RUNNABLE,
-  outbase: '.',
-  outdir: join(OUT, 'runnable'),
-  bundle: true,
-  packages: 'external',
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: false,
-  logLevel: 'warning',
-});
+await build({ ...COMMON, entryPoints: RUNNABLE, outbase: '.', outdir: join(OUT, 'runnable') });
