@@ -20,6 +20,8 @@ export interface AttemptRecord {
   error?: string;
   outcome: AttemptOutcome;
   nextAt?: string;
+  /** Sent with a fresh token (`--retry-resign`) rather than the one the delivery came with. */
+  resigned?: boolean;
 }
 
 export type AttemptOutcome = 'delivered' | 'failed' | 'retrying';

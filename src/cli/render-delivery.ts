@@ -75,7 +75,7 @@ function renderRoutes(detail: DeliveryDetail, ctx: CliContext): void {
     const answer = attempt.error ?? `${attempt.status} in ${attempt.latencyMs} ms`;
     writeLine(
       ctx.stdout,
-      `  ${c.dim(printable(attempt.at))} ${printable(`${attempt.route} #${attempt.attempt} → ${answer} (${attempt.outcome})`)}`,
+      `  ${c.dim(printable(attempt.at))} ${printable(`${attempt.route} #${attempt.attempt}${attempt.resigned ? ' re-signed' : ''} → ${answer} (${attempt.outcome})`)}`,
     );
   }
 }

@@ -16,6 +16,12 @@ export interface ForwardRetryOptions {
   record?: ((attempt: AttemptRecord) => Promise<void>) | undefined;
   onAttempt?: ((attempt: AttemptRecord) => void) | undefined;
   onRecordError?: ((error: Error) => void) | undefined;
+  /**
+   * The headers of a later attempt (a retry, or the first attempt of a resumed forward) with a fresh
+   * token: a receiver that checks the token's age (spec 5.2: 5 minutes) would refuse the original
+   * one. Without it every attempt sends the delivery as it came.
+   */
+  resign?: ((body: Buffer, headers: Record<string, string>) => Promise<Record<string, string>>) | undefined;
 }
 
 /** One delivery due at one route. */
@@ -81,7 +87,9 @@ export class ForwardRetrier {
       await this.#wait(forward.dueAtMs);
       for (;;) {
         const atMs = now();
-        const { result } = await forwardTo(forward.edge, forward.body, forward.headers, forward.route);
+        const resign = attempts > 0 ? this.#options.resign : undefined;
+        const headers = resign ? await resign(forward.body, forward.headers) : forward.headers;
+        const { result } = await forwardTo(forward.edge, forward.body, headers, forward.route);
         attempts += 1;
         const wait = forwardSucceeded(result) || !forwardRetryable(result) ? undefined : scheduleMs[attempts - 1];
         const attempt: AttemptRecord = {
@@ -93,6 +101,7 @@ export class ForwardRetrier {
           at: new Date(atMs).toISOString(),
           outcome: forwardSucceeded(result) ? 'delivered' : wait === undefined ? 'failed' : 'retrying',
         };
+        if (resign) attempt.resigned = true;
         if (result.status !== undefined) attempt.status = result.status;
         if (result.latencyMs !== undefined) attempt.latencyMs = result.latencyMs;
         if (result.error !== undefined) attempt.error = result.error;

@@ -2,7 +2,10 @@ import type { AttemptRecord } from '../capture/attempt-record.js';
 import type { CaptureSubscriber } from '../capture/capture-subscriber.js';
 import type { CapturedPendingForward } from '../capture/pending-forwards.js';
 import type { DeliveryEvents } from '../delivery/delivery-events.js';
-import { ForwardRetrier } from './forward-retries.js';
+import { ForwardRetrier, type ForwardRetryOptions } from './forward-retries.js';
+import { normaliseSecrets } from '../webhook/secrets.js';
+import { signWebhook } from '../webhook/sign.js';
+import { withVerificationPrefix } from '../webhook/verification-prefix.js';
 import type { HandleDeliveryOptions } from './handle-delivery.js';
 import type { ListenerOptions } from './listener.js';
 import { type ForwardEdge, forwardHeaders } from './route-forward.js';
@@ -64,6 +67,7 @@ export function startRetrier(
     record: capture ? (attempt) => capture.recordAttempt(attempt) : undefined,
     onAttempt: (attempt) => options.onForward?.({ type: 'attempt', attempt }),
     onRecordError: (error) => events.emit({ type: 'capture-error', message: error.message }),
+    resign: retry?.resign ? resigner(handleOptions) : undefined,
   });
   const edges = new Map((handleOptions.routing?.routes ?? []).map((route) => [route.name, route.edge]));
   events.subscribe({
@@ -99,4 +103,16 @@ export function startRetrier(
   if (owed.length > 0)
     options.onForward?.({ type: 'forwards-resumed', resumed: owed.length - waiting - dropped, waiting, dropped });
   return { close: async () => (await retrier.close()) + waiting };
+}
+
+/** A later attempt's headers with a fresh token from the first secret (the prefix as configured). */
+function resigner(options: HandleDeliveryOptions): ForwardRetryOptions['resign'] {
+  const [first] = normaliseSecrets(options.secrets);
+  if (!first) return undefined;
+  const name = options.headerName.toLowerCase();
+  return async (body, headers) => {
+    const fresh = Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== name));
+    fresh[name] = withVerificationPrefix(await signWebhook(body, first.secret), options.verificationPrefix);
+    return fresh;
+  };
 }

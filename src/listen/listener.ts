@@ -87,7 +87,17 @@ export interface ListenerOptions {
   onAccepted?: ((delivery: ReceivedDelivery) => void) | undefined;
 }
 
-export type ListenerRetryOptions = Pick<ForwardRetryOptions, 'scheduleMs' | 'maxPending' | 'maxPendingBytes' | 'sleep'>;
+export type ListenerRetryOptions = Pick<
+  ForwardRetryOptions,
+  'scheduleMs' | 'maxPending' | 'maxPendingBytes' | 'sleep'
+> & {
+  /**
+   * Later attempts (retries, resumed forwards) carry a fresh token signed with the first secret
+   * instead of the original one, which a receiver refuses once it is older than its tolerance.
+   * Only verified deliveries are ever retried, so nothing refused as forged is re-signed.
+   */
+  resign?: boolean | undefined;
+};
 
 export interface RunningListener {
   url: string;

@@ -9,6 +9,7 @@ import { resolveSampleType } from '../../src/catalogue/resolve.js';
 import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { buildSampleBody } from '../../src/samples/sample-body.js';
+import { verifyWebhook } from '../../src/webhook/verify.js';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 
@@ -16,14 +17,15 @@ const SECRET = 'whsec_listen_routes_test';
 
 /** A local app on a port: records what it receives, answers with `status(n)` for its n-th request (1-based). */
 async function startApp(status: (n: number) => number = () => 200, port = 0) {
-  const received: Array<{ body: Buffer; event: string }> = [];
+  const received: Array<{ body: Buffer; event: string; token: string }> = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const parsed = JSON.parse(body.toString('utf8')) as { type: string; event?: string; entities?: string[] };
-      received.push({ body, event: parsed.event ?? `${parsed.type}:${parsed.entities?.join(',')}` });
+      const token = String(req.headers['service-verification'] ?? '');
+      received.push({ body, event: parsed.event ?? `${parsed.type}:${parsed.entities?.join(',')}`, token });
       res.writeHead(status(received.length), { 'content-type': 'application/json' }).end('{"app":true}');
     });
   });
@@ -54,7 +56,7 @@ async function send(url: string, type: string, entities?: string[]) {
   const body = Buffer.from(JSON.stringify(sample), 'utf8');
   const delivery = await buildDelivery({ body, secret: SECRET });
   const response = await postWebhook({ url: new URL(url), body: delivery.body, headers: delivery.headers });
-  return { status: response.status, body };
+  return { status: response.status, body, token: String(delivery.headers['service-verification'] ?? '') };
 }
 
 async function until(condition: () => boolean, what: string, deadlineMs = 10_000): Promise<void> {
@@ -211,7 +213,8 @@ describe('listen routes and retries (end to end)', () => {
     const dir = tempDir();
     const capture = join(dir, 'deliveries.jsonl');
     const port = await freePort();
-    const args = ['--forward-to', `ENTITY_UPDATE=:${port}`, '--retry', '300ms', '--capture', capture];
+    // --retry-resign: the resumed attempt carries a fresh token (the original may be older than 5 minutes).
+    const args = ['--forward-to', `ENTITY_UPDATE=:${port}`, '--retry', '300ms', '--retry-resign', '--capture', capture];
     const first = startCli(['listen', '--port', '0', '--secret', SECRET, ...args]);
     const url = (await first.waitForStderr(/listening on (\S+),/))[1] ?? '';
     const sent = await send(url, 'ENTITY_UPDATE');
@@ -232,6 +235,10 @@ describe('listen routes and retries (end to end)', () => {
       const delivered = await second.listen.waitFor(isAttempt('delivered'));
       assert.equal(delivered.attempt, 2);
       assert.ok(app.received[0]?.body.equals(sent.body));
+      const token = app.received[0]?.token ?? '';
+      assert.notEqual(token, sent.token, 're-signed');
+      assert.equal((await verifyWebhook({ body: sent.body, token, secrets: SECRET })).ok, true);
+      assert.equal(delivered.resigned, true);
     } finally {
       await second.listen.stop();
       await app.close();
@@ -303,6 +310,7 @@ describe('listen routes and retries (end to end)', () => {
       [['--retry', '5s'], /--retry goes with --forward-to or --routes/],
       [['--forward-to', ':3000', '--retry', '5s,soon'], /--retry takes a duration/],
       [['--forward-to', ':3000', '--retry', '5s'], /--retry goes with --capture FILE/],
+      [['--forward-to', ':3000', '--retry-resign'], /--retry-resign goes with --retry/],
     ];
     for (const [index, [args, pattern]] of cases.entries()) {
       const config = tempDir('ledgerhook-config-');

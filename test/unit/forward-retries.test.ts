@@ -129,6 +129,61 @@ describe('ForwardRetrier', () => {
   });
 });
 
+describe('ForwardRetrier with resign (--retry-resign)', () => {
+  it('sends the first attempt as it came and every later one with the headers resign gives, marked resigned', async () => {
+    const time = fakeTime();
+    const seen: Array<Record<string, string>> = [];
+    const edge = {
+      url: 'http://localhost:1/',
+      calls: 0,
+      async send(_body: Buffer, headers: Record<string, string>) {
+        seen.push(headers);
+        edge.calls += 1;
+        return { status: edge.calls < 3 ? 500 : 200, latencyMs: 1 };
+      },
+    };
+    const attempts: AttemptRecord[] = [];
+    let signed = 0;
+    const retrier = new ForwardRetrier({
+      scheduleMs: [10, 10],
+      ...time,
+      onAttempt: (attempt) => attempts.push(attempt),
+      resign: async (_body, headers) => ({ ...headers, 'service-verification': `fresh-${++signed}` }),
+    });
+    retrier.add(forward(edge, { headers: { 'service-verification': 'original' } }));
+    await retrier.idle();
+    assert.deepEqual(
+      seen.map((headers) => headers['service-verification']),
+      ['original', 'fresh-1', 'fresh-2'],
+    );
+    assert.deepEqual(
+      attempts.map((attempt) => [attempt.attempt, attempt.outcome, attempt.resigned ?? false]),
+      [
+        [1, 'retrying', false],
+        [2, 'retrying', true],
+        [3, 'delivered', true],
+      ],
+    );
+  });
+
+  it('re-signs the first attempt of a resumed forward (its token is as old as the delivery)', async () => {
+    const time = fakeTime();
+    const edge = scriptedEdge([200]);
+    let resigned = 0;
+    const retrier = new ForwardRetrier({
+      scheduleMs: [10],
+      ...time,
+      resign: async (_body, headers) => {
+        resigned += 1;
+        return headers;
+      },
+    });
+    retrier.add(forward(edge, { attempts: 1 }));
+    await retrier.idle();
+    assert.equal(resigned, 1);
+  });
+});
+
 describe('readPendingForwards', () => {
   it('owes each route whose last line is retrying, or that has no attempt yet; not the delivered or failed', async () => {
     const file = join(tempDir(), 'capture.jsonl');

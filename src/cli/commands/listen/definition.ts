@@ -46,6 +46,10 @@ function addServingOptions<Args extends unknown[], Opts extends OptionValues, Gl
       'answer 202 once recorded, forward after, and retry a route that fails (unreachable, timeout, 5xx) after each wait, e.g. 5s,30s,2m,10m; every attempt is captured, and a later listen with the same --capture resumes what is still due',
       durationList('--retry'),
     )
+    .option(
+      '--retry-resign',
+      'send each retry (and each resumed forward) with a fresh token signed with the secret, instead of the one the delivery came with, which a receiver refuses once it is older than 5 minutes',
+    )
     .option('--accept-invalid', 'answer 200 to invalid deliveries too (they are still recorded as invalid)')
     .option('--allow-future-iat', 'accept an iat further in the future than the tolerance (shown as a warning)')
     .option(
@@ -157,6 +161,7 @@ export function defineListen(program: Command, run: RunCommand): void {
         "ledgerhook listen --forward-to 'INVOICE_*=:3000/invoices' --forward-to 'ENTITY_UPDATE:expense=:3001' --forward-to :3002",
         'ledgerhook listen --routes routes.json --events INVOICE_*,ENTITY_UPDATE --capture deliveries.jsonl',
         'ledgerhook listen --forward-to :3000 --retry 5s,30s,2m,10m --capture deliveries.jsonl   # rerun to resume',
+        'ledgerhook listen --forward-to :3000 --retry 1m,10m,1h --retry-resign --capture deliveries.jsonl   # later attempts re-signed',
         'ledgerhook listen --host 0.0.0.0 --path /webhooks --json --idle-timeout 10 --max-connections 256',
         'ledgerhook listen --secret-file sandbox.secret --allow-future-iat',
         'ledgerhook listen --sync --secret-file sandbox.secret --base-url http://127.0.0.1:4010/rest/v5 --token-file token.txt --out ./data',

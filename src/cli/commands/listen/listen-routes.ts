@@ -32,7 +32,7 @@ async function readRoutesFile(path: string): Promise<Route[]> {
 }
 
 export async function resolveRouting(
-  options: Pick<ListenCommandOptions, 'forwardTo' | 'routes' | 'events' | 'retry' | 'capture'>,
+  options: Pick<ListenCommandOptions, 'forwardTo' | 'routes' | 'events' | 'retry' | 'retryResign' | 'capture'>,
 ): Promise<ListenRouting> {
   const routes = uniqueNames([
     ...(options.forwardTo ?? []).map(parseRouteFlag),
@@ -40,6 +40,7 @@ export async function resolveRouting(
   ]);
   if (options.retry && routes.length === 0)
     throw usageError('--retry goes with --forward-to or --routes (it retries forwards)', 'conflicting_flags');
+  if (options.retryResign && !options.retry) throw usageError('--retry-resign goes with --retry', 'conflicting_flags');
   // With --retry the sender gets 2xx before the app has it: only a capture file makes that a record.
   if (options.retry && options.capture === undefined)
     throw usageError(
@@ -98,7 +99,7 @@ export function forwardPrinter(options: Pick<ListenCommandOptions, 'json'>, ctx:
           : '';
     const paint = attempt.outcome === 'delivered' ? c.green : c.red;
     out.write(
-      `${c.dim(attempt.at.slice(11, 23))} ${c.dim(printableLine(attempt.deliveryId))}   ↳ ${printableLine(attempt.route)} #${attempt.attempt} ${paint(answer)}${next}`,
+      `${c.dim(attempt.at.slice(11, 23))} ${c.dim(printableLine(attempt.deliveryId))}   ↳ ${printableLine(attempt.route)} #${attempt.attempt}${attempt.resigned ? ' re-signed' : ''} ${paint(answer)}${next}`,
     );
   };
 }

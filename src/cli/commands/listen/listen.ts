@@ -144,7 +144,7 @@ function startListening(
       : undefined,
     routes: routing.routes,
     events: routing.events,
-    retry: options.retry ? { scheduleMs: options.retry } : undefined,
+    retry: options.retry ? { scheduleMs: options.retry, resign: options.retryResign === true } : undefined,
     onForward: (event) => {
       ui?.onForwardEvent(event);
       wiring.printForward(event);
