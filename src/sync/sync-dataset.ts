@@ -48,6 +48,23 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
   return telemetry?.enabled ? tracedSync(telemetry, options, datasetRef(options).dataset, syncRun) : syncRun(options);
 }
 
+/**
+ * A continued full read holds pages read by an earlier run, before changes this run was meant to
+ * bring (a webhook deduplicated into a queued job, a person re-running sync after a crash): one
+ * incremental run from the committed state reads them at once. Its changes are added to the summary.
+ */
+async function catchUp(options: SyncDatasetOptions, resumed: SyncSummary): Promise<SyncSummary> {
+  const next = await syncRun({ ...options, full: false, since: undefined });
+  return {
+    ...resumed,
+    upserted: resumed.upserted + next.upserted,
+    deleted: resumed.deleted + next.deleted,
+    total: next.total,
+    lastUpdatedDate: next.lastUpdatedDate,
+    catchUp: { pages: next.pages, upserted: next.upserted, deleted: next.deleted },
+  };
+}
+
 async function syncRun(options: SyncDatasetOptions): Promise<SyncSummary> {
   const ref = datasetRef(options);
   const emit = (event: Parameters<NonNullable<SyncDatasetOptions['onProgress']>>[0]) => options.onProgress?.(event);
@@ -66,7 +83,7 @@ async function syncRun(options: SyncDatasetOptions): Promise<SyncSummary> {
   try {
     const plan = await planResume(options, ref, start.stored, start.isDocument, emit);
     const first = await runRead(options, ref, start, plan, window);
-    if (first !== 'restart') return first;
+    if (first !== 'restart') return first.resumed && !first.dryRun ? await catchUp(options, first) : first;
     // The server no longer takes the kept cursor: the run goes as if there had been no checkpoint.
     const again = await runRead(options, ref, start, { discarded: 'invalid-cursor' }, window);
     if (again === 'restart') throw new Error('a read without a checkpoint cannot restart');

@@ -166,6 +166,12 @@ export interface SyncSummary {
   quirks?: EnvelopeQuirk[] | undefined;
   /** An interrupted full read was continued: this run fetched from page `fromPage` on. */
   resumed?: { fromPage: number; itemsKept: number } | undefined;
+  /**
+   * After a continued read, the incremental run made at once from its (earliest) lastUpdatedDate:
+   * the kept pages were read before this run began, and a change made meanwhile (perhaps announced
+   * by a webhook that was coalesced into this very run) is read now, not at some later run.
+   */
+  catchUp?: { pages: number; upserted: number; deleted: number } | undefined;
   /** A checkpoint was found and dropped (the read went from page 1, or the run was not a full one). */
   resumeDiscarded?: ResumeDiscardReason | undefined;
   /** The window re-read (`since`): changes since this date were merged. */

@@ -134,11 +134,14 @@ describe('sync survives being killed', () => {
     assert.equal(next.code, 0, next.stderr);
     const summary = JSON.parse(next.stdout);
     assert.deepEqual([summary.mode, summary.fullReason, summary.resumed?.fromPage], ['full', 'requested', at]);
+    // Then at once an incremental run from the read's first lastUpdatedDate: nothing changed meanwhile.
+    assert.deepEqual(summary.catchUp, { pages: 1, upserted: 0, deleted: 0 });
     assert.deepEqual(
       JSON.parse(readFileSync(join(out, 'expenses.json'), 'utf8')),
       mock.service.dataset('/expenses', {}).data,
     );
-    assert.deepEqual(readdirSync(out), ['expenses.json']);
+    // The catch-up run is recorded in the history beside the data; nothing else is left.
+    assert.deepEqual(readdirSync(out), ['expenses.changes.jsonl', 'expenses.json']);
     await mock.close();
   });
 });

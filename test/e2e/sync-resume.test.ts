@@ -42,26 +42,41 @@ describe('sync resumes an interrupted full read (issue 21)', () => {
       await killedAfter(api, s.args(), s.env, 4);
       const firstPage = api.log()[0]?.answered;
       assert.ok(firstPage);
+      // Changed while the read was interrupted, on a page it had already kept (as a webhook would say,
+      // one a queue coalesced into the rerun): read by the rerun itself, not left for some later run.
+      api.edit('token-a', 2, { amount: 222 });
       const before = api.requests();
       const rerun = await runCli(s.args('--json'), { env: s.env });
       assert.equal(rerun.code, 0, rerun.stderr);
       const summary = JSON.parse(rerun.stdout);
       const fetched = since(api, before);
+      assert.equal(summary.catchUp?.upserted, 1);
       // Kept: page 3 for sure (page 5 was requested only after it), page 4 if its checkpoint was written.
       assert.ok([4, 5].includes(summary.resumed?.fromPage), rerun.stdout);
-      assert.equal(fetched.length, PAGES - summary.resumed.fromPage + 1, 'fewer pages the second time');
+      // The rest of the read, then at once one incremental run since the read's FIRST page (the first
+      // run's): the kept pages are older than this run, and what changed meanwhile is read now.
+      assert.equal(summary.catchUp?.pages, 1);
+      assert.equal(fetched.length, PAGES - summary.resumed.fromPage + 1 + 1, 'fewer pages the second time');
       assert.ok(fetched.length < PAGES);
       assert.ok(fetched[0]?.cursor, 'the rerun starts with the kept cursor, not page 1');
+      assert.equal(
+        fetched.at(-1)?.lastUpdatedDate,
+        firstPage,
+        'the catch-up reads since the FIRST page of the first run',
+      );
       assert.deepEqual([summary.mode, summary.pages, summary.total], ['full', PAGES, ITEMS]);
       assert.deepEqual(s.data(), api.truth('token-a'));
       const state = JSON.parse((await runCli(['state', 'list', '--json'], { env: s.env })).stdout);
-      assert.equal(state.datasets[0].lastUpdatedDate, firstPage, 'the FIRST page of the first run');
-      assert.equal(summary.lastUpdatedDate, firstPage);
-      assert.deepEqual(readdirSync(s.out), ['things.json'], 'no staging file or checkpoint left');
-      // And on from there: the next run is incremental since that first page.
+      assert.equal(state.datasets[0].lastUpdatedDate, summary.lastUpdatedDate, 'where the catch-up left it');
+      assert.deepEqual(
+        readdirSync(s.out).filter((name) => !name.endsWith('.changes.jsonl')),
+        ['things.json'],
+        'no staging file or checkpoint left',
+      );
+      // And on from there: the next run is incremental since the catch-up's first page.
       const next = await runCli(s.args('--json'), { env: s.env });
       assert.equal(JSON.parse(next.stdout).mode, 'incremental');
-      assert.equal(api.log().at(-1)?.lastUpdatedDate, firstPage);
+      assert.equal(api.log().at(-1)?.lastUpdatedDate, summary.lastUpdatedDate);
     } finally {
       await api.close();
     }

@@ -59,8 +59,11 @@ export function describe(summary: Rendered): string {
   const dry = summary.dryRun ? ' (dry run: nothing written)' : '';
   if (summary.mode === 'document')
     return `${summary.dataset}: not a paginated list, saved as a document in ${name}${dry}`;
+  const caught = summary.catchUp
+    ? `, then caught up: ${summary.catchUp.upserted} upserted, ${summary.catchUp.deleted} deleted`
+    : '';
   const resume = summary.resumed
-    ? `; continued at page ${summary.resumed.fromPage}`
+    ? `; continued at page ${summary.resumed.fromPage}${caught}`
     : summary.resumeDiscarded
       ? `; from page 1: ${discardText(summary.resumeDiscarded)}`
       : '';
