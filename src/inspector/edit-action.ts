@@ -82,7 +82,16 @@ export async function sendEdit(
     timeoutMs: options.timeoutMs ?? 10_000,
   });
   await options.onSent?.(record);
-  const answer: EditAnswer = { url: url.href, id: record.id, editedFrom: delivery.id };
+  return withOutcome<EditAnswer>({ url: url.href, id: record.id, editedFrom: delivery.id }, outcome);
+}
+
+/** What a send answered, as the page shows it (replay and edit alike): status, latency, body, or the error. */
+export function withOutcome<T extends object>(
+  answer: T,
+  outcome:
+    | { ok: true; response: { status: number; latencyMs: number; bodyExcerpt?: string | undefined } }
+    | { ok: false; error: { message: string } },
+): T & { status?: number; latencyMs?: number; body?: string | undefined; error?: string } {
   return outcome.ok
     ? {
         ...answer,

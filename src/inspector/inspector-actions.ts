@@ -1,5 +1,4 @@
 import { captureBody } from '../capture/capture-record.js';
-import { roundMs } from '../util/percentiles.js';
 import { resolveTarget } from '../delivery/target.js';
 import { LedgerhookError } from '../errors.js';
 import { planReplay, replayDeliveries } from '../replay/replay.js';
@@ -11,6 +10,7 @@ import {
   type EditOffer,
   type EditOptions,
   type EditRequest,
+  withOutcome,
 } from './edit-action.js';
 import type { InspectorDelivery } from './inspector-delivery.js';
 
@@ -102,14 +102,7 @@ async function replayOne(
     verificationPrefix: options.verificationPrefix,
     timeoutMs: options.timeoutMs ?? 10_000,
     onProgress: ({ outcome }) => {
-      answer = outcome.ok
-        ? {
-            ...answer,
-            status: outcome.response.status,
-            latencyMs: roundMs(outcome.response.latencyMs),
-            body: outcome.response.bodyExcerpt,
-          }
-        : { ...answer, error: outcome.error.message };
+      answer = withOutcome(answer, outcome);
     },
   });
   return answer;

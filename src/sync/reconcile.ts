@@ -9,19 +9,12 @@ import { explainEntityNotFound } from './entity-not-found.js';
 import { itemHash, quickHash } from './item-hash.js';
 import { paginate } from './paginate.js';
 import { changeExtras, removalReasons, startRun } from './change-origin.js';
-import { datasetRef, type SyncDatasetOptions } from './sync-dataset.js';
+import { datasetRef, type SyncDatasetOptions, type SyncProgressEvent } from './sync-dataset.js';
 
 export type ReconcileProgressEvent =
   | { type: 'start'; dataset: string; storedItems: number }
   | { type: 'page'; dataset: string; page: number; itemsSoFar: number }
-  | {
-      type: 'retry';
-      dataset: string;
-      attempt: number;
-      waitMs: number;
-      reason: string;
-      rateLimited?: boolean | undefined;
-    }
+  | Extract<SyncProgressEvent, { type: 'retry' }>
   | { type: 'done'; result: ReconcileResult };
 
 export interface ReconcileOptions extends Omit<SyncDatasetOptions, 'full' | 'dryRun' | 'lagMs' | 'onProgress'> {
