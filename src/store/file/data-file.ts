@@ -299,10 +299,12 @@ export class AtomicItemWriter {
     try {
       await this.#flush();
       const digest = this.#result();
-      await this.#handle.sync();
+      // Both must be on disk before the rename, in either order (issue 23: one waits for the other's
+      // disk flush no longer): the data (else a crash could leave the new name on unwritten blocks),
+      // and what `beforeRename` records (the state noting this file as pending).
+      await settleBoth(this.#handle.sync(), beforeRename?.(digest));
       await this.#handle.close();
       this.#done = true;
-      await beforeRename?.(digest);
       await rename(this.#temp, this.#target);
       await syncDirectory(dirname(this.#target));
       return digest;
@@ -320,6 +322,13 @@ export class AtomicItemWriter {
     }
     await rm(this.#temp, { force: true });
   }
+}
+
+/** Waits for both, then throws the first one's error if either failed (neither is left running). */
+export async function settleBoth(first: Promise<unknown>, second: Promise<unknown> | undefined): Promise<void> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
 }
 
 /** So that a rename survives a power cut, the directory entry is flushed too (not possible on every OS). */
