@@ -100,6 +100,8 @@ export class AtomicItemWriter {
   #started: boolean;
   /** Items copied by `copyRaw`, counted by the caller (`countCopied`): not in the line digest. */
   #copied = 0;
+  /** The CRC-32 of slices copied by `copyRaw` whose caller took it already: not computed twice. */
+  readonly #known = new WeakMap<Buffer, number>();
   /** Text to write, and slices of an old file copied as they are (a merge's unchanged lines). */
   #chunks: Array<string | Buffer> = [];
   #size = 0;
@@ -234,7 +236,11 @@ export class AtomicItemWriter {
     // Slices copied from an old file go out as they are (one writev, no concatenated copy).
     const buffers = chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     // In file order: each write starts after the one before it (#flushBehind), so do these.
-    for (const buffer of buffers) this.#checksum.add(buffer);
+    for (const buffer of buffers) {
+      const known = this.#known.get(buffer);
+      if (known === undefined) this.#checksum.add(buffer);
+      else this.#checksum.append(known, buffer.length);
+    }
     const { bytesWritten } = await this.#handle.writev(buffers);
     const total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
     // A short writev (rare: a signal, a full disk) goes on from where it stopped.
@@ -259,11 +265,13 @@ export class AtomicItemWriter {
    * Item lines copied as they are from a file of this layout (a merge's unchanged lines): `lines`
    * holds them with the ",\n" between them (none after the last). The caller guarantees id order, as
    * for `write`, and says how many items it copied in all (`countCopied`) before the commit; they are
-   * in the checksum, not in the line digest (such a writer takes no checkpoint).
+   * in the checksum, not in the line digest (such a writer takes no checkpoint). `crc`: their
+   * CRC-32 when the caller has it (file-checksum.ts), so that they are not read twice.
    */
-  copyRaw(lines: Buffer): Promise<void> | undefined {
+  copyRaw(lines: Buffer, crc?: number): Promise<void> | undefined {
     if (this.#started) this.#push(',\n');
     this.#started = true;
+    if (crc !== undefined) this.#known.set(lines, crc);
     this.#push(lines);
     return this.#size >= WRITE_BUFFER ? this.#flushBehind() : undefined;
   }

@@ -3,6 +3,7 @@ import { parseItemLine } from './read-items.js';
 import { lineChunks, plainIntegerId } from './item-line-chunks.js';
 import { canonical, compareIds, type ItemId } from '../../dataset/item-id.js';
 import type { ChangeSet, CommitResult, StoredItem } from '../dataset-store.js';
+import { crc32 } from 'node:zlib';
 import { FileChecksum, isFileChecksum } from './file-checksum.js';
 import { mergeLineByLine } from './file-store-merge-lines.js';
 
@@ -87,14 +88,26 @@ async function mergeByChecksum(
     const pending = writer.write(item);
     if (pending) await pending;
   };
+  // How far into the chunk the old file's checksum has got: each copied slice's CRC is taken once,
+  // for both files (combined into the old one here, into the new one by the writer).
+  let checked = 0;
+  const check = (chunk: Buffer, to: number) => {
+    if (to > checked) checksum.add(chunk.subarray(checked, to));
+    checked = Math.max(checked, to);
+  };
   /** Lines [from, to) of `chunk` as they are, but the ",\n" after the last (only "\n" after the file's last item). */
   const copy = async (chunk: Buffer, from: number, to: number) => {
     if (to <= from) return;
-    const pending = writer.copyRaw(chunk.subarray(from, to - (chunk[to - 2] === COMMA ? 2 : 1)));
+    const lines = chunk.subarray(from, to - (chunk[to - 2] === COMMA ? 2 : 1));
+    check(chunk, from);
+    const crc = crc32(lines);
+    checksum.append(crc, lines.length);
+    checked = from + lines.length;
+    const pending = writer.copyRaw(lines, crc);
     if (pending) await pending;
   };
   for await (const chunk of lineChunks(file)) {
-    checksum.add(chunk);
+    checked = 0;
     if (state === 'closed') throw new NotAsWritten();
     let at = 0;
     if (state === 'open') {
@@ -159,6 +172,7 @@ async function mergeByChecksum(
       at = lineEnd + 1;
     }
     await copy(chunk, at, end);
+    check(chunk, chunk.length);
   }
   if (state !== 'closed') throw new NotAsWritten();
   const found = checksum.toString();
