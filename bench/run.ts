@@ -10,6 +10,7 @@ import { benchReceiverExpress } from './receiver-express.js';
 import { benchForgedFlood } from './forged-flood.js';
 import { benchReconcile } from './reconcile.js';
 import { benchScale } from './scale.js';
+import { benchFileMerge } from './file-merge.js';
 
 const only = process.argv.slice(2);
 const benches: Record<string, () => Promise<void>> = {
@@ -24,6 +25,7 @@ const benches: Record<string, () => Promise<void>> = {
   'forged-flood': () => benchForgedFlood(),
   reconcile: () => benchReconcile(),
   scale: () => benchScale(),
+  'file-merge': () => benchFileMerge(),
 };
 for (const [name, bench] of Object.entries(benches)) {
   if (only.length > 0 && !only.includes(name)) continue;

@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { AtomicItemWriter, type FileDigest, type Item, ItemDigest } from '../../src/store/file/data-file.js';
+import { FileChecksum } from '../../src/store/file/file-checksum.js';
 import { mergeIntoFile } from '../../src/store/file/file-store-merge.js';
 import { compareIds, idKey, type ItemId } from '../../src/dataset/item-id.js';
 import { tempDir } from '../helpers/cli.js';
@@ -22,7 +23,18 @@ async function written(items: Item[]): Promise<{ file: string; digest: FileDiges
   return { file, digest: await writer.commit() };
 }
 
+const textOf = (items: Item[]) =>
+  `[\n${items.map((item) => JSON.stringify(item)).join(',\n')}${items.length ? '\n' : ''}]\n`;
+
+/** The state's checksum of a file holding `items` (file-checksum.ts): over its bytes. */
 function digestOf(items: Item[]): FileDigest {
+  const checksum = new FileChecksum();
+  checksum.add(Buffer.from(textOf(items)));
+  return { items: items.length, checksum: checksum.toString() };
+}
+
+/** The checksum a state written before issue 23 holds: SHA-256 over the item lines. */
+function legacyDigestOf(items: Item[]): FileDigest {
   const digest = new ItemDigest();
   for (const item of items) digest.add(JSON.stringify(item));
   return digest.result();
@@ -32,6 +44,19 @@ const range = (from: number, to: number, extra = '') =>
   Array.from({ length: to - from + 1 }, (_, index) => ({ id: from + index, name: `item ${from + index}${extra}` }));
 // Long lines, so that a 1 MiB read ends inside one (lines cross chunk boundaries).
 const long = range(1, 3000, 'x'.repeat(700));
+const CHUNK = 2 * 1024 * 1024;
+// A file whose first 2 MiB read ends right after its last item: its closing "]" comes alone in the next.
+const endingAtChunk = (() => {
+  const items = range(1, 3000, 'x'.repeat(700));
+  while (textOf(items).length - 2 - CHUNK > 500) items.pop();
+  const last = items.at(-1) as Item & { name: string };
+  last.name = last.name.slice(0, last.name.length - (textOf(items).length - 2 - CHUNK));
+  assert.equal(textOf(items).length - 2, CHUNK);
+  return items;
+})();
+// Many lines and changes spread over them: several chunks, some with no change at all.
+const many = range(1, 40_000, ' padding to make the lines longer than ids');
+const manyUpserts = [-1, 1, 2, 777, 778, 20_000, 20_000.5, 39_999, 40_000, 40_001].map((id) => ({ id, v: 1 }));
 
 const cases: Array<[string, Item[], Item[], ItemId[]]> = [
   ['nothing changed', range(1, 5), [], []],
@@ -61,6 +86,11 @@ const cases: Array<[string, Item[], Item[], ItemId[]]> = [
     [],
   ],
   ['lines across read chunks', long, [{ id: 1500, v: 1 }, { id: 5000 }], [2999, 1]],
+  ['a file whose read chunk ends before its closing ]', endingAtChunk, [{ id: 5000 }], [2]],
+  ['the closing ] alone in a chunk, the last item replaced', endingAtChunk, [{ id: endingAtChunk.length, v: 1 }], []],
+  ['many lines, changes at both ends and in between', many, manyUpserts, [3, 4, 19_999, 40_000, 50_000]],
+  ['every item deleted', range(1, 6), [], [1, 2, 3, 4, 5, 6]],
+  ['the last item deleted, an insert after it', range(1, 6), [{ id: 9 }], [6]],
   [
     'lines longer than a read chunk (2 MiB), kept and replaced',
     [{ id: 1, big: 'y'.repeat(5 * 1024 * 1024) }, { id: 2 }, { id: 3, big: 'z'.repeat(3 * 1024 * 1024) }],
@@ -69,29 +99,37 @@ const cases: Array<[string, Item[], Item[], ItemId[]]> = [
   ],
 ];
 
+// The state's checksum of the old file: of its bytes (the fast merge), or SHA-256 of its lines as
+// a state written before issue 23 holds it (the line-by-line merge checks that one).
+const kinds: Array<[string, (old: Item[], written: FileDigest) => FileDigest]> = [
+  ['checksum of its bytes', (_old, digest) => digest],
+  ['SHA-256 of its lines (a state written before)', (old) => legacyDigestOf(old)],
+];
+
 describe('mergeIntoFile (bytes of unchanged lines copied, only changed ids parsed)', () => {
-  for (const [name, old, upserts, deletedIds] of cases)
-    it(`merges ${name} as the item-by-item meaning does, with the digest of what it wrote`, async () => {
-      const { file, digest } = await written(old);
-      const writer = await AtomicItemWriter.create(file);
-      const removed: Item[] = [];
-      const result = await mergeIntoFile(file, { upserts, deletedIds }, [digest], writer, (item) => removed.push(item));
-      const committed = await writer.commit();
-      const expected = reference(old, upserts, deletedIds);
-      const text = readFileSync(file, 'utf8');
-      assert.deepEqual(JSON.parse(text), expected);
-      assert.equal(
-        text,
-        `[\n${expected.map((item) => JSON.stringify(item)).join(',\n')}${expected.length ? '\n' : ''}]\n`,
-      );
-      assert.deepEqual(committed, digestOf(expected));
-      assert.equal(result.total, expected.length);
-      const kept = new Set(expected.map((item) => idKey(item.id)));
-      assert.deepEqual(
-        removed.map((item) => item.id),
-        old.filter((item) => !kept.has(idKey(item.id))).map((item) => item.id),
-      );
-    });
+  for (const [kind, expect] of kinds)
+    for (const [name, old, upserts, deletedIds] of cases)
+      it(`merges ${name} as the item-by-item meaning does, with the checksum of what it wrote (old file's ${kind})`, async () => {
+        const { file, digest } = await written(old);
+        assert.deepEqual(digest, digestOf(old));
+        const writer = await AtomicItemWriter.create(file);
+        const removed: Item[] = [];
+        const result = await mergeIntoFile(file, { upserts, deletedIds }, [expect(old, digest)], writer, (item) =>
+          removed.push(item),
+        );
+        const committed = await writer.commit();
+        const expected = reference(old, upserts, deletedIds);
+        const text = readFileSync(file, 'utf8');
+        assert.deepEqual(JSON.parse(text), expected);
+        assert.equal(text, textOf(expected));
+        assert.deepEqual(committed, digestOf(expected));
+        assert.equal(result.total, expected.length);
+        const kept = new Set(expected.map((item) => idKey(item.id)));
+        assert.deepEqual(
+          removed.map((item) => item.id),
+          old.filter((item) => !kept.has(idKey(item.id))).map((item) => item.id),
+        );
+      });
 
   const damages: Array<[string, (text: string) => string, RegExp]> = [
     ['one byte changed inside an item (same size)', (text) => text.replace('item 3', 'item 4'), /differs/],
@@ -105,18 +143,20 @@ describe('mergeIntoFile (bytes of unchanged lines copied, only changed ids parse
     ['ids out of order', (text) => text.replace('{"id":2,', '{"id":9,'), /not sorted/],
     ['a cut file', (text) => text.slice(0, text.lastIndexOf(']')), /ends before its closing/],
   ];
-  for (const [name, spoil, pattern] of damages)
-    it(`refuses ${name} before writing anything`, async () => {
-      const { file, digest } = await written(range(1, 5));
-      writeFileSync(file, spoil(readFileSync(file, 'utf8')));
-      const writer = await AtomicItemWriter.create(file);
-      await assert.rejects(mergeIntoFile(file, { upserts: [{ id: 3, v: 1 }], deletedIds: [] }, [digest], writer), {
-        code: 'ERR_IO',
-        details: { reason: 'data_file_damaged', path: file },
-        message: pattern,
-      } as never);
-      await writer.discard();
-    });
+  for (const [kind, expect] of kinds)
+    for (const [name, spoil, pattern] of damages)
+      it(`refuses ${name} before writing anything (old file's ${kind})`, async () => {
+        const { file, digest } = await written(range(1, 5));
+        writeFileSync(file, spoil(readFileSync(file, 'utf8')));
+        const writer = await AtomicItemWriter.create(file);
+        const expected = [expect(range(1, 5), digest)];
+        await assert.rejects(mergeIntoFile(file, { upserts: [{ id: 3, v: 1 }], deletedIds: [] }, expected, writer), {
+          code: 'ERR_IO',
+          details: { reason: 'data_file_damaged', path: file },
+          message: pattern,
+        } as never);
+        await writer.discard();
+      });
 
   it('checks the old file in every merge: a checksum that no longer matches is refused, whatever its count', async () => {
     const old = range(1, 50);
@@ -130,13 +170,63 @@ describe('mergeIntoFile (bytes of unchanged lines copied, only changed ids parse
     await writer.discard();
   });
 
-  it('takes a file with CRLF line ends (edited by hand) and writes it back with LF', async () => {
-    const { file, digest } = await written(range(1, 4));
-    writeFileSync(file, readFileSync(file, 'utf8').replaceAll('\n', '\r\n'));
+  for (const [kind, expect] of kinds)
+    it(`takes a file with CRLF line ends (edited by hand) and writes it back with LF (old file's ${kind})`, async () => {
+      const { file, digest } = await written(range(1, 4));
+      writeFileSync(file, readFileSync(file, 'utf8').replaceAll('\n', '\r\n'));
+      const writer = await AtomicItemWriter.create(file);
+      await mergeIntoFile(file, { upserts: [{ id: 2, v: 1 }], deletedIds: [] }, [expect(range(1, 4), digest)], writer);
+      const committed = await writer.commit();
+      const expected = reference(range(1, 4), [{ id: 2, v: 1 }], []);
+      assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), expected);
+      assert.ok(!readFileSync(file, 'utf8').includes('\r'));
+      assert.deepEqual(committed, digestOf(expected));
+    });
+
+  it('refuses one flipped byte far from any change in a file of many chunks, and leaves the file as it was', async () => {
+    const { file, digest } = await written(many);
+    const text = readFileSync(file);
+    const at = text.indexOf('"id":31234,') + 20;
+    text[at] = (text[at] ?? 0) ^ 1;
+    writeFileSync(file, text);
     const writer = await AtomicItemWriter.create(file);
-    await mergeIntoFile(file, { upserts: [{ id: 2, v: 1 }], deletedIds: [] }, [digest], writer);
-    await writer.commit();
-    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), reference(range(1, 4), [{ id: 2, v: 1 }], []));
-    assert.ok(!readFileSync(file, 'utf8').includes('\r'));
+    await assert.rejects(mergeIntoFile(file, { upserts: [{ id: 2, v: 1 }], deletedIds: [] }, [digest], writer), {
+      details: { reason: 'data_file_damaged', path: file },
+      message: /its content differs from what the last sync wrote/,
+    } as never);
+    await writer.discard();
+    assert.deepEqual(readFileSync(file), text);
+  });
+
+  it('matches a pending state of the other kind: a crash between rename and state, during the upgrade', async () => {
+    const { file, digest } = await written(range(1, 5));
+    const writer = await AtomicItemWriter.create(file);
+    const older = { items: 4, checksum: 'sha256:older' };
+    await mergeIntoFile(file, { upserts: [{ id: 6 }], deletedIds: [] }, [older, digest], writer);
+    const six = [...range(1, 5), { id: 6 }];
+    assert.deepEqual(await writer.commit(), digestOf(six));
+    const again = await AtomicItemWriter.create(file);
+    const stale = { items: 6, checksum: 'crc32:00000000:1' };
+    await mergeIntoFile(file, { upserts: [], deletedIds: [1] }, [stale, legacyDigestOf(six)], again);
+    assert.deepEqual(await again.commit(), digestOf(six.slice(1)));
+  });
+});
+
+describe('AtomicItemWriter checksum', () => {
+  it('a file continued from a checkpoint gets the checksum of all its bytes (the kept ones read back once)', async () => {
+    const items = range(1, 30);
+    const file = join(tempDir(), 'data.json');
+    const temp = `${file}.staging`;
+    const first = await AtomicItemWriter.create(file, temp);
+    for (const item of items.slice(0, 12)) await first.write(item);
+    const { bytes } = await first.flush();
+    await first.write({ id: 999 }); // after the checkpoint: dropped when continued
+    await first.close();
+    const digest = new ItemDigest();
+    for (const item of items.slice(0, 12)) digest.add(JSON.stringify(item));
+    const continued = await AtomicItemWriter.continue(file, temp, digest, bytes);
+    for (const item of items.slice(12)) await continued.write(item);
+    assert.deepEqual(await continued.commit(), digestOf(items));
+    assert.equal(readFileSync(file, 'utf8'), textOf(items));
   });
 });

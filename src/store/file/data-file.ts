@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { LedgerhookError } from '../../errors.js';
 import type { ItemId } from '../../dataset/item-id.js';
 import { tempFileName } from './temp-name.js';
+import { checksumOf, FileChecksum } from './file-checksum.js';
 
 /**
  * A dataset file: a JSON array, one item per line, sorted by id. It is valid JSON for any
@@ -17,7 +18,10 @@ import { tempFileName } from './temp-name.js';
  */
 export type Item = Record<string, unknown> & { id: ItemId };
 
-/** What a file holds, kept with the state so a damaged file is noticed before anything is merged into it. */
+/**
+ * What a file holds, kept with the state so a damaged file is noticed before anything is merged into
+ * it: its item count and checksum (file-checksum.ts; `sha256:` ones were written before issue 23).
+ */
 export interface FileDigest {
   items: number;
   checksum: string;
@@ -29,7 +33,10 @@ export const DATA_FILE_MODE = 0o600;
 
 const NEWLINE = Buffer.from('\n');
 
-/** A running digest of item lines: sha256 over each line and a newline, cheap next to the I/O. */
+/**
+ * A running digest of item lines: sha256 over each line and a newline. The state's checksum before
+ * issue 23 (still checked when a state has one); a full read's checkpoints still record it.
+ */
 export class ItemDigest {
   readonly #hash: Hash = createHash('sha256');
   #items = 0;
@@ -83,10 +90,18 @@ export function writeFailed(path: string, error: unknown): LedgerhookError {
  * it over the old one (atomic on POSIX), `discard` removes it. Until commit, the old file stands.
  */
 export class AtomicItemWriter {
-  readonly #handle: FileHandle;
+  #handle: FileHandle;
   readonly #target: string;
   readonly #temp: string;
-  readonly #digest: ItemDigest;
+  #digest: ItemDigest;
+  /** Over the bytes as they are written: the checksum the state keeps (file-checksum.ts). */
+  #checksum = new FileChecksum();
+  /** Whether an item is in the file yet (the next one is preceded by ",\n"). */
+  #started: boolean;
+  /** Items copied by `copyRaw`, counted by the caller (`countCopied`): not in the line digest. */
+  #copied = 0;
+  /** The CRC-32 of slices copied by `copyRaw` whose caller took it already: not computed twice. */
+  readonly #known = new WeakMap<Buffer, number>();
   /** Text to write, and slices of an old file copied as they are (a merge's unchanged lines). */
   #chunks: Array<string | Buffer> = [];
   #size = 0;
@@ -102,6 +117,7 @@ export class AtomicItemWriter {
     this.#temp = temp;
     this.#digest = digest;
     this.#written = written;
+    this.#started = digest.items > 0;
   }
 
   /** A new file under `temp` (default: a fresh temporary name beside the target). */
@@ -126,13 +142,33 @@ export class AtomicItemWriter {
   static async continue(target: string, temp: string, digest: ItemDigest, bytes: number): Promise<AtomicItemWriter> {
     try {
       await truncate(temp, bytes);
-      return new AtomicItemWriter(await open(temp, 'a', DATA_FILE_MODE), target, temp, digest, bytes);
+      const writer = new AtomicItemWriter(await open(temp, 'a', DATA_FILE_MODE), target, temp, digest, bytes);
+      // The checksum of the bytes kept: read back once (a resumed read is rare; its record stays as it was).
+      writer.#checksum = await checksumOf(temp, bytes);
+      return writer;
     } catch (error) {
       throw writeFailed(target, error);
     }
   }
 
-  /** Writes out what is buffered; returns the bytes in the file and the digest of its items. */
+  /**
+   * Starts the file over, empty (a merge that found the old file not as expected goes back to the
+   * line-by-line merge). Same temporary name.
+   */
+  async restart(): Promise<void> {
+    await this.#settle();
+    await this.#handle.close();
+    this.#handle = await open(this.#temp, 'w', DATA_FILE_MODE);
+    this.#take();
+    this.#written = 0;
+    this.#digest = new ItemDigest();
+    this.#checksum = new FileChecksum();
+    this.#started = false;
+    this.#copied = 0;
+    this.#push('[\n');
+  }
+
+  /** Writes out what is buffered; returns the bytes in the file and the line digest of its items (checkpoints). */
   async flush(): Promise<{ bytes: number; digest: FileDigest }> {
     await this.#flush();
     return { bytes: this.#written, digest: this.#digest.peek() };
@@ -147,7 +183,7 @@ export class AtomicItemWriter {
   }
 
   get count(): number {
-    return this.#digest.items;
+    return this.#digest.items + this.#copied;
   }
 
   #push(text: string | Buffer): void {
@@ -192,12 +228,19 @@ export class AtomicItemWriter {
     if (chunks.length === 0) return;
     if (chunks.every((chunk) => typeof chunk === 'string')) {
       const bytes = Buffer.from(chunks.join(''));
+      this.#checksum.add(bytes);
       await this.#handle.write(bytes);
       this.#written += bytes.length;
       return;
     }
     // Slices copied from an old file go out as they are (one writev, no concatenated copy).
     const buffers = chunks.map((chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    // In file order: each write starts after the one before it (#flushBehind), so do these.
+    for (const buffer of buffers) {
+      const known = this.#known.get(buffer);
+      if (known === undefined) this.#checksum.add(buffer);
+      else this.#checksum.append(known, buffer.length);
+    }
     const { bytesWritten } = await this.#handle.writev(buffers);
     const total = buffers.reduce((sum, buffer) => sum + buffer.length, 0);
     // A short writev (rare: a signal, a full disk) goes on from where it stopped.
@@ -212,21 +255,34 @@ export class AtomicItemWriter {
 
   /** An item already serialised as one line of JSON. */
   writeJson(line: string): Promise<void> | undefined {
-    this.#push(`${this.#digest.items === 0 ? '' : ',\n'}${line}`);
+    this.#push(`${this.#started ? ',\n' : ''}${line}`);
+    this.#started = true;
     this.#digest.add(line);
     return this.#size >= WRITE_BUFFER ? this.#flushBehind() : undefined;
   }
 
   /**
-   * `count` item lines copied as they are from a file of this layout: `lines` holds them with the
-   * ",\n" between them (none after the last), `digestBytes` the same lines each followed by "\n"
-   * only (what the digest is taken over). The caller guarantees id order, as for `write`.
+   * Item lines copied as they are from a file of this layout (a merge's unchanged lines): `lines`
+   * holds them with the ",\n" between them (none after the last). The caller guarantees id order, as
+   * for `write`, and says how many items it copied in all (`countCopied`) before the commit; they are
+   * in the checksum, not in the line digest (such a writer takes no checkpoint). `crc`: their
+   * CRC-32 when the caller has it (file-checksum.ts), so that they are not read twice.
    */
-  copyLines(lines: Buffer, digestBytes: Buffer, count: number): Promise<void> | undefined {
-    if (this.#digest.items !== 0) this.#push(',\n');
+  copyRaw(lines: Buffer, crc?: number): Promise<void> | undefined {
+    if (this.#started) this.#push(',\n');
+    this.#started = true;
+    if (crc !== undefined) this.#known.set(lines, crc);
     this.#push(lines);
-    this.#digest.addLines(digestBytes, count);
     return this.#size >= WRITE_BUFFER ? this.#flushBehind() : undefined;
+  }
+
+  countCopied(items: number): void {
+    this.#copied += items;
+  }
+
+  /** What the file holds once flushed: the item count and the checksum of its bytes. */
+  #result(): FileDigest {
+    return { items: this.#digest.items + this.#copied, checksum: this.#checksum.toString() };
   }
 
   /** The temporary file, readable after `seal`. */
@@ -236,7 +292,7 @@ export class AtomicItemWriter {
 
   /** Finishes and closes the temporary file without putting it in place (to be read back). */
   async seal(): Promise<void> {
-    this.#push(this.#digest.items === 0 ? ']\n' : '\n]\n');
+    this.#push(this.#started ? '\n]\n' : ']\n');
     await this.#flush();
     await this.#handle.close();
     this.#done = true;
@@ -247,14 +303,16 @@ export class AtomicItemWriter {
    * renames it into place. Returns what the file holds.
    */
   async commit(beforeRename?: (digest: FileDigest) => Promise<void>): Promise<FileDigest> {
-    this.#push(this.#digest.items === 0 ? ']\n' : '\n]\n');
-    const digest = this.#digest.result();
+    this.#push(this.#started ? '\n]\n' : ']\n');
     try {
       await this.#flush();
-      await this.#handle.sync();
+      const digest = this.#result();
+      // Both must be on disk before the rename, in either order (issue 23: one waits for the other's
+      // disk flush no longer): the data (else a crash could leave the new name on unwritten blocks),
+      // and what `beforeRename` records (the state noting this file as pending).
+      await settleBoth(this.#handle.sync(), beforeRename?.(digest));
       await this.#handle.close();
       this.#done = true;
-      await beforeRename?.(digest);
       await rename(this.#temp, this.#target);
       await syncDirectory(dirname(this.#target));
       return digest;
@@ -272,6 +330,13 @@ export class AtomicItemWriter {
     }
     await rm(this.#temp, { force: true });
   }
+}
+
+/** Waits for both, then throws the first one's error if either failed (neither is left running). */
+export async function settleBoth(first: Promise<unknown>, second: Promise<unknown> | undefined): Promise<void> {
+  const [a, b] = await Promise.allSettled([first, second]);
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
 }
 
 /** So that a rename survives a power cut, the directory entry is flushed too (not possible on every OS). */

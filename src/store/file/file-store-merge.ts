@@ -1,39 +1,36 @@
 import type { AtomicItemWriter, FileDigest, Item } from './data-file.js';
-import { ItemDigest } from './data-file.js';
-import { dataFileDamaged, parseItemLine } from './read-items.js';
+import { parseItemLine } from './read-items.js';
 import { lineChunks, plainIntegerId } from './item-line-chunks.js';
 import { canonical, compareIds, type ItemId } from '../../dataset/item-id.js';
-import type { ChangeSet, CommitResult } from '../dataset-store.js';
-
-function sameDigest(a: FileDigest, b: FileDigest): boolean {
-  return a.items === b.items && a.checksum === b.checksum;
-}
+import type { ChangeSet, CommitResult, StoredItem } from '../dataset-store.js';
+import { crc32 } from 'node:zlib';
+import { FileChecksum, isFileChecksum } from './file-checksum.js';
+import { mergeLineByLine } from './file-store-merge-lines.js';
 
 const NEWLINE = 10;
-const CR = 13;
 const COMMA = 44;
-const CLOSE = 93;
 const OPEN = 91;
+const CLOSE = 93;
 
-/** Ids compared fast when both are numbers (the usual case), by the shared order otherwise. */
-const before = (a: ItemId, b: ItemId) =>
-  typeof a === 'number' && typeof b === 'number' ? a < b : compareIds(a, b) < 0;
+/** The fast merge met something a file it wrote never holds: the line-by-line merge says what. */
+class NotAsWritten extends Error {}
 
 /**
- * One streaming pass over the old (sorted) file and the sorted changes: an id in `upserts` is
- * replaced or inserted (and stays even if deletedIds names it too, since data is its current
- * state); an id only in deletedIds is dropped. The old file is checked on the way against what
- * was written last (`expected`: the committed state, or a pending one): a damaged file fails the
- * merge before anything is put in place.
+ * Merges `changes` into `file` into `writer`: an id in `upserts` is replaced or inserted (and stays
+ * even if deletedIds names it too, since data is its current state); an id only in deletedIds is
+ * dropped. The old file is checked against what was written last (`expected`: the committed state,
+ * or a pending one) and a damaged one fails the merge before anything is put in place.
  *
- * It works on bytes (issue 23): a run of unchanged lines is copied to the new file as one slice,
- * and its checksum bytes ("line\n" each) gathered once and hashed in one call per digest; only a
- * line's id is read, from its bytes when it is a plain integer. A line is parsed whole only when it
- * is dropped (its last content goes to the history) or its id is not plain. The checksum over every
- * line is what vouches for the rest, as it did when every line was parsed. Every merge checks it,
- * whatever the file's fingerprint says: the bytes are read anyway, hashing them again costs one pass
- * over bytes already gathered for the new file's checksum, and a merge that only counted them would
- * record a fresh checksum over damage the fingerprint cannot see (a failing disk), laundering it.
+ * Issue 23: a file whose state has a checksum of its bytes (file-checksum.ts) is merged without
+ * reading it line by line. Each chunk read is added to the old file's checksum (one native call)
+ * and copied to the new file as slices; the place of each change is found by a binary search on
+ * the ids of a few lines (the file is sorted: it was written so), and only the lines changed are
+ * parsed. The checksum over every byte is what vouches for the lines not looked at, and every merge
+ * checks it, whatever the file's fingerprint says: a merge that did not would record a fresh
+ * checksum over damage the fingerprint cannot see (a failing disk), laundering it. When it does not
+ * match, or the file is not laid out as ledgerhook writes it, the new file is started over by the
+ * line-by-line merge (file-store-merge-lines.ts), which says what is wrong; that one also checks
+ * states written before, whose checksum is SHA-256 over the lines.
  */
 export async function mergeIntoFile(
   file: string,
@@ -43,142 +40,148 @@ export async function mergeIntoFile(
   /** Told of each item dropped, with its last content (for the history and tombstones). */
   onRemoved?: (item: Item) => void,
 ): Promise<CommitResult> {
-  const sorted = [...changes.upserts].sort((a, b) => compareIds(a.id, b.id));
+  if (expected.some((want) => isFileChecksum(want.checksum)))
+    try {
+      const merged = await mergeByChecksum(file, changes, expected, writer);
+      for (const item of merged.removed) onRemoved?.(item);
+      return merged.result;
+    } catch (error) {
+      if (!(error instanceof NotAsWritten)) throw error;
+      await writer.restart();
+    }
+  return mergeLineByLine(file, changes, expected, writer, onRemoved);
+}
+
+/** The id of the line starting at `start` (its end is `end`, the comma excluded). */
+function idAt(file: string, chunk: Buffer, start: number, end: number): ItemId {
+  const plain = plainIntegerId(chunk, start, end);
+  if (plain !== undefined) return plain;
+  try {
+    return parseItemLine(file, chunk.toString('utf8', start, end), 0).id;
+  } catch {
+    throw new NotAsWritten();
+  }
+}
+
+async function mergeByChecksum(
+  file: string,
+  changes: ChangeSet,
+  expected: readonly FileDigest[],
+  writer: AtomicItemWriter,
+): Promise<{ result: CommitResult; removed: Item[] }> {
+  const upserts = [...changes.upserts].sort((a, b) => compareIds(a.id, b.id));
   const deleted = changes.deletedIds.map(canonical).sort(compareIds);
-  const digest = new ItemDigest();
-  let next = 0;
+  const removed: Item[] = [];
+  const checksum = new FileChecksum();
+  let nextUpsert = 0;
   let nextDeleted = 0;
-  let total = 0;
-  let removed = 0;
-  let previous: ItemId | undefined;
+  let replaced = 0;
   let state: 'open' | 'items' | 'closed' = 'open';
-  let lineNumber = 0;
-  // The run of unchanged lines being copied: where it starts in the chunk, and its checksum bytes.
-  let scratch = Buffer.allocUnsafe(1024 * 1024);
-  let gathered = 0;
-  let runStart = -1;
-  let runEnd = 0;
-  let runCount = 0;
-  let chunk: Buffer = Buffer.alloc(0);
-  const endRun = () => {
-    if (runCount === 0) return undefined;
-    const gatheredLines = scratch.subarray(0, gathered);
-    digest.addLines(gatheredLines, runCount);
-    total += runCount;
-    const pending = writer.copyLines(chunk.subarray(runStart, runEnd), gatheredLines, runCount);
-    runCount = 0;
-    gathered = 0;
-    runStart = -1;
-    return pending;
+  const target = (): ItemId | undefined => {
+    const upsert = upserts[nextUpsert]?.id;
+    const gone = deleted[nextDeleted];
+    if (upsert === undefined) return gone;
+    return gone === undefined || compareIds(upsert, gone) <= 0 ? upsert : gone;
   };
-  const putChangesBelow = async (id: ItemId | undefined) => {
-    for (let change = sorted[next]; change !== undefined; change = sorted[next]) {
-      if (id !== undefined && !before(change.id, id)) return;
-      next += 1;
-      total += 1;
-      // write() returns a promise only when its buffer is flushed: no await (and no tick) per item.
-      const pending = writer.write(change);
-      if (pending) await pending;
-    }
-  };
-  for await (chunk of lineChunks(file)) {
-    let at = 0;
-    while (at < chunk.length) {
-      const newline = chunk.indexOf(NEWLINE, at);
-      const lineEnd = newline === -1 ? chunk.length : newline;
-      const start = at;
-      at = lineEnd + 1;
-      lineNumber += 1;
-      const cr = lineEnd > start && chunk[lineEnd - 1] === CR;
-      const end = cr ? lineEnd - 1 : lineEnd;
-      if (state === 'closed') {
-        if (chunk.toString('utf8', start, end).trim() === '') continue;
-        throw dataFileDamaged(file, `text after the closing ] (line ${lineNumber})`);
-      }
-      if (state === 'open') {
-        if (end - start !== 1 || chunk[start] !== OPEN)
-          throw dataFileDamaged(file, `line ${lineNumber} is not the opening [`);
-        state = 'items';
-        continue;
-      }
-      if (end - start === 1 && chunk[start] === CLOSE) {
-        state = 'closed';
-        continue;
-      }
-      const comma = end > start && chunk[end - 1] === COMMA;
-      const contentEnd = comma ? end - 1 : end;
-      let id: ItemId | undefined = plainIntegerId(chunk, start, contentEnd);
-      let item: Item | undefined;
-      if (id === undefined) {
-        item = parseItemLine(file, chunk.toString('utf8', start, contentEnd), lineNumber);
-        id = item.id;
-      }
-      if (previous !== undefined && !before(previous, id))
-        throw dataFileDamaged(file, `it is not sorted by id (id ${String(id)} after ${String(previous)})`);
-      previous = id;
-      let gone = deleted[nextDeleted];
-      while (gone !== undefined && before(gone, id)) gone = deleted[++nextDeleted];
-      const length = contentEnd - start;
-      const change = sorted[next];
-      const isDeleted = gone !== undefined && compareIds(gone, id) === 0;
-      if (
-        (change !== undefined && !before(id, change.id)) ||
-        isDeleted ||
-        cr ||
-        gathered + length + 1 > scratch.length
-      ) {
-        const ended = endRun();
-        if (ended) await ended;
-        await putChangesBelow(id);
-        const same = sorted[next];
-        const kept = !isDeleted && !cr && (same === undefined || compareIds(same.id, id) !== 0);
-        if (!kept) {
-          digest.addLine(chunk.subarray(start, contentEnd));
-          let pending: Promise<void> | undefined;
-          if (same !== undefined && compareIds(same.id, id) === 0) {
-            next += 1;
-            total += 1;
-            pending = writer.write(same);
-          } else if (isDeleted) {
-            removed += 1;
-            onRemoved?.(item ?? parseItemLine(file, chunk.toString('utf8', start, contentEnd), lineNumber));
-          } else {
-            // An unchanged line kept apart (a '\r' ending): written as its text.
-            total += 1;
-            pending = writer.writeJson(chunk.toString('utf8', start, contentEnd));
-          }
-          if (pending) await pending;
-          continue;
-        }
-      }
-      if (length + 1 > scratch.length) scratch = Buffer.allocUnsafe(2 * (length + 1));
-      if (runCount === 0) runStart = start;
-      runEnd = contentEnd;
-      chunk.copy(scratch, gathered, start, contentEnd);
-      gathered += length;
-      scratch[gathered++] = NEWLINE;
-      runCount += 1;
-      // The run's slice holds its lines with their ",\n" between them: a line without its comma ends it.
-      if (!comma) {
-        const pending = endRun();
-        if (pending) await pending;
-      }
-    }
-    const pending = endRun();
+  const write = async (item: StoredItem) => {
+    // write() returns a promise only when its buffer is flushed: no await (and no tick) per item.
+    const pending = writer.write(item);
     if (pending) await pending;
+  };
+  // How far into the chunk the old file's checksum has got: each copied slice's CRC is taken once,
+  // for both files (combined into the old one here, into the new one by the writer).
+  let checked = 0;
+  const check = (chunk: Buffer, to: number) => {
+    if (to > checked) checksum.add(chunk.subarray(checked, to));
+    checked = Math.max(checked, to);
+  };
+  /** Lines [from, to) of `chunk` as they are, but the ",\n" after the last (only "\n" after the file's last item). */
+  const copy = async (chunk: Buffer, from: number, to: number) => {
+    if (to <= from) return;
+    const lines = chunk.subarray(from, to - (chunk[to - 2] === COMMA ? 2 : 1));
+    check(chunk, from);
+    const crc = crc32(lines);
+    checksum.append(crc, lines.length);
+    checked = from + lines.length;
+    const pending = writer.copyRaw(lines, crc);
+    if (pending) await pending;
+  };
+  for await (const chunk of lineChunks(file)) {
+    checked = 0;
+    if (state === 'closed') throw new NotAsWritten();
+    let at = 0;
+    if (state === 'open') {
+      if (chunk[0] !== OPEN || chunk[1] !== NEWLINE) throw new NotAsWritten();
+      at = 2;
+      state = 'items';
+    }
+    // Where this chunk's item lines end: before the closing "]\n" when it holds it.
+    const length = chunk.length;
+    const closing = length - at >= 2 && chunk[length - 2] === CLOSE && chunk[length - 1] === NEWLINE;
+    const end = closing && (length - 2 === at || chunk[length - 3] === NEWLINE) ? length - 2 : length;
+    if (end !== length) state = 'closed';
+    else if (chunk[length - 1] !== NEWLINE) throw new NotAsWritten();
+    // Each change that falls in this chunk (or after the last item, in the closing one).
+    for (let id = target(); id !== undefined; id = target()) {
+      // The first line at or after `at` whose id is not below `id`: a binary search on line starts.
+      let low = at;
+      let high = end;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        // (A negative offset would search from the end: a line start at 0 is found without a search.)
+        const start = middle === 0 ? 0 : chunk.lastIndexOf(NEWLINE, middle - 1) + 1;
+        const lineEnd = chunk.indexOf(NEWLINE, start);
+        const contentEnd = chunk[lineEnd - 1] === COMMA ? lineEnd - 1 : lineEnd;
+        if (compareIds(idAt(file, chunk, start, contentEnd), id) < 0) low = lineEnd + 1;
+        else high = start;
+      }
+      if (low === end && state !== 'closed') break; // beyond this chunk
+      await copy(chunk, at, low);
+      at = low;
+      if (low === end) {
+        // After the file's last item: every change left is an insert.
+        for (let upsert = upserts[nextUpsert]; upsert !== undefined; upsert = upserts[++nextUpsert])
+          await write(upsert);
+        nextDeleted = deleted.length;
+        break;
+      }
+      const lineEnd = chunk.indexOf(NEWLINE, low);
+      const comma = chunk[lineEnd - 1] === COMMA;
+      const contentEnd = comma ? lineEnd - 1 : lineEnd;
+      const lineId = idAt(file, chunk, low, contentEnd);
+      for (let upsert = upserts[nextUpsert]; upsert !== undefined && compareIds(upsert.id, lineId) < 0; ) {
+        await write(upsert);
+        upsert = upserts[++nextUpsert];
+      }
+      for (let gone = deleted[nextDeleted]; gone !== undefined && compareIds(gone, lineId) < 0; )
+        gone = deleted[++nextDeleted];
+      const same = upserts[nextUpsert];
+      const gone = deleted[nextDeleted];
+      if (gone !== undefined && compareIds(gone, lineId) === 0) nextDeleted += 1;
+      if (same !== undefined && compareIds(same.id, lineId) === 0) {
+        nextUpsert += 1;
+        replaced += 1;
+        await write(same);
+      } else if (gone !== undefined && compareIds(gone, lineId) === 0) {
+        try {
+          removed.push(parseItemLine(file, chunk.toString('utf8', low, contentEnd), 0));
+        } catch {
+          throw new NotAsWritten();
+        }
+      } else continue; // the line stays: it starts the next run
+      at = lineEnd + 1;
+    }
+    await copy(chunk, at, end);
+    check(chunk, chunk.length);
   }
-  if (state === 'open') throw dataFileDamaged(file, 'it is empty');
-  if (state === 'items') throw dataFileDamaged(file, 'it ends before its closing ]');
-  const found = digest.result();
-  if (!expected.some((want) => sameDigest(want, found))) {
-    const want = expected[0];
-    throw dataFileDamaged(
-      file,
-      want && want.items !== found.items
-        ? `it holds ${found.items} items where the last sync wrote ${want.items}`
-        : 'its content differs from what the last sync wrote',
-    );
-  }
-  await putChangesBelow(undefined);
-  return { total, upserted: sorted.length, removed };
+  if (state !== 'closed') throw new NotAsWritten();
+  const found = checksum.toString();
+  const matched = expected.find((want) => want.checksum === found);
+  if (!matched) throw new NotAsWritten();
+  const copied = matched.items - replaced - removed.length;
+  writer.countCopied(copied);
+  return {
+    result: { total: copied + upserts.length, upserted: upserts.length, removed: removed.length },
+    removed,
+  };
 }

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LedgerhookError } from '../../errors.js';
 import { DEFAULT_HISTORY_DAYS } from '../../defaults.js';
-import { AtomicItemWriter, type FileDigest, type Item, writeDocumentAtomically } from './data-file.js';
+import { AtomicItemWriter, type FileDigest, type Item, settleBoth, writeDocumentAtomically } from './data-file.js';
 import { FullReadWriter } from './full-read-writer.js';
 import type {
   ChangeSet,
@@ -156,6 +156,8 @@ export class FileStore implements DatasetStore {
     file: string,
     state: DatasetState,
     write: (before: (digest: FileDigest) => Promise<void>) => Promise<FileDigest>,
+    /** Run beside the state's commit, once the file is in place (a merge's history marker). */
+    alongside?: () => Promise<void>,
   ): Promise<FileDigest> {
     const withDigest = (digest: FileDigest): DatasetState => ({
       ...state,
@@ -164,7 +166,8 @@ export class FileStore implements DatasetStore {
     });
     const digest = await write((found) => this.#markPending(ref, file, withDigest(found)));
     // Taken after the rename (which moves the ctime): the file exactly as this state describes it.
-    await this.#commitState(ref, file, withDigest(digest), await fingerprintOf(file));
+    const fingerprint = await fingerprintOf(file);
+    await settleBoth(this.#commitState(ref, file, withDigest(digest), fingerprint), alongside?.());
     return digest;
   }
 
@@ -215,14 +218,24 @@ export class FileStore implements DatasetStore {
     let result: CommitResult;
     try {
       result = await mergeIntoFile(file, changes, expected, writer, (item) => removed.push(item));
-      // The run's changes are in the log (fsynced) before its data is in place: none is ever lost.
-      if (changes.origin) await this.#log.record(file, record, changes, removed);
     } catch (error) {
       await writer.discard();
       throw error;
     }
-    await this.#install(ref, file, { ...state, run: changes.origin?.run }, (before) => writer.commit(before));
-    if (changes.origin) await this.#log.committed(file, changes.origin);
+    // The run's changes are in the log (fsynced) before its data is in place: none is ever lost.
+    // Issue 23: written while the new file is flushed to disk; the rename waits for both.
+    const origin = changes.origin;
+    const logged = origin ? this.#log.record(file, record, changes, removed) : undefined;
+    logged?.catch(() => {}); // waited for before the rename; a commit that fails first drops the run
+    await this.#install(
+      ref,
+      file,
+      { ...state, run: origin?.run },
+      (before) => writer.commit((digest) => settleBoth(before(digest), logged)),
+      // The run's marker once its data is durably in place, beside the state's commit: either one
+      // alone already makes the run's changes count (change-log.ts), in whichever order they land.
+      origin ? () => this.#log.committed(file, origin) : undefined,
+    );
     return result;
   }
 

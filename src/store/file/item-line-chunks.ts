@@ -7,6 +7,10 @@ const CHUNK = 2 * 1024 * 1024;
  * A file's bytes in chunks that end at a line end ('\n'), the last one with whatever follows the
  * last newline. Each chunk is a fresh buffer: a writer may keep slices of it until it flushes.
  * A read error is reported as the file being unreadable.
+ *
+ * Issue 23: the next read is started before a chunk is handed out, so the disk (or page cache)
+ * works while the caller checksums and writes; and a line that straddles two reads is handed out
+ * alone (a copy of that line only), instead of copying the whole next read behind it.
  */
 export async function* lineChunks(path: string): AsyncGenerator<Buffer> {
   let handle: Awaited<ReturnType<typeof open>>;
@@ -15,32 +19,46 @@ export async function* lineChunks(path: string): AsyncGenerator<Buffer> {
   } catch (error) {
     throw unreadable(path, error);
   }
+  const readNext = () => {
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    const reading = handle.read(buffer, 0, CHUNK, null).then(({ bytesRead }) => buffer.subarray(0, bytesRead));
+    reading.catch(() => {}); // waited for below; not an unhandled rejection while the caller works
+    return reading;
+  };
+  let next: Promise<Buffer> | undefined;
   try {
-    // The bytes after the last newline so far: a line longer than a chunk is gathered as a list of
+    // The bytes after the last newline so far: a line longer than a read is gathered as a list of
     // pieces and joined once when it ends (joining at every read would be quadratic in its length).
     let rest: Buffer[] = [];
+    next = readNext();
     for (;;) {
-      const buffer = Buffer.allocUnsafe(CHUNK);
-      let bytesRead: number;
+      let read: Buffer;
       try {
-        ({ bytesRead } = await handle.read(buffer, 0, CHUNK, null));
+        read = await next;
       } catch (error) {
         throw unreadable(path, error);
       }
-      if (bytesRead === 0) break;
-      const read = buffer.subarray(0, bytesRead);
-      const last = read.lastIndexOf(10);
-      if (last === -1) {
-        rest.push(read); // a line longer than a chunk: read on until it ends
-        continue;
+      if (read.length === 0) break;
+      next = readNext();
+      let from = 0;
+      if (rest.length > 0) {
+        const first = read.indexOf(10);
+        if (first === -1) {
+          rest.push(read); // a line longer than a read: read on until it ends
+          continue;
+        }
+        yield Buffer.concat([...rest, read.subarray(0, first + 1)]);
+        rest = [];
+        from = first + 1;
       }
-      const head = read.subarray(0, last + 1);
-      const data = rest.length > 0 ? Buffer.concat([...rest, head]) : head;
-      rest = last + 1 < read.length ? [Buffer.from(read.subarray(last + 1))] : [];
-      yield data;
+      const last = read.lastIndexOf(10);
+      if (last >= from) yield read.subarray(from, last + 1);
+      const tail = Math.max(last + 1, from);
+      if (tail < read.length) rest = [read.subarray(tail)];
     }
     if (rest.length > 0) yield Buffer.concat(rest);
   } finally {
+    await next?.catch(() => {});
     await handle.close().catch(() => {});
   }
 }
