@@ -12,6 +12,7 @@ import {
 } from './route-forward.js';
 import { deliveryNames, type Routing, routesFor } from './routes.js';
 import type { DeliveryVerdict, HeaderRecord, ReceivedDelivery, RefusedRequest } from '../delivery/received-delivery.js';
+import { isoTime } from '../util/iso-time.js';
 import { noTelemetry, type Telemetry, type TelemetrySpan, traced } from '../telemetry/telemetry.js';
 
 export interface DeliveryRequest {
@@ -248,7 +249,7 @@ export async function handleDelivery(
   const delivery: ReceivedDelivery = {
     id: options.newId(receivedAtMs),
     receivedAtMs,
-    receivedAt: new Date(receivedAtMs).toISOString(),
+    receivedAt: isoTime(receivedAtMs),
     method: request.method,
     path: request.path,
     headers: request.headers,
