@@ -1,6 +1,7 @@
 import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
 import { parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
-import { verifyWebhookRequest, type VerifyWebhookRequestOptions } from '../webhook/request.js';
+import { verifyWebhookRequest } from '../webhook/request.js';
+import { type VerifyWebhookOptions, verifyWebhook } from '../webhook/verify.js';
 import type { SecretInput } from '../webhook/secrets.js';
 import {
   combinedAnswer,
@@ -88,15 +89,29 @@ export function preflight(
   return undefined;
 }
 
+/**
+ * The token when the record holds exactly one header of that name, under its lower-case spelling
+ * (as the listener's records do); otherwise undefined, and `findHeader` looks (any case, repeats
+ * refused). Spares each delivery findHeader's copy of every header: it answers the same here.
+ */
+function soleHeader(headers: HeaderRecord, lowerName: string): string | undefined {
+  const value = headers[lowerName];
+  if (typeof value !== 'string') return undefined;
+  for (const name in headers)
+    if (name !== lowerName && name.length === lowerName.length && name.toLowerCase() === lowerName) return undefined;
+  return value;
+}
+
 async function judge(
   request: DeliveryRequest,
   options: HandleDeliveryOptions,
   nowMs: number,
+  headerName: string,
 ): Promise<DeliveryVerdict> {
   if (options.secrets.length === 0) return { valid: null, warnings: [] };
-  const verifyOptions: VerifyWebhookRequestOptions = {
-    headers: request.headers,
-    headerName: options.headerName,
+  const token = soleHeader(request.headers, headerName);
+  const verifyOptions: VerifyWebhookOptions = {
+    token,
     verificationPrefix: options.verificationPrefix,
     toleranceSeconds: options.toleranceSeconds,
     body: request.body,
@@ -106,7 +121,10 @@ async function judge(
     // Never on the answer path: explained later, on demand (listen's line, captures show, the inspector).
     diagnose: false,
   };
-  const result = await verifyWebhookRequest(verifyOptions);
+  const result =
+    token === undefined
+      ? await verifyWebhookRequest({ ...verifyOptions, headers: request.headers, headerName: options.headerName })
+      : await verifyWebhook(verifyOptions);
   const { bodySha256 } = result;
   if (result.ok) return { valid: true, warnings: result.warnings, bodySha256, signatureVerified: true };
   return {
@@ -236,7 +254,8 @@ export async function handleDelivery(
   if (refused) return refused;
   const receivedAtMs = options.now();
   const verifying = telemetry.span('ledgerhook.verify');
-  const verdict = await judge(request, options, receivedAtMs);
+  const headerName = options.headerName.toLowerCase();
+  const verdict = await judge(request, options, receivedAtMs, headerName);
   if (telemetry.enabled) countVerdict(telemetry, verifying, verdict);
   verifying.end();
   const accepted = verdict.valid !== false || Boolean(options.acceptInvalid);
@@ -253,7 +272,7 @@ export async function handleDelivery(
     method: request.method,
     path: request.path,
     headers: request.headers,
-    headerName: options.headerName.toLowerCase(),
+    headerName,
     body: request.body,
     parsed,
     verdict,
