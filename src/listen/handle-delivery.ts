@@ -1,7 +1,5 @@
-import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
-import { parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
-import { verifyWebhookRequest } from '../webhook/request.js';
-import { type VerifyWebhookOptions, verifyWebhook } from '../webhook/verify.js';
+import type { ParsedWebhookBody } from '../webhook/bodies.js';
+import { judge, parseIfWorthIt } from './delivery-verdict.js';
 import type { SecretInput } from '../webhook/secrets.js';
 import {
   combinedAnswer,
@@ -60,18 +58,6 @@ export interface HandledDelivery {
   refused?: RefusedRequest | undefined;
 }
 
-/**
- * A refused body is parsed only when its signature verified and it is small: before the signature
- * verifies, a delivery costs one hash and nothing more (parsing a forged body only feeds a flood).
- */
-function parseIfWorthIt(body: Buffer, verdict: DeliveryVerdict): ParsedWebhookBody {
-  if (verdict.valid !== false) return parseWebhookBody(body);
-  if (!verdict.signatureVerified) return { ok: false, reason: 'not parsed: the signature did not verify' };
-  if (body.length > DIAGNOSE_MAX_BODY_BYTES)
-    return { ok: false, reason: `not parsed: a refused body of ${body.length} bytes` };
-  return parseWebhookBody(body);
-}
-
 /** The checks that need no body: a request failing them is answered without reading it. */
 export function preflight(
   request: { method: string; path: string },
@@ -87,57 +73,6 @@ export function preflight(
     return refuse(404, `nothing here; deliveries go to ${options.path}`);
   if (request.method !== 'POST') return refuse(405, 'webhook deliveries are POST requests', { allow: 'POST' });
   return undefined;
-}
-
-/**
- * The token when the record holds exactly one header of that name, under its lower-case spelling
- * (as the listener's records do); otherwise undefined, and `findHeader` looks (any case, repeats
- * refused). Spares each delivery findHeader's copy of every header: it answers the same here.
- */
-function soleHeader(headers: HeaderRecord, lowerName: string): string | undefined {
-  const value = headers[lowerName];
-  if (typeof value !== 'string') return undefined;
-  for (const name in headers)
-    if (name !== lowerName && name.length === lowerName.length && name.toLowerCase() === lowerName) return undefined;
-  return value;
-}
-
-async function judge(
-  request: DeliveryRequest,
-  options: HandleDeliveryOptions,
-  nowMs: number,
-  headerName: string,
-): Promise<DeliveryVerdict> {
-  if (options.secrets.length === 0) return { valid: null, warnings: [] };
-  const token = soleHeader(request.headers, headerName);
-  const verifyOptions: VerifyWebhookOptions = {
-    token,
-    verificationPrefix: options.verificationPrefix,
-    toleranceSeconds: options.toleranceSeconds,
-    body: request.body,
-    secrets: options.secrets,
-    allowFutureIat: options.allowFutureIat,
-    now: () => nowMs,
-    // Never on the answer path: explained later, on demand (listen's line, captures show, the inspector).
-    diagnose: false,
-  };
-  const result =
-    token === undefined
-      ? await verifyWebhookRequest({ ...verifyOptions, headers: request.headers, headerName: options.headerName })
-      : await verifyWebhook(verifyOptions);
-  const { bodySha256 } = result;
-  if (result.ok) return { valid: true, warnings: result.warnings, bodySha256, signatureVerified: true };
-  return {
-    valid: false,
-    code: result.code,
-    message: result.message,
-    warnings: result.warnings,
-    bodySha256,
-    signatureVerified: result.signatureVerified === true,
-    ...(result.signatureVerified && typeof result.claims?.request_body_sha256 === 'string'
-      ? { claimedBodySha256: result.claims.request_body_sha256 }
-      : {}),
-  };
 }
 
 /**
@@ -260,7 +195,11 @@ export async function handleDelivery(
   verifying.end();
   const accepted = verdict.valid !== false || Boolean(options.acceptInvalid);
   const parsed = parseIfWorthIt(request.body, verdict);
-  const routed = accepted ? await forwardRoutes(request, parsed, verdict, options, telemetry) : undefined;
+  // No forward and no routes (listen --capture alone): no async step to await.
+  const routed =
+    accepted && (options.forward || options.routing)
+      ? await forwardRoutes(request, parsed, verdict, options, telemetry)
+      : undefined;
   let answer: Pick<HandledDelivery, 'status' | 'body' | 'headers'> = { status: 200, body: { received: true } };
   if (!accepted) answer = { status: 400, body: { error: verdict.code, message: verdict.message } };
   else if (routed?.answer) answer = routed.answer;
