@@ -42,11 +42,16 @@ function mismatchCause(delivery: ReceivedDelivery): string | undefined {
   return bodyMismatchCause(delivery.body, verdict.claimedBodySha256);
 }
 
-/** The `--json` line of a delivery: what it was and how it was judged, without body or headers. */
-export function deliveryJson(delivery: ReceivedDelivery): Record<string, unknown> {
+/**
+ * The `--json` line of a delivery: what it was and how it was judged, without body or headers. With
+ * `time`, the object is the whole JSON Lines event (`kind` and `time` first, as `jsonLine` puts them)
+ * built in one go: listen prints one per delivery.
+ */
+export function deliveryJson(delivery: ReceivedDelivery, time?: string): Record<string, unknown> {
   const { parsed, verdict } = delivery;
   const line: Record<string, unknown> = {
     kind: 'delivery',
+    ...(time === undefined ? {} : { time }),
     id: delivery.id,
     receivedAt: delivery.receivedAt,
     method: delivery.method,

@@ -2,6 +2,7 @@ import type { LedgerhookError } from '../errors.js';
 import type { CliContext } from './context.js';
 import { withAdvice } from './error-advice.js';
 import { exitCodeFor } from './exit-codes.js';
+import { isoTime } from '../util/iso-time.js';
 
 /**
  * The one `--json` contract (docs/json.md). A command that answers once records its result with
@@ -46,7 +47,7 @@ export function markJsonLines(ctx: CliContext): void {
  */
 export function jsonLine(kind: string, fields: object = {}): string {
   const { kind: _kind, time: _time, at: _at, ...rest } = fields as Record<string, unknown>;
-  return JSON.stringify({ kind, time: new Date().toISOString(), ...rest });
+  return JSON.stringify({ kind, time: isoTime(Date.now()), ...rest });
 }
 
 function body(document: unknown): Record<string, unknown> {

@@ -42,7 +42,8 @@ export class DeliveryEvents {
   }
 
   hasRoom(): boolean {
-    return this.#subscribers.every((subscriber) => subscriber.hasRoom?.() ?? true);
+    for (const subscriber of this.#subscribers) if (subscriber.hasRoom && !subscriber.hasRoom()) return false;
+    return true;
   }
 
   async record(delivery: ReceivedDelivery): Promise<void> {

@@ -1,6 +1,5 @@
-import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
-import { parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
-import { verifyWebhookRequest, type VerifyWebhookRequestOptions } from '../webhook/request.js';
+import type { ParsedWebhookBody } from '../webhook/bodies.js';
+import { judge, parseIfWorthIt } from './delivery-verdict.js';
 import type { SecretInput } from '../webhook/secrets.js';
 import {
   combinedAnswer,
@@ -12,6 +11,7 @@ import {
 } from './route-forward.js';
 import { deliveryNames, type Routing, routesFor } from './routes.js';
 import type { DeliveryVerdict, HeaderRecord, ReceivedDelivery, RefusedRequest } from '../delivery/received-delivery.js';
+import { isoTime } from '../util/iso-time.js';
 import { noTelemetry, type Telemetry, type TelemetrySpan, traced } from '../telemetry/telemetry.js';
 
 export interface DeliveryRequest {
@@ -58,18 +58,6 @@ export interface HandledDelivery {
   refused?: RefusedRequest | undefined;
 }
 
-/**
- * A refused body is parsed only when its signature verified and it is small: before the signature
- * verifies, a delivery costs one hash and nothing more (parsing a forged body only feeds a flood).
- */
-function parseIfWorthIt(body: Buffer, verdict: DeliveryVerdict): ParsedWebhookBody {
-  if (verdict.valid !== false) return parseWebhookBody(body);
-  if (!verdict.signatureVerified) return { ok: false, reason: 'not parsed: the signature did not verify' };
-  if (body.length > DIAGNOSE_MAX_BODY_BYTES)
-    return { ok: false, reason: `not parsed: a refused body of ${body.length} bytes` };
-  return parseWebhookBody(body);
-}
-
 /** The checks that need no body: a request failing them is answered without reading it. */
 export function preflight(
   request: { method: string; path: string },
@@ -85,40 +73,6 @@ export function preflight(
     return refuse(404, `nothing here; deliveries go to ${options.path}`);
   if (request.method !== 'POST') return refuse(405, 'webhook deliveries are POST requests', { allow: 'POST' });
   return undefined;
-}
-
-async function judge(
-  request: DeliveryRequest,
-  options: HandleDeliveryOptions,
-  nowMs: number,
-): Promise<DeliveryVerdict> {
-  if (options.secrets.length === 0) return { valid: null, warnings: [] };
-  const verifyOptions: VerifyWebhookRequestOptions = {
-    headers: request.headers,
-    headerName: options.headerName,
-    verificationPrefix: options.verificationPrefix,
-    toleranceSeconds: options.toleranceSeconds,
-    body: request.body,
-    secrets: options.secrets,
-    allowFutureIat: options.allowFutureIat,
-    now: () => nowMs,
-    // Never on the answer path: explained later, on demand (listen's line, captures show, the inspector).
-    diagnose: false,
-  };
-  const result = await verifyWebhookRequest(verifyOptions);
-  const { bodySha256 } = result;
-  if (result.ok) return { valid: true, warnings: result.warnings, bodySha256, signatureVerified: true };
-  return {
-    valid: false,
-    code: result.code,
-    message: result.message,
-    warnings: result.warnings,
-    bodySha256,
-    signatureVerified: result.signatureVerified === true,
-    ...(result.signatureVerified && typeof result.claims?.request_body_sha256 === 'string'
-      ? { claimedBodySha256: result.claims.request_body_sha256 }
-      : {}),
-  };
 }
 
 /**
@@ -235,12 +189,17 @@ export async function handleDelivery(
   if (refused) return refused;
   const receivedAtMs = options.now();
   const verifying = telemetry.span('ledgerhook.verify');
-  const verdict = await judge(request, options, receivedAtMs);
+  const headerName = options.headerName.toLowerCase();
+  const verdict = await judge(request, options, receivedAtMs, headerName);
   if (telemetry.enabled) countVerdict(telemetry, verifying, verdict);
   verifying.end();
   const accepted = verdict.valid !== false || Boolean(options.acceptInvalid);
   const parsed = parseIfWorthIt(request.body, verdict);
-  const routed = accepted ? await forwardRoutes(request, parsed, verdict, options, telemetry) : undefined;
+  // No forward and no routes (listen --capture alone): no async step to await.
+  const routed =
+    accepted && (options.forward || options.routing)
+      ? await forwardRoutes(request, parsed, verdict, options, telemetry)
+      : undefined;
   let answer: Pick<HandledDelivery, 'status' | 'body' | 'headers'> = { status: 200, body: { received: true } };
   if (!accepted) answer = { status: 400, body: { error: verdict.code, message: verdict.message } };
   else if (routed?.answer) answer = routed.answer;
@@ -248,11 +207,11 @@ export async function handleDelivery(
   const delivery: ReceivedDelivery = {
     id: options.newId(receivedAtMs),
     receivedAtMs,
-    receivedAt: new Date(receivedAtMs).toISOString(),
+    receivedAt: isoTime(receivedAtMs),
     method: request.method,
     path: request.path,
     headers: request.headers,
-    headerName: options.headerName.toLowerCase(),
+    headerName,
     body: request.body,
     parsed,
     verdict,

@@ -29,7 +29,9 @@ export function countInto(stats: ListenerStats): (event: ListenerEvent) => void 
       else if (verdict.valid === false) stats.invalid += 1;
       else stats.unverified += 1;
       // Apps that could not be reached before the answer (a route each); --retry's attempts are lines of their own.
-      stats.forwardFailures += (forwards ?? (forward ? [forward] : [])).filter((f) => f.error !== undefined).length;
+      // Counted without a list per delivery: most deliveries are forwarded nowhere.
+      if (forwards) for (const f of forwards) stats.forwardFailures += f.error === undefined ? 0 : 1;
+      else if (forward?.error !== undefined) stats.forwardFailures += 1;
     }
   };
 }

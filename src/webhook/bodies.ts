@@ -47,7 +47,10 @@ export const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 export function parseWebhookBody(raw: Uint8Array | string): ParsedWebhookBody {
   let value: unknown;
   try {
-    value = JSON.parse(typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8'));
+    // Decoded in place: Buffer.from(a Uint8Array) would copy the bytes first.
+    value = JSON.parse(
+      typeof raw === 'string' ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8'),
+    );
   } catch {
     return { ok: false, reason: 'the body is not JSON' };
   }

@@ -63,6 +63,19 @@ describe('handleDelivery (pure: no transport)', async () => {
       valid: false,
       code: 'malformed_token',
     },
+    {
+      name: 'the same header under two spellings is a duplicate too (the lower-case lookup defers to findHeader)',
+      headers: { 'service-verification': token, 'Service-Verification': token },
+      status: 400,
+      valid: false,
+      code: 'malformed_token',
+    },
+    {
+      name: 'a header name in another case is found',
+      headers: { 'SERVICE-verification': token },
+      status: 200,
+      valid: true,
+    },
     { name: 'missing header', headers: {}, status: 400, valid: false, code: 'missing_token' },
     { name: 'no secret: not verified', headers: {}, options: { secrets: [] }, status: 200, valid: null },
     {

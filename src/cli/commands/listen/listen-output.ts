@@ -5,6 +5,7 @@ import type { WebhookSyncEvent } from '../../../webhook-sync/webhook-sync.js';
 import type { batchedLineWriter } from '../../batched-lines.js';
 import { writeLine, type CliContext } from '../../context.js';
 import { jsonLine } from '../../json-output.js';
+import { isoTime } from '../../../util/iso-time.js';
 import type { ListenCommandOptions } from './definition.js';
 import { deliveryJson, deliveryLine } from '../../delivery-line.js';
 import { queueEventLine } from './listen-queue.js';
@@ -24,8 +25,11 @@ export function listenerPrinter(
 ) {
   return (event: ListenerEvent) => {
     if (options.json) {
-      const { type, ...fields } = event;
-      out.write(jsonLine(type, type === 'delivery' ? deliveryJson(event.delivery) : fields));
+      if (event.type === 'delivery') out.write(JSON.stringify(deliveryJson(event.delivery, isoTime(Date.now()))));
+      else {
+        const { type, ...fields } = event;
+        out.write(jsonLine(type, fields));
+      }
       return;
     }
     if (event.type === 'delivery') {
