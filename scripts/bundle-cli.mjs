@@ -2,17 +2,62 @@
  * Bundles the CLI entry with the small libraries every command needs (commander and its typed
  * re-export @commander-js/extra-typings, chalk, jose)
  * into dist/cli-bundle, keeping each command in its own lazily loaded chunk. One file instead of
- * ~80 cuts ~40 ms of module resolution from every start (`npm run bench` shows the figures).
+ * ~80 cuts ~40 ms of module resolution from every start (`npm run bench` shows the figures); what
+ * every start and `verify` load is one chunk besides main.js (startPathOf below).
  * The other dependencies stay external: only the commands that use them load them.
+ * Also saves `ledgerhook --help` as it prints (help.txt), which bin/ledgerhook.js prints off a terminal.
  */
-import { rm } from 'node:fs/promises';
-import { readFile } from 'node:fs/promises';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const BUNDLED = new Set(['commander', '@commander-js/extra-typings', 'chalk', 'jose', 'proper-lockfile']);
 const UNDICI_LITE = new URL('./undici-lite.mjs', import.meta.url);
+
+/** The builtins a bare `node -e 0` of the Node running the build has loaded (one spawn, ~40 ms). */
+const LOADED_AT_START = new Set(
+  JSON.parse(execFileSync(process.execPath, ['-p', 'JSON.stringify(process.moduleLoadList)'], { encoding: 'utf8' }))
+    .flatMap((entry) => (entry.startsWith('NativeModule ') ? [entry.slice('NativeModule '.length)] : []))
+    .concat('process'), // the global itself
+);
+
+/**
+ * The modules every start loads, plus the `verify` command's own (issue 23 measures it cold), reached
+ * from main.ts by static imports. esbuild's splitting gives each distinct set of entry points (main and
+ * every lazily imported command) that reach a module its own chunk: that made ~15 small files for
+ * `--help` and ~30 for `verify`, each an ES module to resolve, read, compile and link (~40M instructions
+ * of a ~300M `verify` under callgrind). Every module of this set is imported by main.ts and by every
+ * lazily imported module too (a virtual module injected at their top): all of them are then reached by
+ * the same entry points and land in ONE chunk, each module still once (one LedgerhookError class, one
+ * json-output record). For a lazily imported module that import costs nothing: main has loaded them.
+ * verify's code in it costs every other start ~8M instructions and spares `verify` ~11M (Node 22):
+ * a trade made for the start that issue 23 holds to the floor.
+ */
+const START_PATH_ROOTS = ['src/cli/main.ts', 'src/cli/commands/verify/verify.ts'];
+const START_PATH = 'ledgerhook-start-path';
+
+/** From a metafile: the files under src/ that the roots reach by static imports, and every lazily imported file. */
+function startPathOf(metafile) {
+  const reached = new Set();
+  const lazy = new Set();
+  const visit = (file) => {
+    if (reached.has(file) || !metafile.inputs[file]) return;
+    reached.add(file);
+    for (const { path, kind } of metafile.inputs[file].imports)
+      if (kind === 'import-statement' || kind === 'require-call') visit(path);
+  };
+  for (const root of START_PATH_ROOTS) visit(root);
+  // An ES module only (chalk, undici-lite and our own are): an import put atop CommonJS would change its format.
+  for (const input of Object.values(metafile.inputs))
+    for (const { path, kind, external } of input.imports)
+      if (kind === 'dynamic-import' && !external && metafile.inputs[path]?.format === 'esm') lazy.add(path);
+  // main.ts awaits the command it runs at its top level: a chunk that imported it back would wait for itself.
+  const modules = [...reached].filter((file) => file.startsWith('src/') && file !== START_PATH_ROOTS[0]);
+  return { modules, lazy };
+}
 
 export async function bundleCli() {
   const packageJson = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
@@ -20,7 +65,69 @@ export async function bundleCli() {
   await rm('dist/cli-bundle', { recursive: true, force: true });
   await rm('dist/inspector-page', { recursive: true, force: true });
 
+  const options = cliBundleOptions(packageJson);
+  // A first pass, in memory, only to read the import graph.
+  const { metafile } = await build({ ...options, write: false, metafile: true });
+  const { modules, lazy } = startPathOf(metafile);
+  const injected = new Set([START_PATH_ROOTS[0], ...lazy].map((file) => resolve(file)));
   await build({
+    ...options,
+    plugins: [
+      ...options.plugins,
+      {
+        name: 'one-start-chunk',
+        setup(build) {
+          build.onResolve({ filter: new RegExp(`^${START_PATH}$`) }, () => ({
+            path: START_PATH,
+            namespace: START_PATH,
+          }));
+          build.onLoad({ filter: /.*/, namespace: START_PATH }, () => ({
+            contents: modules.map((file) => `import ${JSON.stringify(resolve(file))};`).join('\n'),
+            loader: 'js',
+            resolveDir: process.cwd(),
+          }));
+          build.onLoad({ filter: /\.(ts|js|mjs)$/ }, async (args) =>
+            injected.has(args.path)
+              ? {
+                  contents: `import '${START_PATH}';\n${await readFile(args.path, 'utf8')}`,
+                  loader: args.path.endsWith('.ts') ? 'ts' : 'js',
+                }
+              : undefined,
+          );
+        },
+      },
+    ],
+  });
+
+  // `ledgerhook --help` as this program prints it when stdout is no terminal (80 columns, no colour):
+  // bin/ledgerhook.js prints this file instead of loading the bundle to build the same text again.
+  const help = spawnSync(process.execPath, ['dist/cli-bundle/main.js', '--help'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, NO_COLOR: '1' },
+  });
+  if (help.status !== 0 || help.stderr !== '') throw new Error(`ledgerhook --help failed: ${help.stderr}`);
+  await writeFile('dist/cli-bundle/help.txt', help.stdout);
+
+  // The inspector page (src/inspector/page): one script and one stylesheet, served by ledgerhook
+  // itself (no CDN, works offline). Kept well under 100 kB; the build fails if it grows past that.
+  const page = await build({
+    entryPoints: ['src/inspector/page/app.ts', 'src/inspector/page/app.css'],
+    outdir: 'dist/inspector-page',
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const pageBytes = Object.values(page.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
+  if (pageBytes > 100 * 1024) throw new Error(`the inspector page is ${pageBytes} bytes; the budget is 100 kB`);
+}
+
+/** The CLI bundle's esbuild options (both passes). */
+function cliBundleOptions(packageJson) {
+  return {
     entryPoints: ['src/cli/main.ts'],
     outdir: 'dist/cli-bundle',
     bundle: true,
@@ -67,36 +174,31 @@ export async function bundleCli() {
             // when needed, stays Node's own (a CommonJS shim would have only a default export there).
             if (args.namespace === 'builtin' || args.kind === 'dynamic-import')
               return { path: args.path, external: true };
-            const name = args.path.replace(/^node:/, '');
-            // Only commander's child_process is the lazy stand-in: our own code imports names from it.
-            const lazy = name === 'child_process' && args.importer.includes('commander');
-            return { path: lazy ? 'child_process-on-use' : name, namespace: 'builtin' };
+            return { path: args.path.replace(/^node:/, ''), namespace: 'builtin' };
           });
-          build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
-            contents:
-              args.path === 'child_process-on-use'
-                ? "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });"
-                : `module.exports = require(${JSON.stringify(`node:${args.path}`)});`,
-            loader: 'js',
-          }));
+          // A builtin that Node has loaded before any code runs (fs, path, events...) is itself. Any other
+          // is an object of getters over its export names (as this Node lists them; the code
+          // uses none that Node 20 lacks), requiring the builtin at the first read of one: a module that
+          // only might hash (the start path holds verify's code) does not load node:crypto (~56M
+          // instructions of a cold start under callgrind), and commander's child_process, used only for
+          // external subcommands, which ledgerhook has none of, is never loaded.
+          build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
+            const id = JSON.stringify(`node:${args.path}`);
+            const real = process.getBuiltinModule(`node:${args.path}`);
+            // One that is itself a function (assert, stream) is called or extended: it stays itself.
+            if (LOADED_AT_START.has(args.path) || typeof real === 'function')
+              return { contents: `module.exports = require(${id});`, loader: 'js' };
+            const names = Object.getOwnPropertyNames(real);
+            const getters = names.map(
+              (name) => `${JSON.stringify(name)}: { enumerable: true, get: () => load()[${JSON.stringify(name)}] }`,
+            );
+            return {
+              contents: `let real; const load = () => (real ??= require(${id}));\nmodule.exports = Object.defineProperties({}, {\n${getters.join(',\n')}\n});`,
+              loader: 'js',
+            };
+          });
         },
       },
     ],
-  });
-
-  // The inspector page (src/inspector/page): one script and one stylesheet, served by ledgerhook
-  // itself (no CDN, works offline). Kept well under 100 kB; the build fails if it grows past that.
-  const page = await build({
-    entryPoints: ['src/inspector/page/app.ts', 'src/inspector/page/app.css'],
-    outdir: 'dist/inspector-page',
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    metafile: true,
-    logLevel: 'warning',
-  });
-  const pageBytes = Object.values(page.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-  if (pageBytes > 100 * 1024) throw new Error(`the inspector page is ${pageBytes} bytes; the budget is 100 kB`);
+  };
 }

@@ -32,7 +32,10 @@ const PLAIN: ChalkInstance = new Proxy(
  * chalk for one stream: colour only on a terminal, never with NO_COLOR (no-color.org), always
  * with FORCE_COLOR. Loaded on demand, so that `--help` does not pay for it.
  */
-export async function loadColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Promise<ChalkInstance> {
+export async function loadColor(
+  stream: Pick<NodeJS.WriteStream, 'isTTY' | 'getColorDepth'>,
+  env: NodeJS.ProcessEnv,
+): Promise<ChalkInstance> {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return PLAIN;
   if (env.FORCE_COLOR === undefined && !stream.isTTY) return PLAIN;
   const { Chalk } = await import('chalk');

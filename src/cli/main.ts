@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
-import { loadColor, writeLine, type CliContext } from './context.js';
+import { loadColor, type CliContext } from './context.js';
 import { jsonOutcome } from './json-output.js';
 import { outcomeOf } from './outcome.js';
 import { EXIT } from './exit-codes.js';
 import { secretFlagWarnings } from './secret-flag-warnings.js';
+import { isTerminal, stdStream, whenStreamBuilt, writeStd } from './std-output.js';
 import type { RunCommand } from './runner.js';
 import { defineCommands } from './command-list.js';
 
@@ -16,24 +17,46 @@ import { defineCommands } from './command-list.js';
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
+// `ledgerhook events | head` closes the pipe early: that is not an error worth a stack trace.
+whenStreamBuilt((fd, stream) => {
+  if (fd === 1)
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+      throw error;
+    });
+});
+
 const debug = process.argv.includes('--debug') || process.env.LEDGERHOOK_DEBUG === '1';
-// Error lines are coloured only on a terminal; elsewhere chalk is not even loaded.
+// Error lines are coloured only on a terminal; elsewhere chalk is not even loaded (nor the stream built).
 const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
 const stderrColor: { red: (text: string) => string } =
-  process.stderr.isTTY && !noColor ? await loadColor(process.stderr, process.env) : { red: (text) => text };
+  !noColor && isTerminal(2) ? await loadColor(stdStream(2), process.env) : { red: (text) => text };
 
 async function createContext(): Promise<CliContext> {
   let controller: AbortController | undefined;
   return {
     env: process.env,
-    stdout: process.stdout,
-    stderr: process.stderr,
+    // Built when a command first writes (std-output.ts).
+    get stdout() {
+      return stdStream(1);
+    },
+    get stderr() {
+      return stdStream(2);
+    },
     // process.stdin builds a stream on first access; only commands that read it pay for that.
     get stdin() {
       return process.stdin;
     },
-    isTTY: Boolean(process.stdout.isTTY),
-    color: await loadColor(process.stdout, process.env),
+    isTTY: isTerminal(1),
+    color: await loadColor(
+      {
+        get isTTY() {
+          return isTerminal(1);
+        },
+        getColorDepth: () => stdStream(1).getColorDepth(),
+      },
+      process.env,
+    ),
     debug,
     // Signal handlers are installed only when a command asks for the signal, so that short
     // commands keep Node's default Ctrl-C behaviour.
@@ -76,11 +99,11 @@ let current: CliContext | undefined;
 function reportError(thrown: unknown): number {
   const outcome = outcomeOf(thrown, debug);
   // The human line first (stderr), then the --json document with what the command had (stdout).
-  if (outcome.line) writeLine(process.stderr, `${stderrColor.red(outcome.line.label)} ${outcome.line.text}`);
-  if (debug && outcome.stack && outcome.line) writeLine(process.stderr, outcome.stack);
+  if (outcome.line) writeStd(2, `${stderrColor.red(outcome.line.label)} ${outcome.line.text}\n`);
+  if (debug && outcome.stack && outcome.line) writeStd(2, `${outcome.stack}\n`);
   if (jsonRequested && outcome.json) {
     const text = jsonOutcome(current, outcome.json);
-    if (text) process.stdout.write(text);
+    if (text) writeStd(1, text);
   }
   return outcome.exitCode;
 }
@@ -91,7 +114,7 @@ const run: RunCommand = async (load, options) => {
   current = ctx;
   await module.run(options, ctx);
   const text = jsonRequested ? jsonOutcome(ctx) : undefined;
-  if (text) process.stdout.write(text);
+  if (text) writeStd(1, text);
 };
 
 function buildProgram(named: string | undefined): Command {
@@ -104,14 +127,14 @@ function buildProgram(named: string | undefined): Command {
     .showSuggestionAfterError(true)
     .exitOverride() // subcommands created after this inherit it, and the output settings
     .configureOutput({
-      writeOut: (text) => process.stdout.write(text),
-      writeErr: (text) => process.stderr.write(text),
+      writeOut: (text) => writeStd(1, text),
+      writeErr: (text) => writeStd(2, text),
       // One line per error: commander puts its "(Did you mean …?)" suggestion on a second line.
       outputError: (text, write) => write(stderrColor.red(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`)),
     })
     // A credential typed as a flag is said before the command runs (stderr: stdout stays the result).
     .hook('preAction', (_program, command) => {
-      for (const line of secretFlagWarnings(command)) writeLine(process.stderr, line);
+      for (const line of secretFlagWarnings(command)) writeStd(2, `${line}\n`);
     })
     .addHelpText(
       'after',
@@ -154,12 +177,6 @@ async function main(args: string[]): Promise<number> {
     clearInterval(hold);
   }
 }
-
-// `ledgerhook events | head` closes the pipe early: that is not an error worth a stack trace.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
-  throw error;
-});
 
 const code = await main(process.argv.slice(2));
 process.exitCode = code;

@@ -36,7 +36,14 @@ export async function pipedBody(stdin: NodeJS.ReadableStream & { isTTY?: boolean
   return body.length > 0 ? body : undefined;
 }
 
-/** A body given as FILE or `-` (stdin), read as raw bytes. */
-export async function readBodyArgument(file: string, stdin: NodeJS.ReadableStream): Promise<Buffer> {
-  return file === '-' ? readStream(stdin) : readInputFile(file, 'body file');
+/**
+ * A body given as FILE or `-` (stdin), read as raw bytes. Takes the context's stdin getter's owner, not
+ * the stream: process.stdin is built on first access (for /dev/null an fs.ReadStream, which loads
+ * fs/promises and readline: ~10M instructions of a cold `verify FILE`), so only `-` touches it.
+ */
+export async function readBodyArgument(
+  file: string,
+  input: { readonly stdin: NodeJS.ReadableStream },
+): Promise<Buffer> {
+  return file === '-' ? readStream(input.stdin) : readInputFile(file, 'body file');
 }

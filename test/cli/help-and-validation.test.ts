@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { captureRecord, writeMixedCapture } from '../helpers/capture-file.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
@@ -27,6 +29,23 @@ function commandsIn(help: string): string[] {
 }
 
 describe('help and input checks', () => {
+  it("--help and -h printed from the saved text are the program's own, byte for byte", async () => {
+    // bin/ledgerhook.js prints dist/cli-bundle/help.txt when stdout is no terminal (issue 23); the
+    // bundle itself, run without the shim, builds the same page with commander.
+    const bundle = fileURLToPath(new URL('../../dist/cli-bundle/main.js', import.meta.url));
+    const own = spawnSync(process.execPath, [bundle, '--help'], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    assert.equal(own.status, 0, own.stderr);
+    for (const flag of ['--help', '-h']) {
+      const saved = await runCli([flag]);
+      assert.equal(saved.code, 0, saved.stderr);
+      assert.equal(saved.stderr, '');
+      assert.equal(saved.stdout, own.stdout, flag);
+    }
+  });
+
   it('every command and every subcommand has an example in its --help', async () => {
     // The texts come from the command definitions, rendered in-process; the spawned --help proves that the
     // program the user runs lists exactly these commands, and a few spawned help pages prove the routing.

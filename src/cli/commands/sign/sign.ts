@@ -26,7 +26,7 @@ async function readBody(options: SignCommandOptions, ctx: CliContext): Promise<B
     if (piped) return piped;
     throw usageError('no body to sign: give a FILE, - to read stdin (or pipe it in), or --data JSON', 'missing_body');
   }
-  return readBodyArgument(options.file, ctx.stdin);
+  return readBodyArgument(options.file, ctx);
 }
 
 export async function run(options: SignCommandOptions, ctx: CliContext): Promise<void> {

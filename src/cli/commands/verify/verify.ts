@@ -60,7 +60,7 @@ async function fromFlags(options: VerifyCommandOptions, ctx: CliContext): Promis
   }
   let body: Buffer;
   if (options.data !== undefined) body = Buffer.from(options.data, 'utf8');
-  else if (options.file !== undefined) body = await readBodyArgument(options.file, ctx.stdin);
+  else if (options.file !== undefined) body = await readBodyArgument(options.file, ctx);
   else {
     const piped = await pipedBody(ctx.stdin);
     if (!piped)
