@@ -59,9 +59,17 @@ export class PageSink {
     return this.#store.beginFull(this.#ref, resumable || taken ? { resumable: true, resume: taken } : undefined);
   }
 
-  /** Makes the pages so far durable with where the read stands; false when this read keeps no checkpoints. */
+  /** Whether `checkpoint` would keep one now: a resumable full read that has begun its load. */
+  get keepsCheckpoints(): boolean {
+    return this.#mode === 'full' && !this.#dryRun && this.#resume.resumable && this.#load?.checkpoint !== undefined;
+  }
+
+  /**
+   * Makes the pages so far durable with where the read stands; false when this read keeps no
+   * checkpoints. Nothing may be added, committed or aborted until it has settled.
+   */
   async checkpoint(at: ReadCheckpoint): Promise<boolean> {
-    if (this.#mode !== 'full' || this.#dryRun || !this.#resume.resumable || !this.#load?.checkpoint) return false;
+    if (!this.keepsCheckpoints || !this.#load?.checkpoint) return false;
     await this.#load.checkpoint(at);
     return true;
   }
