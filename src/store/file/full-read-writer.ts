@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import { readLines } from '../../util/read-lines.js';
 import { AtomicItemWriter, type FileDigest, type Item, type ItemDigest } from './data-file.js';
 import { compareIds, type ItemId } from '../../dataset/item-id.js';
+import { pageLines } from './page-lines.js';
 
 /** How far the items written are in id order: kept with a checkpoint, so a resumed read sorts as one. */
 export interface StagedOrder {
@@ -60,6 +61,15 @@ export class FullReadWriter {
     for (const item of items) {
       if (this.#lastId !== undefined && compareIds(this.#lastId, item.id) >= 0) this.#ascending = false;
       this.#lastId = item.id;
+    }
+    // The page serialised at once (page-lines.ts), the same bytes as item by item below.
+    const page = pageLines(items);
+    if (page) {
+      const flushing = this.#writer.copyLines(page.lines, page.digest, page.count);
+      if (flushing) await flushing;
+      return;
+    }
+    for (const item of items) {
       // write() returns a promise only when its buffer is flushed: no await (and no tick) per item.
       const flushing = this.#writer.write(item);
       if (flushing) await flushing;
