@@ -124,14 +124,6 @@ export async function runRead(
   };
   const sent = since === undefined ? undefined : (window ?? lookBack(since, options.lagMs ?? 0));
   const run = startRun((options.now ?? Date.now)(), options.cause, options.deliveryId);
-  // The checkpoint of the page before, written while the next page is awaited (issue 23: as a
-  // synchronous step it kept the run from reading the next page meanwhile), and that page's event.
-  let saving: Promise<void> | undefined;
-  const saved = () => {
-    const pending = saving;
-    saving = undefined;
-    return pending;
-  };
   const pages = paginate({
     ...options,
     retry,
@@ -141,9 +133,10 @@ export async function runRead(
     lastUpdatedDate: sent,
     cursor: from?.cursor,
     firstIndex: from?.pages,
-    // A stop asked for in the page's event ends the read there, as when the event came before the next page.
+    // The page before's checkpoint is written while this page is awaited (issue 23); a stop asked
+    // for in that page's event ends the read there, as when the event came before the next page.
     beforeNext: async () => {
-      await saved();
+      await sink.settle();
       if (options.signal?.aborted) throw stopped();
     },
     onRetry: (event) => {
@@ -206,24 +199,16 @@ export async function runRead(
       const items = item.page.data.length;
       const report = (kept: boolean) =>
         emit({ type: 'page', dataset, page, items, itemsSoFar, deletedSoFar, ...(kept ? { kept } : {}) });
+      // Not awaited here but before the next page is handed over or the one after requested
+      // (beforeNext): the page's event says kept once it is.
       if (cursor !== undefined && sink.keepsCheckpoints) {
-        // Not awaited here: paginate awaits it (beforeNext) once the next page has come, before
-        // handing it over or requesting the one after; the page's event says kept once it is.
-        const at = {
-          ...base,
-          cursor,
-          pages: page,
-          items: itemsSoFar,
-          lastUpdatedDate: summary.lastUpdatedDate,
-          quirks: summary.quirks ?? [],
-          savedAt: syncedAt(options),
-        };
-        saving = sink.checkpoint(at).then(report);
-        saving.catch(() => {}); // awaited by paginate or below; a stop in between must not leave it unhandled
+        const { lastUpdatedDate } = summary;
+        const at = { ...base, cursor, pages: page, items: itemsSoFar, lastUpdatedDate, quirks: summary.quirks ?? [] };
+        sink.checkpointBehind({ ...at, savedAt: syncedAt(options) }, report);
       } else report(false);
       if (options.signal?.aborted) throw stopped();
     }
-    await saved();
+    await sink.settle();
     const stored = start.state?.lastUpdatedDate;
     // A continued read saw only its own pages: it cannot call a field missing from the dataset.
     const schema = start.stored?.mode === 'document' ? undefined : start.stored?.schema;
@@ -243,8 +228,6 @@ export async function runRead(
     emit({ type: 'done', summary });
     return summary;
   } catch (error) {
-    // A checkpoint still being written ends first (kept or not) before the load is dropped or kept.
-    await saved()?.catch(() => {});
     // Only the answer to the kept cursor itself says it expired; a later failure is the read's own.
     const expired = from !== undefined && fetched === 0 && cursorNoLongerAccepted(error, options.expiredCursorStatuses);
     const keep = !expired && keepCheckpointAfter(error);
