@@ -33,6 +33,7 @@ export class PageSink {
   readonly #resume: SinkResume;
   #load: FullLoad | undefined;
   #committed = false;
+  #saving: Promise<void> | undefined;
   readonly #changes = new Map<string, StoredItem>();
   readonly #deleted = new Map<string, number | string>();
   /** The lastUpdatedDate of the page each changed id came on (the history's provenance). */
@@ -59,11 +60,36 @@ export class PageSink {
     return this.#store.beginFull(this.#ref, resumable || taken ? { resumable: true, resume: taken } : undefined);
   }
 
-  /** Makes the pages so far durable with where the read stands; false when this read keeps no checkpoints. */
+  /** Whether `checkpoint` would keep one now: a resumable full read that has begun its load. */
+  get keepsCheckpoints(): boolean {
+    return this.#mode === 'full' && !this.#dryRun && this.#resume.resumable && this.#load?.checkpoint !== undefined;
+  }
+
+  /**
+   * Makes the pages so far durable with where the read stands; false when this read keeps no
+   * checkpoints. Nothing may be added, committed or aborted until it has settled.
+   */
   async checkpoint(at: ReadCheckpoint): Promise<boolean> {
-    if (this.#mode !== 'full' || this.#dryRun || !this.#resume.resumable || !this.#load?.checkpoint) return false;
+    if (!this.keepsCheckpoints || !this.#load?.checkpoint) return false;
     await this.#load.checkpoint(at);
     return true;
+  }
+
+  /**
+   * Starts `checkpoint` without waiting for it; `kept` is told the outcome once it is written. The
+   * caller awaits `settle` before it adds, commits or goes past the next page; `abort` waits for it.
+   */
+  checkpointBehind(at: ReadCheckpoint, kept: (kept: boolean) => void): void {
+    const saving = this.checkpoint(at).then(kept);
+    saving.catch(() => {}); // surfaces at settle; a run stopped meanwhile must not leave it unhandled
+    this.#saving = saving;
+  }
+
+  /** The checkpoint started by checkpointBehind, if one is in flight (its failure is thrown here). */
+  settle(): Promise<void> | undefined {
+    const saving = this.#saving;
+    this.#saving = undefined;
+    return saving;
   }
 
   get deletedSoFar(): number {
@@ -124,6 +150,8 @@ export class PageSink {
    * `keepCheckpoint`, the pages up to the last checkpoint stay too, for the next run to continue.
    */
   async abort(keepCheckpoint = false): Promise<void> {
+    // A checkpoint still being written ends first (kept or not) before the load is dropped or kept.
+    await this.settle()?.catch(() => {});
     if (this.#committed) return;
     if (this.#load) await this.#load.abort({ keepCheckpoint });
     else if (keepCheckpoint) await this.#resume.taken?.release();

@@ -46,6 +46,12 @@ export interface PaginateOptions
   allowDocument?: boolean | undefined;
   /** A span per page fetched (`ledgerhook.sync.page`, retries and waits included) and the pages metric. */
   telemetry?: Telemetry | undefined;
+  /**
+   * Awaited once the next page has come, before it is handed over and the one after it requested:
+   * the caller's work on a page that goes on in the background (its checkpoint) overlaps the wait
+   * for the next page, yet ends before the read is two pages past it, as when it was awaited.
+   */
+  beforeNext?: (() => Promise<unknown> | undefined) | undefined;
 }
 
 export type PaginatedItem =
@@ -90,6 +96,18 @@ class IdleCounter {
  * `maxPages` pages, or a run of pages that bring nothing new fails the run.
  */
 export async function* paginate(options: PaginateOptions): AsyncGenerator<PaginatedItem> {
+  // The next page is always requested ahead: a caller that stops (a failure, a break) cancels it
+  // rather than leaving it to run on; its rejection is swallowed (see pending.catch).
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  try {
+    yield* pagesOf({ ...options, signal });
+  } finally {
+    stop.abort();
+  }
+}
+
+async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem> {
   const url = listUrl(options.baseUrl, options.path, options.filter);
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const telemetry = options.telemetry ?? noTelemetry;
@@ -120,8 +138,11 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<Pagina
   const seen = new Set<string>(options.cursor === undefined ? [] : [options.cursor]);
   const idle = new IdleCounter();
   let pending = fetchPage(options.cursor);
-  for (let index = options.firstIndex ?? 0; ; index += 1) {
-    const classified = classifyBody(await pending);
+  const firstIndex = options.firstIndex ?? 0;
+  for (let index = firstIndex; ; index += 1) {
+    const body = await pending;
+    if (index > firstIndex) await options.beforeNext?.();
+    const classified = classifyBody(body);
     if (classified.kind === 'invalid')
       throw badResponse(
         `GET ${url.href} answered 200 but not a valid list envelope: ${classified.reason}`,

@@ -133,6 +133,12 @@ export async function runRead(
     lastUpdatedDate: sent,
     cursor: from?.cursor,
     firstIndex: from?.pages,
+    // The page before's checkpoint is written while this page is awaited (issue 23); a stop asked
+    // for in that page's event ends the read there, as when the event came before the next page.
+    beforeNext: async () => {
+      await sink.settle();
+      if (options.signal?.aborted) throw stopped();
+    },
     onRetry: (event) => {
       if (event.rateLimited) countRateLimitWait(options.telemetry, event.waitMs);
       emit({ type: 'retry', dataset, ...event });
@@ -188,30 +194,21 @@ export async function runRead(
       await sink.add(item.page);
       observed.observe(item.page.data);
       const cursor = item.page.cursor;
-      const kept =
-        cursor !== undefined &&
-        (await sink.checkpoint({
-          ...base,
-          cursor,
-          pages: summary.pages,
-          items: sink.received,
-          lastUpdatedDate: summary.lastUpdatedDate,
-          quirks: summary.quirks ?? [],
-          savedAt: syncedAt(options),
-        }));
       const { received: itemsSoFar, deletedSoFar } = sink;
       const page = summary.pages;
-      emit({
-        type: 'page',
-        dataset,
-        page,
-        items: item.page.data.length,
-        itemsSoFar,
-        deletedSoFar,
-        ...(kept ? { kept } : {}),
-      });
+      const items = item.page.data.length;
+      const report = (kept: boolean) =>
+        emit({ type: 'page', dataset, page, items, itemsSoFar, deletedSoFar, ...(kept ? { kept } : {}) });
+      // Not awaited here but before the next page is handed over or the one after requested
+      // (beforeNext): the page's event says kept once it is.
+      if (cursor !== undefined && sink.keepsCheckpoints) {
+        const { lastUpdatedDate } = summary;
+        const at = { ...base, cursor, pages: page, items: itemsSoFar, lastUpdatedDate, quirks: summary.quirks ?? [] };
+        sink.checkpointBehind({ ...at, savedAt: syncedAt(options) }, report);
+      } else report(false);
       if (options.signal?.aborted) throw stopped();
     }
+    await sink.settle();
     const stored = start.state?.lastUpdatedDate;
     // A continued read saw only its own pages: it cannot call a field missing from the dataset.
     const schema = start.stored?.mode === 'document' ? undefined : start.stored?.schema;

@@ -262,6 +262,19 @@ export class AtomicItemWriter {
   }
 
   /**
+   * Items already serialised, many at once (a full read's page, page-lines.ts): `lines` holds their
+   * lines with ",\n" between them (none after the last), `digestBytes` the same lines each followed by
+   * "\n" only (what the line digest is taken over). The caller guarantees id order, as for `write`.
+   */
+  copyLines(lines: Buffer, digestBytes: Buffer, count: number): Promise<void> | undefined {
+    if (this.#started) this.#push(',\n');
+    this.#started = true;
+    this.#push(lines);
+    this.#digest.addLines(digestBytes, count);
+    return this.#size >= WRITE_BUFFER ? this.#flushBehind() : undefined;
+  }
+
+  /**
    * Item lines copied as they are from a file of this layout (a merge's unchanged lines): `lines`
    * holds them with the ",\n" between them (none after the last). The caller guarantees id order, as
    * for `write`, and says how many items it copied in all (`countCopied`) before the commit; they are

@@ -2,6 +2,10 @@ import { open } from 'node:fs/promises';
 import { readLines } from '../../util/read-lines.js';
 import { AtomicItemWriter, type FileDigest, type Item, type ItemDigest } from './data-file.js';
 import { compareIds, type ItemId } from '../../dataset/item-id.js';
+import { pageLines } from './page-lines.js';
+
+/** Items serialised in one JSON.stringify: ~200 bytes each, their text stays well under 128 KiB. */
+const ITEMS_AT_ONCE = 250;
 
 /** How far the items written are in id order: kept with a checkpoint, so a resumed read sorts as one. */
 export interface StagedOrder {
@@ -60,6 +64,24 @@ export class FullReadWriter {
     for (const item of items) {
       if (this.#lastId !== undefined && compareIds(this.#lastId, item.id) >= 0) this.#ascending = false;
       this.#lastId = item.id;
+    }
+    // A few hundred items serialised at once (page-lines.ts), the same bytes as item by item. Not a
+    // whole page: strings over 128 KiB go to V8's large-object space, freed only by a full GC (a
+    // 1M-item read's peak RSS rose by 16 MB when pages of 1000 items were serialised whole).
+    for (let start = 0; start < items.length; start += ITEMS_AT_ONCE) {
+      const part = items.length <= ITEMS_AT_ONCE ? items : items.slice(start, start + ITEMS_AT_ONCE);
+      const lines = pageLines(part);
+      if (lines === undefined) await this.#oneByOne(part);
+      else {
+        const flushing = this.#writer.copyLines(lines.lines, lines.digest, lines.count);
+        if (flushing) await flushing;
+      }
+    }
+  }
+
+  /** Items written one by one: what pageLines cannot cut apart. */
+  async #oneByOne(items: readonly Item[]): Promise<void> {
+    for (const item of items) {
       // write() returns a promise only when its buffer is flushed: no await (and no tick) per item.
       const flushing = this.#writer.write(item);
       if (flushing) await flushing;

@@ -31,19 +31,32 @@ export async function resumableFullLoad(
     writer = await FullReadWriter.create(file, slot.stagingPath);
   }
   let saved = taken !== undefined && slot === (taken as FileTakenCheckpoint).slot;
+  // The caller awaits a checkpoint before going on (dataset-store.ts); should one still be in flight,
+  // whatever comes next waits for it, so that a record never describes bytes written after its mark.
+  let saving: Promise<void> | undefined;
+  const settled = () => saving?.catch(() => {});
   return {
-    add: (items) => writer.add(items),
-    checkpoint: async (at) => {
-      await slot.save(at, await writer.mark());
-      saved = true;
+    add: async (items) => {
+      await settled();
+      await writer.add(items);
+    },
+    checkpoint: (at) => {
+      saving = (async () => {
+        await settled();
+        await slot.save(at, await writer.mark());
+        saved = true;
+      })();
+      return saving;
     },
     commit: async (state): Promise<CommitResult> => {
+      await settled();
       const digest = await install(state, (before) => writer.commit(before));
       // After the rename: a crash in between leaves a record whose read the new state has overtaken.
       await slot.remove();
       return { total: digest.items, upserted: digest.items, removed: 0 };
     },
     abort: async (options) => {
+      await settled();
       if (options?.keepCheckpoint && saved) {
         await writer.close();
         slot.release();

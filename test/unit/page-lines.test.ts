@@ -1,0 +1,105 @@
+/**
+ * A page serialised at once (issue 23) must give the bytes and the digest of the item-by-item path,
+ * whatever the items hold; where it cannot tell the items apart it gives way to that path.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { AtomicItemWriter, type FileDigest, type Item, ItemDigest } from '../../src/store/file/data-file.js';
+import { FullReadWriter } from '../../src/store/file/full-read-writer.js';
+import { pageLines } from '../../src/store/file/page-lines.js';
+import { tempDir } from '../helpers/cli.js';
+
+/** The item-by-item bytes and digest of one page. */
+function itemByItem(items: readonly Item[]) {
+  const lines = items.map((item) => JSON.stringify(item));
+  const digest = new ItemDigest();
+  for (const line of lines) digest.add(line);
+  return { lines: lines.join(',\n'), digest: digest.result() };
+}
+
+function viaPage(items: readonly Item[]) {
+  const page = pageLines(items);
+  if (page === undefined) return undefined;
+  const digest = new ItemDigest();
+  digest.addLines(page.digest, page.count);
+  return { lines: page.lines.toString('utf8'), digest: digest.result() };
+}
+
+const HOSTILE: Item[] = [
+  { id: 1, text: 'plain' },
+  { id: 2, empty: {}, list: [], nested: { a: { b: [1, 2, { c: null }] } } },
+  { id: 3, text: 'quote " backslash \\ slash / newline \n tab \t nul \u0000 bell \u0007' },
+  { id: 4, text: 'unicode é € 😀 line sep \u2028 para sep \u2029 lone \ud800 and \udfff' },
+  { id: 5, text: '}{,][ "}" ,{ } , {' },
+  { id: 'six', n: -0, big: 1e21, small: 5e-7, frac: 0.1, neg: -12.5, t: true, f: false, z: null },
+  { id: 7, '': 'empty key', '}': '{', 'key with "quotes"': 1, 10: 'integer key', 2: 'first' },
+];
+
+describe('pageLines (issue 23)', () => {
+  it('gives the bytes and digest of JSON.stringify item by item, for hostile contents', () => {
+    for (let size = 1; size <= HOSTILE.length; size += 1) {
+      const items = HOSTILE.slice(0, size);
+      assert.deepEqual(viaPage(items), itemByItem(items), `the first ${size}`);
+    }
+    // Items that are empty objects: boundaries "},{" next to each other.
+    const empties = [{}, {}, { id: 1 }, {}] as unknown as Item[];
+    assert.deepEqual(viaPage(empties), itemByItem(empties));
+  });
+
+  it('gives way where "},{" is inside an item: in a string, or between objects of a nested array', () => {
+    assert.equal(pageLines([{ id: 1, text: 'a},{b' }, { id: 2 }]), undefined);
+    assert.equal(pageLines([{ id: 1, rows: [{ a: 1 }, { b: 2 }] }]), undefined);
+    assert.equal(pageLines([{ id: 1, deep: [[{}, {}]] }, { id: 2 }]), undefined);
+    assert.equal(pageLines([]), undefined);
+  });
+
+  it('gives way for anything that is not plain data (toJSON, class instances, boxed values)', () => {
+    class Thing {
+      id = 1;
+    }
+    assert.equal(pageLines([new Thing() as unknown as Item]), undefined);
+    assert.equal(pageLines([{ id: 1, toJSON: () => ({ id: 1 }) } as unknown as Item]), undefined);
+    assert.equal(pageLines([new String('{"id":1}') as unknown as Item]), undefined);
+    const proto = Object.prototype as { toJSON?: unknown };
+    proto.toJSON = function (this: unknown) {
+      return this;
+    };
+    try {
+      assert.equal(pageLines([{ id: 1 }]), undefined);
+    } finally {
+      delete proto.toJSON;
+    }
+    const bare = Object.assign(Object.create(null), { id: 1, a: 'x' }) as Item;
+    assert.deepEqual(viaPage([bare, { id: 2 }]), itemByItem([bare, { id: 2 }]));
+  });
+
+  it('a full read written page by page is byte for byte the file written item by item, pages that give way included', async () => {
+    const dir = tempDir();
+    const pages: Item[][] = [];
+    let id = 0;
+    // Pages of 50, and of 700 (serialised 250 items at a time, a part of which gives way).
+    for (let page = 0; page < 30; page += 1) {
+      const items: Item[] = [];
+      for (let at = 0; at < (page % 10 === 9 ? 700 : 50); at += 1) {
+        id += 1;
+        const item: Item = { id, text: `t${id} é ${'x'.repeat(id % 7)}`, amount: id / 8, ok: id % 2 === 0 };
+        if (id % 97 === 0) item.note = 'a},{b'; // this page gives way
+        if (id % 131 === 0) item.rows = [{ a: 1 }, {}];
+        items.push(item);
+      }
+      pages.push(items);
+    }
+    pages.splice(3, 0, []);
+    const paged = await FullReadWriter.create(join(dir, 'paged.json'));
+    for (const items of pages) await paged.add(items);
+    const pagedDigest: FileDigest = await paged.commit();
+    const single = await AtomicItemWriter.create(join(dir, 'single.json'));
+    for (const item of pages.flat()) await single.write(item);
+    const singleDigest = await single.commit();
+    assert.deepEqual(pagedDigest, singleDigest);
+    assert.equal(readFileSync(join(dir, 'paged.json'), 'utf8'), readFileSync(join(dir, 'single.json'), 'utf8'));
+    assert.equal(JSON.parse(readFileSync(join(dir, 'paged.json'), 'utf8')).length, id);
+  });
+});
