@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ErrorReason } from '../error-reasons.js';
 import { DEFAULT_PAGE_LIMIT } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
@@ -189,6 +190,10 @@ async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem>
       // The next request goes out while the caller works on this page; the requests stay in order.
       pending = fetchPage(cursor);
       pending.catch(() => {}); // if the caller stops early, nobody awaits it
+      // One turn of the event loop before the page is handed over: undici writes the request a tick
+      // or two after it is made, and a caller that works on the page in one stretch would hold it
+      // back, the server idle meanwhile.
+      await nextTurn();
     }
     yield { kind: 'page', index, page: classified.page, ...(classified.quirk ? { quirk: classified.quirk } : {}) };
     if (cursor === undefined) return;
