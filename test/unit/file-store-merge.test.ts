@@ -210,6 +210,15 @@ describe('mergeIntoFile (bytes of unchanged lines copied, only changed ids parse
     await mergeIntoFile(file, { upserts: [], deletedIds: [1] }, [stale, legacyDigestOf(six)], again);
     assert.deepEqual(await again.commit(), digestOf(six.slice(1)));
   });
+
+  it('checks an earlier state and its pending entry, both SHA-256 and of the same count (found in review: the second check threw)', async () => {
+    const five = range(1, 5);
+    const { file } = await written(five);
+    const writer = await AtomicItemWriter.create(file);
+    const stale = { items: 5, checksum: 'sha256:0123456789abcdef0123456789abcdef' };
+    await mergeIntoFile(file, { upserts: [{ id: 6 }], deletedIds: [] }, [stale, legacyDigestOf(five)], writer);
+    assert.deepEqual(await writer.commit(), digestOf([...five, { id: 6 }]));
+  });
 });
 
 describe('AtomicItemWriter checksum', () => {
