@@ -6,6 +6,7 @@ import { readLines } from '../../util/read-lines.js';
 import { isReadCheckpoint, type ReadCheckpoint, type TakenCheckpoint } from '../read-checkpoint.js';
 import { DATA_FILE_MODE, ItemDigest, writeFailed } from './data-file.js';
 import type { StagedMark } from './full-read-writer.js';
+import { layoutDamage } from './staging-layout.js';
 import { alive } from './stale-temp-files.js';
 import { tempFileName, tempFileOwner } from './temp-name.js';
 
@@ -86,7 +87,7 @@ async function checkStaging(path: string, staged: StagedMark): Promise<ItemDiges
   const found = digest.peek();
   if (found.items !== staged.items || found.checksum !== staged.checksum)
     return `its staging file does not match the record (${found.items} items, ${staged.items} recorded)`;
-  return digest;
+  return (await layoutDamage(path, staged.bytes)) ?? digest;
 }
 
 /** One run's checkpoint record and staging file, held by this process while the run lives. */
