@@ -1,3 +1,11 @@
+/** Every writer's flush: what main.ts writes (an error line, the --json outcome) or an exit comes after held lines. */
+const held = new Set<() => void>();
+
+/** Writes every line still held, in the order each writer got them. */
+export function flushHeldLines(): void {
+  for (const flush of held) flush();
+}
+
 /** Lines are held at most this long before they are written. */
 const FLUSH_AFTER_MS = 10;
 /** ...or until this many are held (memory stays bounded under any load). */
@@ -20,6 +28,7 @@ export function batchedLineWriter(stream: NodeJS.WritableStream): { write(line: 
     pending = [];
     stream.write(text);
   };
+  held.add(flush);
   return {
     write(line) {
       pending.push(line);

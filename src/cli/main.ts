@@ -4,6 +4,7 @@ import { loadColor, type CliContext } from './context.js';
 import { jsonOutcome } from './json-output.js';
 import { outcomeOf } from './outcome.js';
 import { EXIT } from './exit-codes.js';
+import { flushHeldLines } from './batched-lines.js';
 import { secretFlagWarnings } from './secret-flag-warnings.js';
 import { isTerminal, stdStream, whenStreamBuilt, writeStd } from './std-output.js';
 import type { RunCommand } from './runner.js';
@@ -73,7 +74,10 @@ async function createContext(): Promise<CliContext> {
           }
           // A second Ctrl-C forces the exit. One that comes at once is not a person's: conf's
           // atomically (through when-exit) re-raises the signal it intercepts, so it is ignored.
-          if (Date.now() - firstAt > 500) process.exit(EXIT.interrupted);
+          if (Date.now() - firstAt > 500) {
+            flushHeldLines();
+            process.exit(EXIT.interrupted);
+          }
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
@@ -97,6 +101,7 @@ const jsonRequested = (() => {
 let current: CliContext | undefined;
 
 function reportError(thrown: unknown): number {
+  flushHeldLines(); // the delivery lines a listener printed come before its error, not after
   const outcome = outcomeOf(thrown, debug);
   // The human line first (stderr), then the --json document with what the command had (stdout).
   if (outcome.line) writeStd(2, `${stderrColor.red(outcome.line.label)} ${outcome.line.text}\n`);
