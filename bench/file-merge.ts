@@ -8,13 +8,14 @@
  * thread pool included), min / median / max, the machine's load noted.
  * LEDGERHOOK_BENCH_MERGE_SIZES=100000 runs fewer sizes; LEDGERHOOK_BENCH_MERGE_ROUNDS (default 9).
  */
-import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expenseFields } from '../src/mock/entity-generators.js';
 import type { DatasetRef, DatasetState } from '../src/store/dataset-store.js';
 import { FileStore } from '../src/store/file/file-store.js';
 import { datasetKey } from '../src/store/identity.js';
+import { rewriteFloor } from './lib/file-floor.js';
 import { fmt, loadNote, median, report, spread } from './lib/measure.js';
 
 const SIZES = (process.env.LEDGERHOOK_BENCH_MERGE_SIZES ?? '100000,1000000').split(',').map(Number);
@@ -32,17 +33,6 @@ async function timed(run: () => unknown): Promise<Sample> {
   const ms = performance.now() - started;
   const used = process.cpuUsage(cpu);
   return { ms, cpuMs: (used.user + used.system) / 1000 };
-}
-
-/** The floor of a file rewrite: the same bytes read and written once, fsynced and renamed (as bench scale). */
-function floorOf(file: string): void {
-  const bytes = readFileSync(file);
-  const temp = `${file}.floor`;
-  writeFileSync(temp, bytes);
-  const fd = openSync(temp, 'r+');
-  fsyncSync(fd);
-  closeSync(fd);
-  renameSync(temp, `${file}.floor-copy`);
 }
 
 async function measureSize(size: number, dir: string): Promise<{ merge: Sample[]; floor: Sample[]; mb: number }> {
@@ -89,7 +79,7 @@ async function measureSize(size: number, dir: string): Promise<{ merge: Sample[]
   const figures = { merge: [] as Sample[], floor: [] as Sample[], mb: 0 };
   for (let round = 0; round < ROUNDS; round += 1) {
     figures.merge.push(await timed(merge));
-    figures.floor.push(await timed(() => floorOf(file)));
+    figures.floor.push(await timed(() => rewriteFloor(file)));
     rmSync(`${file}.floor-copy`);
   }
   figures.mb = readFileSync(file).length / 1024 / 1024;

@@ -11,7 +11,7 @@
  * linear (x10) and what is flat (x1). Needs Postgres at LEDGERHOOK_TEST_DATABASE_URL.
  * LEDGERHOOK_BENCH_SCALE_SIZES=10000,100000 runs fewer sizes; the 1M full sync runs once (minutes).
  */
-import { mkdtempSync, openSync, fsyncSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -21,6 +21,7 @@ import { syncDataset } from '../src/sync/sync-dataset.js';
 import { datasetKey } from '../src/store/identity.js';
 import { createTestSchema } from '../test/scale/helpers/services.js';
 import { syncProcess } from './lib/child-sync.js';
+import { rewriteFloor } from './lib/file-floor.js';
 import { fmt, loadNote, median, report, spread } from './lib/measure.js';
 import { BIN, startProcess, stopProcess } from './lib/processes.js';
 
@@ -41,16 +42,10 @@ interface SizeFigures {
   mergeRssMb: number[];
 }
 
-/** The floor of a file rewrite: the same bytes read and written once, fsynced and renamed. */
+/** The floor of a file rewrite, timed (lib/file-floor.ts). */
 function floorOf(file: string): number {
   const started = performance.now();
-  const bytes = readFileSync(file);
-  const temp = `${file}.floor`;
-  writeFileSync(temp, bytes);
-  const fd = openSync(temp, 'r+');
-  fsyncSync(fd);
-  closeSync(fd);
-  renameSync(temp, `${file}.floor-copy`);
+  rewriteFloor(file);
   const ms = performance.now() - started;
   rmSync(`${file}.floor-copy`);
   return ms;
