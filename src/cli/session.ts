@@ -1,0 +1,153 @@
+import { loadColor, type CliContext } from './context.js';
+import { jsonOutcome } from './json-output.js';
+import { outcomeOf } from './outcome.js';
+import { EXIT } from './exit-codes.js';
+import { flushHeldLines } from './batched-lines.js';
+import { isTerminal, stdStream, whenStreamBuilt, writeStd } from './std-output.js';
+import type { RunCommand } from './runner.js';
+
+/**
+ * The frame of one command run, whichever parser chose the command: main.ts (commander) and
+ * verify-start.ts (the plain command lines of `verify`, without commander). The context a command
+ * gets, the error line and the `--json` outcome, the exit code: one place, so both starts behave
+ * alike to the byte (test/e2e/verify-start.test.ts runs both). Nothing else calls process.exit.
+ */
+export interface Session {
+  /** The RunCommand a definition's action calls: loads the command module and runs it with a context. */
+  run: RunCommand;
+  /** Runs the parse-and-act step; the exit code (an error becomes its line, its --json document and code). */
+  execute(act: () => Promise<unknown>): Promise<number>;
+  /** Red on a terminal's stderr (the error line; commander's usage errors in main.ts), else the text. */
+  red(text: string): string;
+}
+
+const debug = process.argv.includes('--debug') || process.env.LEDGERHOOK_DEBUG === '1';
+
+/**
+ * `--json` promises one JSON document on stdout (or, for a long-running command, JSON Lines): the
+ * command's result with `ok`, or `{"ok":false,"error":{code,reason,message,exitCode}}` with what it
+ * had (json-output.ts). The usual error line still goes to stderr.
+ */
+const jsonRequested = (() => {
+  const argv = process.argv.slice(2);
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+})();
+
+function createContext(): Promise<CliContext> {
+  let controller: AbortController | undefined;
+  return loadColor(
+    {
+      get isTTY() {
+        return isTerminal(1);
+      },
+      getColorDepth: () => stdStream(1).getColorDepth(),
+    },
+    process.env,
+  ).then((color) => ({
+    env: process.env,
+    // Built when a command first writes (std-output.ts).
+    get stdout() {
+      return stdStream(1);
+    },
+    get stderr() {
+      return stdStream(2);
+    },
+    // process.stdin builds a stream on first access; only commands that read it pay for that.
+    get stdin() {
+      return process.stdin;
+    },
+    isTTY: isTerminal(1),
+    color,
+    debug,
+    // Signal handlers are installed only when a command asks for the signal, so that short
+    // commands keep Node's default Ctrl-C behaviour.
+    get signal(): AbortSignal {
+      if (!controller) {
+        const ctl = new AbortController();
+        controller = ctl;
+        let firstAt = 0;
+        const stop = (signal: NodeJS.Signals) => {
+          if (!ctl.signal.aborted) {
+            firstAt = Date.now();
+            ctl.abort(new Error(`received ${signal}`));
+            return;
+          }
+          // A second Ctrl-C forces the exit. One that comes at once is not a person's: conf's
+          // atomically (through when-exit) re-raises the signal it intercepts, so it is ignored.
+          if (Date.now() - firstAt > 500) {
+            flushHeldLines();
+            process.exit(EXIT.interrupted);
+          }
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      }
+      return controller.signal;
+    },
+  }));
+}
+
+/** Opens the session of this process: stdout's EPIPE handler and the colour of the error line. */
+export async function openSession(): Promise<Session> {
+  // `ledgerhook events | head` closes the pipe early: that is not an error worth a stack trace.
+  whenStreamBuilt((fd, stream) => {
+    if (fd === 1)
+      stream.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+        throw error;
+      });
+  });
+  // Error lines are coloured only on a terminal; elsewhere chalk is not even loaded (nor the stream built).
+  const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
+  const stderrColor: { red: (text: string) => string } =
+    !noColor && isTerminal(2) ? await loadColor(stdStream(2), process.env) : { red: (text) => text };
+  /** The running command's context: its recorded JSON result is printed with the outcome. */
+  let current: CliContext | undefined;
+
+  function reportError(thrown: unknown): number {
+    flushHeldLines(); // the delivery lines a listener printed come before its error, not after
+    const outcome = outcomeOf(thrown, debug);
+    // The human line first (stderr), then the --json document with what the command had (stdout).
+    if (outcome.line) writeStd(2, `${stderrColor.red(outcome.line.label)} ${outcome.line.text}\n`);
+    if (debug && outcome.stack && outcome.line) writeStd(2, `${outcome.stack}\n`);
+    if (jsonRequested && outcome.json) {
+      const text = jsonOutcome(current, outcome.json);
+      if (text) writeStd(1, text);
+    }
+    return outcome.exitCode;
+  }
+
+  return {
+    red: stderrColor.red,
+    async run(load, options) {
+      const module = await load();
+      const ctx = await createContext();
+      current = ctx;
+      await module.run(options, ctx);
+      const text = jsonRequested ? jsonOutcome(ctx) : undefined;
+      if (text) writeStd(1, text);
+    },
+    async execute(act) {
+      // Node ends a process whose event loop is empty even while a command still awaits (seen: a request
+      // timing out through an unref'd AbortSignal.timeout as undici let go of its socket, exit 0 and no
+      // output). A command in progress therefore always holds the process; the hold ends with it.
+      const hold = setInterval(() => {}, 1 << 30);
+      try {
+        await act();
+        return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+      } catch (error) {
+        return reportError(error);
+      } finally {
+        clearInterval(hold);
+      }
+    },
+  };
+}
+
+/** Ends the process with `code` once the command has finished. */
+export function finish(code: number): void {
+  process.exitCode = code;
+  // A command that has finished must not be kept alive by a forgotten keep-alive socket or timer.
+  setTimeout(() => process.exit(code), 2000).unref();
+}
