@@ -99,6 +99,26 @@ export async function bundleCli() {
     ],
   });
 
+  // `verify` with a plain command line (src/cli/verify-start.ts, which bin/ledgerhook.js tries first): one
+  // file holding its own copy of what it needs, with commander replaced by src/cli/commander-lite.ts
+  // (verify's definition runs against it), so that it loads neither commander nor the start chunk.
+  await build({
+    ...options,
+    entryPoints: { 'verify-start': 'src/cli/verify-start.ts' },
+    splitting: false,
+    plugins: [
+      ...options.plugins,
+      {
+        name: 'commander-lite',
+        setup(build) {
+          build.onResolve({ filter: /^(@commander-js\/extra-typings|commander)$/ }, () => ({
+            path: resolve('src/cli/commander-lite.ts'),
+          }));
+        },
+      },
+    ],
+  });
+
   // `ledgerhook --help` as this program prints it when stdout is no terminal (80 columns, no colour):
   // bin/ledgerhook.js prints this file instead of loading the bundle to build the same text again.
   const help = spawnSync(process.execPath, ['dist/cli-bundle/main.js', '--help'], {
