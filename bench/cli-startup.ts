@@ -3,12 +3,16 @@
  * --secret S` against `node -e 0`, interleaved run by run, on every Node this machine has: the one
  * running the bench, and the Node 22 and 24 that `.ci/run` installs into ~/.cache/ledgerhook-ci-node
  * (or LEDGERHOOK_NODE_CACHE). Goal (issue 23): at most 1.3x `node -e 0` for both, on each.
+ * `--help` is measured off a terminal and at one: a pseudo-terminal of 100 columns made by util-linux
+ * `script`, with `node -e 0` run through the same wrapper as its floor.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signWebhook } from '../src/index.js';
+import { shellQuote } from '../src/util/shell-quote.js';
 import { timeProcessSamples } from './lib/measure.js';
 import { reportRatio } from './lib/ratio.js';
 
@@ -23,6 +27,11 @@ function nodes(): Array<[string, string]> {
     else console.log(`\n(node ${major} not installed at ${bin}: run .ci/run once, or see bench/cli-startup.ts)`);
   }
   return found;
+}
+
+/** argv running `command` at a new pseudo-terminal of 100 columns (util-linux script; exec: no shell left over). */
+function atTerminal(command: string[]): string[] {
+  return ['script', '-qec', `stty cols 100 rows 40; exec ${command.map(shellQuote).join(' ')}`, '/dev/null'];
 }
 
 export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH_RUNS ?? 15)): Promise<void> {
@@ -41,6 +50,8 @@ export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH
   const env: NodeJS.ProcessEnv = { ...process.env, LEDGERHOOK_CONFIG_DIR: dir, NO_COLOR: '1' };
   delete env.NODE_EXTRA_CA_CERTS;
   const verify = ['verify', join(dir, 'body.json'), '--token', token, '--secret', 'bench-secret', '--ignore-expiry'];
+  const pty = spawnSync('script', ['--version'], { stdio: 'ignore' }).error === undefined;
+  if (!pty) console.log('\n*** NO `script` (util-linux) on PATH: --help at a terminal not measured ***');
   for (const [label, node] of nodes()) {
     // One untimed start first: it fills Node 22+'s compile cache, as any earlier run of the CLI would.
     timeProcessSamples({ warm: [node, bin, '--help'] }, 1, env);
@@ -52,6 +63,7 @@ export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH
         verify: [node, bin, ...verify],
         esm: [node, join(dir, 'empty.mjs')],
         crypto: [node, '-e', hmac],
+        ...(pty ? { floorTty: atTerminal([node, '-e', '0']), helpTty: atTerminal([node, bin, '--help']) } : {}),
       },
       runs,
       env,
@@ -66,10 +78,20 @@ export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH
       'ms',
       1,
     );
+    if (pty)
+      reportRatio(
+        `Cold start, ${label}: ledgerhook --help at a terminal (100 columns) vs node -e 0, both through \`script\``,
+        { label: 'script + node -e 0', samples: times.floorTty ?? [] },
+        { label: 'script + ledgerhook --help', samples: times.helpTty ?? [] },
+        goal,
+        'ms',
+        1,
+      );
     // Off a terminal (here stdout is ignored: /dev/null) --help prints the text the build saved from the
-    // program; `ledgerhook help` prints the same page built by commander, as --help at a terminal is.
+    // program, and at one the page saved for its width; `ledgerhook help` builds the same page with
+    // commander (as --help did at a terminal before; scripts/help-pages.mjs).
     reportRatio(
-      `Cold start, ${label}: ledgerhook help (the same page built by commander, as at a terminal) vs node -e 0`,
+      `Cold start, ${label}: ledgerhook help (the same page built by commander) vs node -e 0`,
       floor,
       { label: 'ledgerhook help', samples: times.helpBuilt ?? [] },
       goal,

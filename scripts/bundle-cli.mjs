@@ -5,7 +5,8 @@
  * ~80 cuts ~40 ms of module resolution from every start (`npm run bench` shows the figures); what
  * every start and `verify` load is one chunk besides main.js (startPathOf below).
  * The other dependencies stay external: only the commands that use them load them.
- * Also saves `ledgerhook --help` as it prints (help.txt), which bin/ledgerhook.js prints off a terminal.
+ * Also saves `ledgerhook --help` as it prints (help.txt), which bin/ledgerhook.js prints off a terminal,
+ * and as it prints at a terminal of any width (help-pages.json: scripts/help-pages.mjs).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -13,6 +14,7 @@ import { isBuiltin } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { saveHelpPages } from './help-pages.mjs';
 
 const BUNDLED = new Set(['commander', '@commander-js/extra-typings', 'chalk', 'jose', 'proper-lockfile']);
 const UNDICI_LITE = new URL('./undici-lite.mjs', import.meta.url);
@@ -127,6 +129,8 @@ export async function bundleCli() {
   });
   if (help.status !== 0 || help.stderr !== '') throw new Error(`ledgerhook --help failed: ${help.stderr}`);
   await writeFile('dist/cli-bundle/help.txt', help.stdout);
+  // And at a terminal, where commander wraps it to the width: each distinct page once (~1 s of rendering).
+  saveHelpPages('dist/cli-bundle/main.js', 'dist/cli-bundle/help-pages.json');
 
   // The inspector page (src/inspector/page): one script and one stylesheet, served by ledgerhook
   // itself (no CDN, works offline). Kept well under 100 kB; the build fails if it grows past that.
