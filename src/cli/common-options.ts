@@ -1,7 +1,7 @@
 import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_HEADER_NAME } from '../defaults.js';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { ENVIRONMENTS } from '../settings/environments.js';
-import { collect, decimal } from './parsers.js';
+import { collect, decimal, integer } from './parsers.js';
 
 // Each helper is generic over the command it is given and returns it with its flags added, so that
 // the options of a command built with it are inferred (OptionsOf in runner.ts).
@@ -88,4 +88,13 @@ export function addJsonOption<Args extends unknown[], Opts extends OptionValues,
   description = 'print one JSON document on stdout and nothing else there',
 ) {
   return command.option('--json', description);
+}
+
+/**
+ * --tolerance: the webhook age limit in seconds (spec 5.2's freshness), DEFAULT_TOLERANCE_SECONDS unless
+ * given; `min: 1` where it is the user's receiver's. Spread into `.option(...)`, so that it keeps its place
+ * in each command's help.
+ */
+export function toleranceOption(description: string, { min = 0 } = {}) {
+  return ['--tolerance <seconds>', description, integer('--tolerance', { min }), DEFAULT_TOLERANCE_SECONDS] as const;
 }

@@ -5,7 +5,6 @@ import {
   DEFAULT_MOCK_PORT,
   DEFAULT_MOCK_TOKEN,
   DEFAULT_RECEIVER_SKEW_SECONDS,
-  DEFAULT_TOLERANCE_SECONDS,
 } from '../../../defaults.js';
 import { CONSUMER_CASE_TABLE } from '../../../consumer-check/consumer-case-table.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
@@ -15,6 +14,7 @@ import {
   addJsonOption,
   addSecretOptions,
   addVerificationHeaderOptions,
+  toleranceOption,
 } from '../../common-options.js';
 
 function checkConsumerCommand(program: Command) {
@@ -52,12 +52,7 @@ function checkConsumerCommand(program: Command) {
     )
     .option('--only <ids>', 'comma-separated case ids to run (the baseline always runs first)')
     .option('--skip <ids>', 'comma-separated case ids to leave out')
-    .option(
-      '--tolerance <seconds>',
-      'the tolerance your receiver uses',
-      integer('--tolerance', { min: 1 }),
-      DEFAULT_TOLERANCE_SECONDS,
-    )
+    .option(...toleranceOption('the tolerance your receiver uses', { min: 1 }))
     .option(
       '--skew <seconds>',
       'how far inside the tolerance the near-expiry delivery is signed',

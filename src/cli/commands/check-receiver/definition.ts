@@ -1,5 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
-import { DEFAULT_RECEIVER_SKEW_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../../../defaults.js';
+import { DEFAULT_RECEIVER_SKEW_SECONDS } from '../../../defaults.js';
 import { RECEIVER_CASE_TABLE } from '../../../delivery/receiver-case-table.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
@@ -8,6 +8,7 @@ import {
   addSecretOptions,
   addVerificationHeaderOptions,
   addDeliveryTimeoutOption,
+  toleranceOption,
 } from '../../common-options.js';
 
 function checkReceiverCommand(program: Command) {
@@ -21,12 +22,7 @@ function checkReceiverCommand(program: Command) {
     .option('--only <ids>', 'comma-separated case ids to run')
     .option('--skip <ids>', 'comma-separated case ids to leave out')
     .option('--strict', 'recommended cases fail the check too')
-    .option(
-      '--tolerance <seconds>',
-      'the tolerance your receiver uses',
-      integer('--tolerance', { min: 1 }),
-      DEFAULT_TOLERANCE_SECONDS,
-    )
+    .option(...toleranceOption('the tolerance your receiver uses', { min: 1 }))
     .option(
       '--skew <seconds>',
       'clock difference allowed between sender and receiver at the tolerance edges (near expiry, expired, clock ahead)',

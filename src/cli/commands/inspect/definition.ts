@@ -1,8 +1,8 @@
 import type { Command } from '@commander-js/extra-typings';
-import { DEFAULT_INSPECTOR_PORT, DEFAULT_TOLERANCE_SECONDS } from '../../../defaults.js';
+import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
-import { addJsonOption, addSecretOptions, addVerificationPrefixOption } from '../../common-options.js';
+import { addJsonOption, addSecretOptions, addVerificationPrefixOption, toleranceOption } from '../../common-options.js';
 
 function inspectCommand(program: Command) {
   const command = program
@@ -20,12 +20,7 @@ function inspectCommand(program: Command) {
     )
     .option('--host <host>', 'interface to bind (default 127.0.0.1; anything else exposes captured deliveries)')
     .option('--to <target>', 'default replay target shown in the page (a URL, host:port, :port or a port)')
-    .option(
-      '--tolerance <seconds>',
-      'maximum webhook age for the checklist',
-      integer('--tolerance', { min: 0 }),
-      DEFAULT_TOLERANCE_SECONDS,
-    );
+    .option(...toleranceOption('maximum webhook age for the checklist'));
   return addJsonOption(
     addVerificationPrefixOption(addSecretOptions(command, { repeatable: true })),
     'print one JSON line { kind: "inspecting", inspectorUrl, deliveries } when ready',

@@ -5,12 +5,17 @@ import {
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_PAGE_LIMIT,
-  DEFAULT_TOLERANCE_SECONDS,
 } from '../../../defaults.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { collect, decimal, duration, durationList, examples, integer } from '../../parsers.js';
 import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
-import { addJsonOption, addOtelOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
+import {
+  addJsonOption,
+  addOtelOption,
+  addSecretOptions,
+  addVerificationHeaderOptions,
+  toleranceOption,
+} from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
 
 function addServingOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
@@ -76,12 +81,7 @@ function addServingOptions<Args extends unknown[], Opts extends OptionValues, Gl
       integer('--max-connections', { min: 1, max: 100_000 }),
       DEFAULT_MAX_CONNECTIONS,
     )
-    .option(
-      '--tolerance <seconds>',
-      'maximum webhook age in seconds',
-      integer('--tolerance', { min: 0 }),
-      DEFAULT_TOLERANCE_SECONDS,
-    );
+    .option(...toleranceOption('maximum webhook age in seconds'));
 }
 
 function addSyncOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(

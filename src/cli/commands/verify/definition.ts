@@ -1,8 +1,13 @@
 import type { Command } from '@commander-js/extra-typings';
-import { DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../../../defaults.js';
+import { DEFAULT_HEADER_NAME } from '../../../defaults.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
-import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
+import {
+  addJsonOption,
+  addSecretOptions,
+  addVerificationHeaderOptions,
+  toleranceOption,
+} from '../../common-options.js';
 
 function verifyCommand(program: Command) {
   const command = program
@@ -18,12 +23,7 @@ function verifyCommand(program: Command) {
       '--header <line>',
       "the whole header line, e.g. 'Service-Verification: eyJ...'; its name must be the verification header's",
     )
-    .option(
-      '--tolerance <seconds>',
-      'maximum age in seconds (expired when now - iat >= tolerance)',
-      integer('--tolerance', { min: 0 }),
-      DEFAULT_TOLERANCE_SECONDS,
-    )
+    .option(...toleranceOption('maximum age in seconds (expired when now - iat >= tolerance)'))
     .option(
       '--now <seconds>',
       'verify as if now were this time (seconds since the epoch)',
