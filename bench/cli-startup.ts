@@ -43,6 +43,8 @@ export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH
   // ESM only), and node:crypto loaded for one HMAC (what any verify must do).
   writeFileSync(join(dir, 'empty.mjs'), '');
   const hmac = "require('node:crypto').createHmac('sha256', 'k').update('x').digest()";
+  // The least an ES module bin that verifies costs: both floors at once.
+  writeFileSync(join(dir, 'hmac.mjs'), hmac.replace('require(', 'process.getBuiltinModule('));
   const token = await signWebhook(body, 'bench-secret', { iat: Math.floor(Date.now() / 1000) + 3600 });
   // Without NODE_EXTRA_CA_CERTS (set on some machines, this one included): Node 20 parses that bundle
   // at every start (~50 ms, 4x `node -e 0`'s own work) where Node 22+ waits for a TLS connection, so
@@ -54,15 +56,18 @@ export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH
   if (!pty) console.log('\n*** NO `script` (util-linux) on PATH: --help at a terminal not measured ***');
   for (const [label, node] of nodes()) {
     // One untimed start first: it fills Node 22+'s compile cache, as any earlier run of the CLI would.
-    timeProcessSamples({ warm: [node, bin, '--help'] }, 1, env);
+    timeProcessSamples({ warm: [node, bin, '--help'], warmVerify: [node, bin, ...verify] }, 1, env);
     const times = timeProcessSamples(
       {
         floor: [node, '-e', '0'],
         help: [node, bin, '--help'],
         helpBuilt: [node, bin, 'help'],
         verify: [node, bin, ...verify],
+        // The same command line through main.js and commander, as every verify started before verify-start.ts.
+        verifyUsual: { argv: [node, bin, ...verify], env: { ...env, LEDGERHOOK_PLAIN_START: '0' } },
         esm: [node, join(dir, 'empty.mjs')],
         crypto: [node, '-e', hmac],
+        esmCrypto: [node, join(dir, 'hmac.mjs')],
         ...(pty ? { floorTty: atTerminal([node, '-e', '0']), helpTty: atTerminal([node, bin, '--help']) } : {}),
       },
       runs,
@@ -106,14 +111,23 @@ export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH
       'ms',
       1,
     );
-    for (const [key, what] of [
-      ['esm', 'an empty ES module (the least any ESM bin costs)'],
-      ['crypto', 'node:crypto loaded for one HMAC (the least any verify costs)'],
+    reportRatio(
+      `Cold start, ${label}: the same verify through main.js and commander (LEDGERHOOK_PLAIN_START=0) vs node -e 0`,
+      floor,
+      { label: 'ledgerhook verify (main.js)', samples: times.verifyUsual ?? [] },
+      goal,
+      'ms',
+      1,
+    );
+    for (const [key, what, name] of [
+      ['esm', 'an empty ES module (the least any ESM bin costs)', 'node empty.mjs'],
+      ['crypto', 'node:crypto loaded for one HMAC (the least any verify costs)', 'node -e <one HMAC>'],
+      ['esmCrypto', 'an ES module that loads node:crypto for one HMAC (both floors)', 'node hmac.mjs'],
     ] as const)
       reportRatio(
         `Floor, ${label}: ${what} vs node -e 0`,
         floor,
-        { label: key === 'esm' ? 'node empty.mjs' : 'node -e <one HMAC>', samples: times[key] ?? [] },
+        { label: name, samples: times[key] ?? [] },
         goal,
         'ms',
         1,

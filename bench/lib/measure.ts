@@ -19,15 +19,17 @@ export function timeProcesses(
 
 /** timeProcesses' every sample, run by run (run i of each variant taken back to back). */
 export function timeProcessSamples(
-  variants: Record<string, string[]>,
+  variants: Record<string, string[] | { argv: string[]; env: NodeJS.ProcessEnv }>,
   runs: number,
   env: NodeJS.ProcessEnv = process.env,
 ): Record<string, number[]> {
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
   for (let run = 0; run < runs; run += 1) {
-    for (const [name, argv] of Object.entries(variants)) {
+    for (const [name, variant] of Object.entries(variants)) {
+      // A variant with its own environment (e.g. a setting that changes which start runs) uses it instead.
+      const [argv, variantEnv] = Array.isArray(variant) ? [variant, env] : [variant.argv, variant.env];
       const start = process.hrtime.bigint();
-      const result = spawnSync(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const result = spawnSync(argv[0]!, argv.slice(1), { env: variantEnv, stdio: ['ignore', 'ignore', 'pipe'] });
       const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
       if (result.status !== 0) throw new Error(`${name} exited ${result.status}: ${result.stderr}`);
       samples[name]!.push(elapsed);
