@@ -7,6 +7,8 @@ import { appendFileSync, cpSync, readdirSync, readFileSync, truncateSync, writeF
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FileStore } from '../../src/store/file/file-store.js';
+import { takeFileCheckpoint } from '../../src/store/file/full-read-checkpoint.js';
+import type { TakenCheckpoint } from '../../src/store/read-checkpoint.js';
 import { datasetRef, type SyncDatasetOptions, syncDataset } from '../../src/sync/sync-dataset.js';
 import { tempDir } from '../helpers/cli.js';
 import { startResumableListServer } from '../helpers/resumable-list-server.js';
@@ -156,6 +158,30 @@ describe('file store checkpoints (issue 21)', () => {
       const again = await h.store.takeCheckpoint(ref);
       assert.equal(again?.checkpoint?.pages, 3);
       await again?.discard();
+      assert.deepEqual(readdirSync(h.out), []);
+    } finally {
+      await api.close();
+    }
+  });
+
+  // The interleaving a loaded machine made once in the test above, made every time: the second run
+  // lists the directory while the first has renamed the record to its own name but not yet read it.
+  it('a run listing the directory right after another took the record leaves it to that run', async () => {
+    const api = await startResumableListServer({ accounts: { 'token-a': 95 } });
+    const h = harness(api);
+    try {
+      await h.stopAt(3);
+      const file = h.store.fileFor(datasetRef(h.options()));
+      const second: Array<TakenCheckpoint | undefined> = [];
+      const first = await takeFileCheckpoint(file, {
+        afterRename: async () => {
+          second.push(await takeFileCheckpoint(file));
+        },
+      });
+      assert.deepEqual(second, [undefined]);
+      assert.equal(first?.damaged, undefined);
+      assert.equal(first?.checkpoint?.pages, 3);
+      await first?.discard();
       assert.deepEqual(readdirSync(h.out), []);
     } finally {
       await api.close();

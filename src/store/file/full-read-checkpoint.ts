@@ -201,11 +201,16 @@ async function sweepStaging(dir: string, fileName: string): Promise<void> {
   }
 }
 
+/** A test's seam: runs right after a record is renamed to this run's name, before it is read. */
+export interface TakeHooks {
+  afterRename?: (() => Promise<void>) | undefined;
+}
+
 /**
  * Takes the checkpoints left beside `file` by runs that are gone and keeps the most advanced one
  * for this run (the others are discarded); undefined when there is none.
  */
-export async function takeFileCheckpoint(file: string): Promise<TakenCheckpoint | undefined> {
+export async function takeFileCheckpoint(file: string, hooks: TakeHooks = {}): Promise<TakenCheckpoint | undefined> {
   const dir = dirname(file);
   const fileName = basename(file);
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -214,11 +219,17 @@ export async function takeFileCheckpoint(file: string): Promise<TakenCheckpoint 
     const pid = tempFileOwner(name, fileName, CHECKPOINT);
     if (pid === undefined || !unowned(join(dir, name), pid)) continue;
     const mine = join(dir, tempFileName(fileName, process.pid, undefined, CHECKPOINT));
+    // Held before the name exists: it carries this process's pid, so to another run of this process
+    // only `held` says it is taken. Marked after the rename (as it was), a run listing the directory
+    // in between took it again: both runs had it, sharing one staging file (a loaded machine did it).
+    held.add(mine);
     try {
       await rename(join(dir, name), mine);
     } catch {
+      held.delete(mine);
       continue; // another run took it first
     }
+    await hooks.afterRename?.();
     taken.push(await FileTakenCheckpoint.open(mine, fileName));
   }
   await sweepStaging(dir, fileName);
