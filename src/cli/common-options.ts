@@ -1,4 +1,4 @@
-import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+import type { Command, OptionValues } from '@commander-js/extra-typings';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { ENVIRONMENTS } from '../settings/environments.js';
 import { collect, decimal, integer } from './parsers.js';
@@ -17,16 +17,20 @@ export function addSecretOptions<Args extends unknown[], Opts extends OptionValu
       'read the webhook secret from a file (one trailing newline is ignored); or set LEDGERHOOK_WEBHOOK_SECRET',
     )
     .addOption(
-      new Option(
-        '--secret <secret>',
-        `the secret as a value${repeatable ? ' (repeat for several, e.g. during a rotation)' : ''}: visible in shell history and ps, prefer --secret-file`,
-      ).argParser(collect),
+      command
+        .createOption(
+          '--secret <secret>',
+          `the secret as a value${repeatable ? ' (repeat for several, e.g. during a rotation)' : ''}: visible in shell history and ps, prefer --secret-file`,
+        )
+        .argParser(collect),
     )
     .addOption(
-      new Option(
-        '--env <name>',
-        'which stored environment to use (default: LEDGERHOOK_ENV, else sandbox once anything is configured for sandbox or production, else local: ledgerhook mock)',
-      ).choices(ENVIRONMENTS),
+      command
+        .createOption(
+          '--env <name>',
+          'which stored environment to use (default: LEDGERHOOK_ENV, else sandbox once anything is configured for sandbox or production, else local: ledgerhook mock)',
+        )
+        .choices(ENVIRONMENTS),
     );
 }
 

@@ -1,4 +1,4 @@
-import { type Command, Option } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import {
   DEFAULT_CONSUMER_BURST,
   DEFAULT_CONSUMER_SETTLE_MS,
@@ -30,10 +30,11 @@ function checkConsumerCommand(program: Command) {
       'what your store holds, as JSON: a command that prints it (run without a shell; "sh -c \'…\'" for one) or a URL on this machine',
     )
     .addOption(
-      new Option(
-        '--settle <duration>',
-        'how long each case waits for your store to equal the service (polled, so a fast consumer is judged at once)',
-      )
+      program
+        .createOption(
+          '--settle <duration>',
+          'how long each case waits for your store to equal the service (polled, so a fast consumer is judged at once)',
+        )
         .argParser(duration('--settle', { minMs: 100, maxMs: 290_000 }))
         .default(DEFAULT_CONSUMER_SETTLE_MS, formatDuration(DEFAULT_CONSUMER_SETTLE_MS)),
     )

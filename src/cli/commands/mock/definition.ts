@@ -1,4 +1,4 @@
-import { Option, type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../../../defaults.js';
 import { DEFAULT_EXPENSE_ITEMS, DEFAULT_OTHER_ITEMS } from '../../../mock/mock-types.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
@@ -51,23 +51,26 @@ function mockCommand(program: Command) {
       rateLimit('--rate-limit'),
     )
     .addOption(
-      new Option('--deleted-ids-on <page>', 'which page of an incremental read carries deletedIds')
+      program
+        .createOption('--deleted-ids-on <page>', 'which page of an incremental read carries deletedIds')
         .choices(['first', 'last', 'every'])
         .default('first'),
     )
     .addOption(
-      new Option(
-        '--since <boundary>',
-        'how lastUpdatedDate is compared (not shown by the spec): exclusive sends changes after it, inclusive at or after it',
-      )
+      program
+        .createOption(
+          '--since <boundary>',
+          'how lastUpdatedDate is compared (not shown by the spec): exclusive sends changes after it, inclusive at or after it',
+        )
         .choices(['exclusive', 'inclusive'])
         .default('exclusive'),
     )
     .addOption(
-      new Option(
-        '--granularity <unit>',
-        'precision of lastUpdatedDate, sent and compared: ms, or s (whole seconds; with --since exclusive a change in the same second as a read is lost unless sync --lag 1s)',
-      )
+      program
+        .createOption(
+          '--granularity <unit>',
+          'precision of lastUpdatedDate, sent and compared: ms, or s (whole seconds; with --since exclusive a change in the same second as a read is lost unless sync --lag 1s)',
+        )
         .choices(['ms', 's'])
         .default('ms'),
     );

@@ -1,4 +1,4 @@
-import { Option, type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
 import { addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
@@ -19,7 +19,7 @@ function signCommand(program: Command) {
       'issue time in seconds since the epoch (default: now); backdate to test expiry',
       integer('--iat', { min: 0 }),
     )
-    .addOption(new Option('--format <format>', 'what to print').choices(SIGN_FORMATS).default('token'))
+    .addOption(program.createOption('--format <format>', 'what to print').choices(SIGN_FORMATS).default('token'))
     .option('--url <url>', 'target URL for --format curl', 'http://localhost:4000/');
   return addVerificationHeaderOptions(addSecretOptions(command));
 }

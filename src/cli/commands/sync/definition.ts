@@ -1,4 +1,4 @@
-import { Option, type Command, type OptionValues } from '@commander-js/extra-typings';
+import type { Command, OptionValues } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import {
   DEFAULT_HISTORY_DAYS,
@@ -52,35 +52,40 @@ function syncCommand(program: Command) {
     .option('--all', 'sync every entity of the catalogue');
   const read = addReadOptions(command)
     .addOption(
-      new Option(
-        '--lag <duration>',
-        'look back this far past the stored lastUpdatedDate, so that changes at the boundary are read again (1s for a server that filters with > at whole seconds)',
-      )
+      program
+        .createOption(
+          '--lag <duration>',
+          'look back this far past the stored lastUpdatedDate, so that changes at the boundary are read again (1s for a server that filters with > at whole seconds)',
+        )
         .argParser(duration('--lag', { minMs: 0, maxMs: 24 * 3_600_000 }))
         .default(0, '0'),
     )
     .addOption(
-      new Option(
-        '--contract <mode>',
-        "when the items' top-level fields or their JSON types change: evolve reports it and records them, freeze fails the run (exit 1) and writes nothing",
-      )
+      program
+        .createOption(
+          '--contract <mode>',
+          "when the items' top-level fields or their JSON types change: evolve reports it and records them, freeze fails the run (exit 1) and writes nothing",
+        )
         .choices(['evolve', 'freeze'] as const)
         .default('evolve' as const),
     )
     .option('--watch', 'keep syncing: a round, a pause of --interval, and again, until Ctrl-C')
     .addOption(
-      new Option(
-        '--interval <duration>',
-        'pause between two rounds of --watch (60s, 5m, 500ms; a bare number is seconds)',
-      )
+      program
+        .createOption(
+          '--interval <duration>',
+          'pause between two rounds of --watch (60s, 5m, 500ms; a bare number is seconds)',
+        )
         .argParser(duration('--interval', { minMs: 100, maxMs: 24 * 3_600_000 }))
         .default(60_000, formatDuration(60_000)),
     )
     .addOption(
-      new Option(
-        '--reconcile-every <duration>',
-        'with --watch: now and then compare each dataset with the service and repair it (`ledgerhook reconcile --repair`), e.g. 6h',
-      ).argParser(duration('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 })),
+      program
+        .createOption(
+          '--reconcile-every <duration>',
+          'with --watch: now and then compare each dataset with the service and repair it (`ledgerhook reconcile --repair`), e.g. 6h',
+        )
+        .argParser(duration('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 })),
     )
     .option(
       '--keep-deleted',
@@ -154,10 +159,11 @@ export function addReadOptions(command: Command<[string | undefined], { all?: tr
       DEFAULT_REQUEST_TIMEOUT_MS / 1000,
     )
     .addOption(
-      new Option(
-        '--max-wait <duration>',
-        'how long to ride out a rate limit (429) or server errors (5xx) per request, honouring Retry-After, before stopping (5m, 30s, 1h)',
-      )
+      command
+        .createOption(
+          '--max-wait <duration>',
+          'how long to ride out a rate limit (429) or server errors (5xx) per request, honouring Retry-After, before stopping (5m, 30s, 1h)',
+        )
         .argParser(duration('--max-wait', { minMs: 0, maxMs: 24 * 3_600_000 }))
         .default(300_000, formatDuration(300_000)),
     );

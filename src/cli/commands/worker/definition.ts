@@ -1,4 +1,4 @@
-import { Option, type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { decimal, durationOrOff, examples, integer } from '../../parsers.js';
 import { addJsonOption, addOtelOption } from '../../common-options.js';
@@ -42,10 +42,12 @@ function workerCommand(program: Command) {
       )
       .option('--keep-deleted', 'keep removed items as tombstones (`ledgerhook history DATASET --deleted --store ...`)')
       .addOption(
-        new Option(
-          '--reconcile-every <duration>',
-          "now and then compare every synced dataset with the service and repair it (one schedule per queue, however many workers give it), e.g. 6h; `off` removes the queue's schedule",
-        ).argParser(durationOrOff('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 })),
+        program
+          .createOption(
+            '--reconcile-every <duration>',
+            "now and then compare every synced dataset with the service and repair it (one schedule per queue, however many workers give it), e.g. 6h; `off` removes the queue's schedule",
+          )
+          .argParser(durationOrOff('--reconcile-every', { minMs: 1000, maxMs: 30 * 24 * 3_600_000 })),
       ),
     'print one JSON object per line (ready, each run, summary) and nothing else on stdout',
   );
