@@ -10,18 +10,7 @@ if (!(args.length === 1 && (args[0] === '--help' || args[0] === '-h') && printSa
   // has no enableCompileCache and simply loads the bundle (NODE_DISABLE_COMPILE_CACHE=1 turns it off).
   // process.getBuiltinModule rather than `import 'node:module'`, whose namespace would load more of Node.
   if (Number(process.versions.node.split('.')[0]) >= 22) process.getBuiltinModule('node:module').enableCompileCache?.();
-  if (!(args[0] === 'verify' && (await startVerify()))) await import('../dist/cli-bundle/main.js');
-}
-
-/**
- * `verify` with a plain command line runs from its own small bundle, without commander or the start chunk
- * (src/cli/verify-start.ts); false for anything else (help, a mistake), before any side effect: main.js
- * then runs. LEDGERHOOK_PLAIN_START=0 always takes main.js (the tests compare the two to the byte).
- */
-async function startVerify() {
-  if (process.env.LEDGERHOOK_PLAIN_START === '0') return false;
-  const { startVerify } = await import('../dist/cli-bundle/verify-start.js');
-  return startVerify(args);
+  await import('../dist/cli-bundle/main.js');
 }
 
 /** Prints the saved help, off a terminal or at one; false: the usual way (not built, Windows, odd stdout). */

@@ -3,7 +3,8 @@
  * re-export @commander-js/extra-typings, chalk, jose)
  * into dist/cli-bundle, keeping each command in its own lazily loaded chunk. One file instead of
  * ~80 cuts ~40 ms of module resolution from every start (`npm run bench` shows the figures); what
- * every start and `verify` load is one chunk besides main.js (startPathOf below).
+ * every start and `verify` load is one chunk besides main.js (startPathOf below); commander is a chunk
+ * of its own, loaded only for a command line that is not plain (src/cli/plain-command.ts).
  * The other dependencies stay external: only the commands that use them load them.
  * Also saves `ledgerhook --help` as it prints (help.txt), which bin/ledgerhook.js prints off a terminal,
  * and as it prints at a terminal of any width (help-pages.json: scripts/help-pages.mjs).
@@ -101,26 +102,6 @@ export async function bundleCli() {
     ],
   });
 
-  // `verify` with a plain command line (src/cli/verify-start.ts, which bin/ledgerhook.js tries first): one
-  // file holding its own copy of what it needs, with commander replaced by src/cli/commander-lite.ts
-  // (verify's definition runs against it), so that it loads neither commander nor the start chunk.
-  await build({
-    ...options,
-    entryPoints: { 'verify-start': 'src/cli/verify-start.ts' },
-    splitting: false,
-    plugins: [
-      ...options.plugins,
-      {
-        name: 'commander-lite',
-        setup(build) {
-          build.onResolve({ filter: /^(@commander-js\/extra-typings|commander)$/ }, () => ({
-            path: resolve('src/cli/commander-lite.ts'),
-          }));
-        },
-      },
-    ],
-  });
-
   // `ledgerhook --help` as this program prints it when stdout is no terminal (80 columns, no colour):
   // bin/ledgerhook.js prints this file instead of loading the bundle to build the same text again.
   const help = spawnSync(process.execPath, ['dist/cli-bundle/main.js', '--help'], {
@@ -196,35 +177,41 @@ function cliBundleOptions(packageJson) {
             if (!isBuiltin(args.path)) return undefined;
             // The shim's own require() is the real one (the banner's); an import() of a builtin, made
             // when needed, stays Node's own (a CommonJS shim would have only a default export there).
-            if (args.namespace === 'builtin' || args.kind === 'dynamic-import')
+            if (args.namespace?.startsWith('builtin') || args.kind === 'dynamic-import')
               return { path: args.path, external: true };
-            return { path: args.path.replace(/^node:/, ''), namespace: 'builtin' };
+            // Our own modules get the stand-in below; a library's (graceful-fs clones and patches fs,
+            // proper-lockfile spreads it) gets an object with the builtin's own properties, as Node's is.
+            const own = !/[\\/]node_modules[\\/]/.test(args.importer);
+            return { path: args.path.replace(/^node:/, ''), namespace: own ? 'builtin' : 'builtin-lib' };
           });
           // A builtin that Node has loaded before any code runs (fs, path, events...) is itself. Any other
           // is an object of getters over its export names (as this Node lists them; the code
           // uses none that Node 20 lacks), requiring the builtin at the first read of one: a module that
           // only might hash (the start path holds verify's code) does not load node:crypto (~56M
           // instructions of a cold start under callgrind), and commander's child_process, used only for
-          // external subcommands, which ledgerhook has none of, is never loaded.
-          build.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
+          // external subcommands, which ledgerhook has none of, is never loaded. For our own modules, that
+          // object is the prototype of an empty one: esbuild's __toESM, run for each module that imports a
+          // builtin, copies its own properties (~100 for fs, each a getter defined; 28 imports in the
+          // start chunk: 174M -> 161M instructions for a cold verify); reads find them on the prototype.
+          const builtinShim = (args) => {
             const id = JSON.stringify(`node:${args.path}`);
             const real = process.getBuiltinModule(`node:${args.path}`);
+            const wrap = (object) => (args.namespace === 'builtin' ? `Object.create(${object})` : object);
             // One that is itself a function (assert, stream) is called or extended: it stays itself.
             if (typeof real === 'function') return { contents: `module.exports = require(${id});`, loader: 'js' };
-            // An object with no own properties whose prototype is the builtin (or its getters): esbuild's
-            // __toESM, run for each module that imports it, copies the own properties (~100 for fs, each a
-            // getter defined; ~20 imports in `verify`'s start: ~1 ms); reads find them on the prototype.
             if (LOADED_AT_START.has(args.path))
-              return { contents: `module.exports = Object.create(require(${id}));`, loader: 'js' };
+              return { contents: `module.exports = ${wrap(`require(${id})`)};`, loader: 'js' };
             const names = Object.getOwnPropertyNames(real);
             const getters = names.map(
               (name) => `${JSON.stringify(name)}: { enumerable: true, get: () => load()[${JSON.stringify(name)}] }`,
             );
             return {
-              contents: `let real; const load = () => (real ??= require(${id}));\nmodule.exports = Object.create(Object.defineProperties({}, {\n${getters.join(',\n')}\n}));`,
+              contents: `let real; const load = () => (real ??= require(${id}));\nmodule.exports = ${wrap(`Object.defineProperties({}, {\n${getters.join(',\n')}\n})`)};`,
               loader: 'js',
             };
-          });
+          };
+          build.onLoad({ filter: /.*/, namespace: 'builtin' }, builtinShim);
+          build.onLoad({ filter: /.*/, namespace: 'builtin-lib' }, builtinShim);
         },
       },
     ],

@@ -1,101 +1,24 @@
 /**
- * A stand-in for the part of commander that a command's definition uses, to parse that command's plain
- * command lines without loading commander (issue 23: a cold `verify` spent ~12 ms of its ~58 ms on
- * commander, the 156 kB start chunk that holds it, and building the program). verify-start.ts runs
- * verify's own definition (commands/verify/definition.ts) against it: the bundle of that start maps
- * '@commander-js/extra-typings' here (scripts/bundle-cli.mjs), so the flags, defaults and parsers are
- * the definition's own and no table restates them.
+ * A stand-in for the part of commander that the command definitions use, to parse a command's plain
+ * command lines without loading commander (issue 23: for a cold `verify`, commander, the start chunk
+ * that held it and building the program were ~12 ms of ~58). main.ts runs the named command's own
+ * definition against it, so the flags, defaults and parsers are the definition's and no table restates
+ * them; definitions therefore make options with `command.createOption`, never commander's class.
  *
  * It parses only what it can parse exactly as commander 14 does and answers `undefined` for anything
- * else, which then goes to commander (main.ts): so every error message, `--help`, `--version`, a global
- * flag, `--`, a short flag, a value that looks like a flag (commander's program would read it as its
- * own: `-v` in any place prints the version), a bad value, a missing one, an extra argument. Its
- * parses are checked against commander's (test/unit/commander-lite.test.ts).
+ * else, which then goes to commander: every error message, `--help`, `--version`, a global flag, `--`,
+ * a short flag, a value that looks like a flag (commander's program reads any such argument as its own:
+ * `-v` in any place prints the version), a bad value, a missing one, an extra argument, a command with
+ * subcommands. A definition that uses more of commander than this copies throws here (a missing method
+ * is a TypeError): that command then always goes to commander. Its parses are checked against
+ * commander's for every command (test/unit/commander-lite.test.ts).
  */
 
-type ParseArg = (value: string, previous: unknown) => unknown;
+import { Option, type OptionLike, type ParseArg, Unsupported } from './commander-lite-option.js';
+
+export { Option };
+
 type Action = (...args: unknown[]) => unknown;
-
-/** Thrown by option parsers (parsers.ts) for a bad value; here it only means "let commander say it". */
-export class InvalidArgumentError extends Error {}
-
-/** What outcome.ts recognises as commander's own exit; nothing here throws it (commander does that). */
-export class CommanderError extends Error {}
-
-/** A definition uses a part of commander this stand-in does not copy: its command lines go to commander. */
-class Unsupported extends Error {}
-
-/** commander's camelcase of a long flag's name: `--ignore-expiry` → `ignoreExpiry`. */
-function attributeName(long: string): string {
-  return long
-    .slice(2)
-    .split('-')
-    .reduce((name, word) => name + (word[0] ?? '').toUpperCase() + word.slice(1));
-}
-
-/** The fields of commander's Option that a parse reads (commander's own Option has them too). */
-interface OptionLike {
-  long?: string | undefined;
-  short?: string | undefined;
-  required: boolean;
-  optional: boolean;
-  variadic: boolean;
-  negate: boolean;
-  defaultValue?: unknown;
-  parseArg?: ParseArg | undefined;
-  attributeName(): string;
-}
-
-export class Option implements OptionLike {
-  readonly long: string | undefined;
-  readonly short: string | undefined;
-  /** As commander decides: required when the flags hold '<' (even `<file[:index]>`), else optional with '['. */
-  readonly required: boolean;
-  readonly optional: boolean;
-  readonly variadic: boolean;
-  readonly negate: boolean;
-  defaultValue: unknown;
-  parseArg: ParseArg | undefined;
-
-  constructor(flags: string, _description?: string) {
-    this.required = flags.includes('<');
-    this.optional = flags.includes('[');
-    this.variadic = /\w\.\.\.[>\]]$/.test(flags);
-    const words = flags.split(/[ |,]+/);
-    this.long = words.find((word) => word.startsWith('--'));
-    this.short = words.find((word) => /^-[^-]/.test(word));
-    this.negate = this.long?.startsWith('--no-') ?? false;
-  }
-
-  attributeName(): string {
-    return attributeName(this.long ?? '');
-  }
-
-  argParser(parse: ParseArg): this {
-    this.parseArg = parse;
-    return this;
-  }
-
-  default(value: unknown): this {
-    this.defaultValue = value;
-    return this;
-  }
-
-  choices(values: readonly string[]): this {
-    this.parseArg = (value) => {
-      if (!values.includes(value)) throw new InvalidArgumentError(value);
-      return value;
-    };
-    return this;
-  }
-}
-
-/** The parse of a plain command line: run it to run the command's action. */
-export interface PlainCommand {
-  command: ParsedLine;
-  act(): Promise<unknown>;
-}
-
 type Values = Map<string, { value: unknown; source: 'default' | 'cli' }>;
 
 /** One parse's values, asked as commander's command is asked (secret-flag-warnings.ts). */
@@ -122,13 +45,24 @@ class ParsedLine {
   }
 }
 
+/** The parse of a plain command line: act() runs the command's action with it. */
+export interface PlainCommand {
+  command: ParsedLine;
+  act(): Promise<unknown>;
+}
+
+interface ArgumentSpec {
+  required: boolean;
+  defaultValue: unknown;
+  parseArg: ParseArg | undefined;
+}
+
 export class Command {
   readonly commands: Command[] = [];
   private readonly options: OptionLike[] = [];
+  private readonly args: ArgumentSpec[] = [];
   /** The defaults; each parse starts from a copy, so that one definition serves many parses. */
   private readonly defaults: Values = new Map();
-  private argumentCount = 0;
-  private requiredArguments = 0;
   private handler: Action | undefined;
 
   constructor(private readonly commandName = '') {}
@@ -156,14 +90,23 @@ export class Command {
     return this;
   }
 
-  argument(name: string, _description?: string): this {
-    if (name.includes('...') || !/^(<[\w-]+>|\[[\w-]+\])$/.test(name)) throw new Unsupported(name);
-    if (name.startsWith('<')) {
-      if (this.argumentCount > this.requiredArguments) throw new Unsupported(name);
-      this.requiredArguments += 1;
-    }
-    this.argumentCount += 1;
+  /** As commander reads an argument's name: `<x>` required, `[x]` optional, `x...` variadic (commander's). */
+  argument(name: string, _description?: string, parseOrDefault?: unknown, defaultValue?: unknown): this {
+    const required = name.startsWith('<');
+    if (!/^(<.+>|\[.+\])$/.test(name) || name.slice(1, -1).endsWith('...')) throw new Unsupported(name);
+    // commander refuses a required argument after an optional one when it is defined.
+    if (required && this.args.some((arg) => !arg.required)) throw new Unsupported(name);
+    const parse = typeof parseOrDefault === 'function';
+    this.args.push({
+      required,
+      defaultValue: parse ? defaultValue : parseOrDefault,
+      parseArg: parse ? (parseOrDefault as ParseArg) : undefined,
+    });
     return this;
+  }
+
+  createOption(flags: string, description?: string): Option {
+    return new Option(flags, description);
   }
 
   option(flags: string, description?: string, parseOrDefault?: unknown, defaultValue?: unknown): this {
@@ -173,19 +116,30 @@ export class Command {
     return this.addOption(option);
   }
 
+  requiredOption(flags: string, description?: string, parseOrDefault?: unknown, defaultValue?: unknown): this {
+    this.option(flags, description, parseOrDefault, defaultValue);
+    const added = this.options.at(-1);
+    if (added) added.mandatory = true;
+    return this;
+  }
+
   /**
-   * Takes this file's Option or commander's own (a test runs the definition with commander's). A short
+   * Takes this file's Option or commander's own (a test runs the definitions with commander's). A short
    * flag, an optional or variadic value or a negation (--no-x) is commander's to parse.
    */
   addOption(option: OptionLike): this {
     const { long } = option;
-    if (long === undefined || option.short !== undefined || option.variadic || option.negate)
-      throw new Unsupported(long ?? '');
-    if (option.optional && !option.required) throw new Unsupported(long);
-    if (this.options.some((known) => known.long === long)) throw new Unsupported(long);
+    if (long === undefined || option.short !== undefined || option.variadic) throw new Unsupported(long ?? '');
+    if ((option.optional && !option.required) || this.options.some((known) => known.long === long))
+      throw new Unsupported(long);
+    // A negation (--no-x) alone, as commander has it: x is true unless given; beside its --x, commander's.
+    if (option.negate && (option.required || this.options.some((known) => known.long === `--${long.slice(5)}`)))
+      throw new Unsupported(long);
+    if (!option.negate && this.options.some((known) => known.negate && known.long === `--no-${long.slice(2)}`))
+      throw new Unsupported(long);
     this.options.push(option);
-    if (option.defaultValue !== undefined)
-      this.defaults.set(option.attributeName(), { value: option.defaultValue, source: 'default' });
+    const initial = option.negate ? (option.defaultValue ?? true) : option.defaultValue;
+    if (initial !== undefined) this.defaults.set(option.attributeName(), { value: initial, source: 'default' });
     return this;
   }
 
@@ -202,7 +156,7 @@ export class Command {
 
   private parseOwn(args: readonly string[]): PlainCommand | undefined {
     const action = this.handler;
-    if (!action) return undefined;
+    if (!action || this.commands.length > 0) return undefined;
     const values: Values = new Map(this.defaults);
     const operands: string[] = [];
     let index = 0;
@@ -224,8 +178,23 @@ export class Command {
       }
       if (!setOption(values, option, value)) return undefined;
     }
-    if (operands.length > this.argumentCount || operands.length < this.requiredArguments) return undefined;
-    const actionArgs: unknown[] = Array.from({ length: this.argumentCount }, (_, at) => operands[at]);
+    if (this.options.some((option) => option.mandatory && values.get(option.attributeName()) === undefined))
+      return undefined;
+    if (operands.length > this.args.length) return undefined;
+    const actionArgs: unknown[] = [];
+    for (const [at, spec] of this.args.entries()) {
+      const given = operands[at];
+      if (given === undefined && spec.required) return undefined;
+      let value = given ?? spec.defaultValue;
+      if (given !== undefined && spec.parseArg) {
+        try {
+          value = spec.parseArg(given, spec.defaultValue);
+        } catch {
+          return undefined;
+        }
+      }
+      actionArgs.push(value);
+    }
     const line = new ParsedLine(this.commandName, values);
     return { command: line, act: async () => action(...actionArgs, line.opts(), line) };
   }
@@ -234,7 +203,7 @@ export class Command {
 /** As commander's option listener: the parser gets the value so far (a default or an earlier flag). */
 function setOption(values: Values, option: OptionLike, given: string | undefined): boolean {
   const key = option.attributeName();
-  let value: unknown = given ?? true;
+  let value: unknown = given ?? !option.negate;
   if (given !== undefined && option.parseArg) {
     try {
       value = option.parseArg(given, values.get(key)?.value);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
+import { plainCommand } from './plain-command.js';
 import { EXIT } from './exit-codes.js';
 import { secretFlagWarnings } from './secret-flag-warnings.js';
 import { writeStd } from './std-output.js';
@@ -7,10 +8,11 @@ import { defineCommands } from './command-list.js';
 import { finish, openSession, type Session } from './session.js';
 
 /**
- * The CLI entry: builds the commander program from the command definitions (cheap, no heavy
- * imports) and runs the chosen command in the session (session.ts: context, error line, exit code).
- * bin/ledgerhook.js comes here for everything but the plain command lines of `verify`
- * (verify-start.ts).
+ * The CLI entry: runs the chosen command in the session (session.ts: context, error line, exit code).
+ * A plain command line is parsed by the named command's own definition run against commander-lite.ts;
+ * anything else (help, a mistake, a global flag, a command with subcommands) builds the commander
+ * program from the command definitions, loading commander only then (its own chunk). Both print the
+ * same (test/unit/commander-lite.test.ts, test/e2e/plain-start.test.ts).
  */
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -18,7 +20,8 @@ const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import
 };
 const session = await openSession();
 
-function buildProgram(named: string | undefined, { run, red }: Session): Command {
+async function buildProgram(named: string | undefined, { run, red, parsed }: Session): Promise<Command> {
+  const { Command } = await import('@commander-js/extra-typings');
   const program = new Command('ledgerhook')
     .description(
       'Webhooks and incremental sync for the bookkeeping API: sign, verify, send samples, listen, replay, emulate the service locally, and sync datasets into local JSON.',
@@ -35,6 +38,7 @@ function buildProgram(named: string | undefined, { run, red }: Session): Command
     })
     // A credential typed as a flag is said before the command runs (stderr: stdout stays the result).
     .hook('preAction', (_program, command) => {
+      parsed(command.opts().json === true);
       for (const line of secretFlagWarnings(command)) writeStd(2, `${line}\n`);
     })
     .addHelpText(
@@ -59,12 +63,20 @@ async function main(args: string[]): Promise<number> {
       : args.length === 1 && (args[0] === 'version' || args[0] === '-V')
         ? ['--version']
         : args;
-  // The command named first is the only one built (command-list.ts); anything else builds them all.
-  const program = buildProgram(argv[0], session);
   if (argv.length === 0) {
-    program.outputHelp();
+    (await buildProgram(undefined, session)).outputHelp();
     return EXIT.ok;
   }
+  const plain = plainCommand(argv, session.run, process.env);
+  if (plain)
+    return session.execute(async () => {
+      // As the program's preAction hook above: a credential typed as a flag is said before the command runs.
+      session.parsed(plain.command.getOptionValue('json') === true);
+      for (const line of secretFlagWarnings(plain.command as unknown as Command)) writeStd(2, `${line}\n`);
+      await plain.act();
+    });
+  // The command named first is the only one built (command-list.ts); anything else builds them all.
+  const program = await buildProgram(argv[0], session);
   return session.execute(() => program.parseAsync(argv, { from: 'user' }));
 }
 

@@ -7,16 +7,18 @@ import { isTerminal, stdStream, whenStreamBuilt, writeStd } from './std-output.j
 import type { RunCommand } from './runner.js';
 
 /**
- * The frame of one command run, whichever parser chose the command: main.ts (commander) and
- * verify-start.ts (the plain command lines of `verify`, without commander). The context a command
- * gets, the error line and the `--json` outcome, the exit code: one place, so both starts behave
- * alike to the byte (test/e2e/verify-start.test.ts runs both). Nothing else calls process.exit.
+ * The frame of one command run, whichever parser chose the command (main.ts: commander-lite.ts for a
+ * plain command line, commander for the rest): the context a command gets, the error line and the
+ * `--json` outcome, the exit code. One place, so both parses end alike to the byte
+ * (test/e2e/plain-start.test.ts runs both). Nothing else calls process.exit.
  */
 export interface Session {
   /** The RunCommand a definition's action calls: loads the command module and runs it with a context. */
   run: RunCommand;
   /** Runs the parse-and-act step; the exit code (an error becomes its line, its --json document and code). */
   execute(act: () => Promise<unknown>): Promise<number>;
+  /** The parsed command line's own answer to whether --json was given. */
+  parsed(json: boolean): void;
   /** Red on a terminal's stderr (the error line; commander's usage errors in main.ts), else the text. */
   red(text: string): string;
 }
@@ -26,9 +28,11 @@ const debug = process.argv.includes('--debug') || process.env.LEDGERHOOK_DEBUG =
 /**
  * `--json` promises one JSON document on stdout (or, for a long-running command, JSON Lines): the
  * command's result with `ok`, or `{"ok":false,"error":{code,reason,message,exitCode}}` with what it
- * had (json-output.ts). The usual error line still goes to stderr.
+ * had (json-output.ts). The usual error line still goes to stderr. Until the command line is parsed
+ * (and when it cannot be) any `--json` before `--` counts; once parsed, the parse says (`--data --json`
+ * gives --data the value "--json").
  */
-const jsonRequested = (() => {
+let jsonRequested = (() => {
   const argv = process.argv.slice(2);
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
@@ -120,6 +124,9 @@ export async function openSession(): Promise<Session> {
 
   return {
     red: stderrColor.red,
+    parsed(json) {
+      jsonRequested = json;
+    },
     async run(load, options) {
       const module = await load();
       const ctx = await createContext();
