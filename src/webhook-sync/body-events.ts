@@ -1,7 +1,7 @@
 import { findEvent } from '../catalogue/events.js';
 import { userDirName } from '../store/identity.js';
 import type { RawLifecycleEventBody } from '../webhook/bodies.js';
-import type { WebhookSyncEvent } from './webhook-sync.js';
+import type { WebhookSyncEvent } from './webhook-sync-options.js';
 
 /** A lifecycle event syncs nothing: it is reported with the catalogue's suggested use. */
 export function lifecycleEvent(body: RawLifecycleEventBody): WebhookSyncEvent {

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { datasetRef, FileStore, syncDataset } from '../../src/api/sync.js';
-import { ItemDigest } from '../../src/store/file/data-file.js';
+import { ItemDigest } from '../../src/store/file/item-digest.js';
 import { userDirName } from '../../src/store/identity.js';
 import { tempDir } from '../helpers/cli.js';
 import { startClockedListServer } from '../helpers/clocked-list-server.js';

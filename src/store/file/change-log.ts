@@ -4,7 +4,8 @@ import { idKey, type ItemId } from '../../dataset/item-id.js';
 import { isObject } from '../../util/is-object.js';
 import { readLines } from '../../util/read-lines.js';
 import { type HistoryEntry, historyEntryFrom } from '../dataset-history.js';
-import { DATA_FILE_MODE, writeFailed } from './data-file.js';
+import { DATA_FILE_MODE } from './data-file.js';
+import { writeFailed } from './write-failed.js';
 import { tempFileName } from './temp-name.js';
 
 /**

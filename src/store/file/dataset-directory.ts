@@ -2,7 +2,7 @@ import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative } from 'node:path';
 import { LedgerhookError } from '../../errors.js';
 import { makeDirectory } from '../../util/fs-errors.js';
-import { writeFailed } from './data-file.js';
+import { writeFailed } from './write-failed.js';
 import { removeStaleTempFiles } from './stale-temp-files.js';
 
 /**

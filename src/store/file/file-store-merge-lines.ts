@@ -1,5 +1,6 @@
-import type { AtomicItemWriter, FileDigest, Item } from './data-file.js';
-import { ItemDigest } from './data-file.js';
+import type { AtomicItemWriter } from './atomic-item-writer.js';
+import type { FileDigest, Item } from './data-file.js';
+import { ItemDigest } from './item-digest.js';
 import { dataFileDamaged, parseItemLine } from './read-items.js';
 import { lineChunks, plainIntegerId } from './item-line-chunks.js';
 import { canonical, compareIds, type ItemId } from '../../dataset/item-id.js';

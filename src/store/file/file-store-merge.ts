@@ -1,4 +1,5 @@
-import type { AtomicItemWriter, FileDigest, Item } from './data-file.js';
+import type { AtomicItemWriter } from './atomic-item-writer.js';
+import type { FileDigest, Item } from './data-file.js';
 import { parseItemLine } from './read-items.js';
 import { lineChunks, plainIntegerId } from './item-line-chunks.js';
 import { canonical, compareIds, type ItemId } from '../../dataset/item-id.js';

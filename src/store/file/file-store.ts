@@ -2,7 +2,9 @@ import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LedgerhookError } from '../../errors.js';
 import { DEFAULT_HISTORY_DAYS } from '../../defaults.js';
-import { AtomicItemWriter, type FileDigest, type Item, settleBoth, writeDocumentAtomically } from './data-file.js';
+import { AtomicItemWriter } from './atomic-item-writer.js';
+import type { FileDigest, Item } from './data-file.js';
+import { settleBoth, writeDocumentAtomically } from './durable-replace.js';
 import { FullReadWriter } from './full-read-writer.js';
 import type {
   ChangeSet,

@@ -1,7 +1,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { open } from 'node:fs/promises';
 import { readLines } from '../../util/read-lines.js';
-import { AtomicItemWriter, type FileDigest, type Item, type ItemDigest } from './data-file.js';
+import { AtomicItemWriter } from './atomic-item-writer.js';
+import type { FileDigest, Item } from './data-file.js';
+import type { ItemDigest } from './item-digest.js';
 import { compareIds, type ItemId } from '../../dataset/item-id.js';
 import { pageLines } from './page-lines.js';
 

@@ -1,0 +1,73 @@
+import type { Dispatcher } from 'undici';
+import type { EntityPaths } from '../catalogue/entity-paths.js';
+import type { DatasetStore } from '../store/dataset-store.js';
+import type { SyncSummary } from '../sync/sync-dataset.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import type { ReconcileEvent } from './reconcile-timer.js';
+
+/*
+ * What createWebhookSync (webhook-sync.ts) takes and what it reports: apart from it so that the runs
+ * (sync-runner.ts) and the body's events (body-events.ts) are typed by them without a cycle.
+ */
+
+export type WebhookSyncEvent =
+  | { type: 'sync-start'; userId: string; entity: string; dataset: string; run: number }
+  | { type: 'sync-done'; userId: string; entity: string; run: number; summary: SyncSummary }
+  | { type: 'sync-failed'; userId: string; entity: string; dataset: string; run: number; error: string }
+  /** A transient failure (service or store unreachable, 5xx, 429): the sync runs again after `inMs`. */
+  | {
+      type: 'sync-retry';
+      userId: string;
+      entity: string;
+      dataset: string;
+      run: number;
+      retry: number;
+      inMs: number;
+      error: string;
+    }
+  | { type: 'sync-coalesced'; userId: string; entity: string; dataset: string }
+  | { type: 'unknown-entity'; userId: string; entity: string }
+  | { type: 'no-token'; userId: string; entities: string[] }
+  /** A userId that cannot name a user of its own ('', '.', '..', too long): nothing synced. */
+  | { type: 'bad-user'; userId: string; error: string }
+  /** An authentic delivery whose body is not the spec's shape (a userId that is a number, say): nothing synced. */
+  | { type: 'invalid-body'; code: 'invalid_user' | 'invalid_body'; reason: string }
+  | { type: 'lifecycle'; userId: string; event: string; message: string; known: boolean }
+  | ReconcileEvent;
+
+export interface WebhookSyncOptions {
+  baseUrl: string;
+  /** The access token for a user, or undefined when there is none (recorded, not fatal). */
+  tokenFor: (userId: string) => string | undefined;
+  /** Where each user's data and state go (a FileStore keeps each user in a directory of their own). */
+  store: DatasetStore;
+  limit?: number | undefined;
+  /** Answers to a resumed read's cursor that mean it expired (syncDataset's expiredCursorStatuses). */
+  expiredCursorStatuses?: readonly number[] | undefined;
+  /** List paths that replace the catalogue's for some entities, e.g. `{ expense: '/expenses/expenses' }`. */
+  paths?: EntityPaths | undefined;
+  /**
+   * A sync failing for a transient reason is run again after firstMs, doubling up to capMs, at most
+   * `max` times (default 2 s, 60 s, 8: about five minutes), each said as a sync-retry event.
+   */
+  retry?: { firstMs?: number | undefined; capMs?: number | undefined; max?: number | undefined } | undefined;
+  /** Waiting allowed per request for 429 and 5xx answers before a run fails (then retried as above). */
+  maxWaitMs?: number | undefined;
+  /** Datasets synced at once across all users. */
+  concurrency?: number | undefined;
+  timeoutMs?: number | undefined;
+  dispatcher?: Dispatcher | undefined;
+  signal?: AbortSignal | undefined;
+  /** Keep removed items as tombstones with when and why they left (syncDataset's keepDeleted). */
+  keepDeleted?: boolean | undefined;
+  /** Reconcile every synced dataset this often, with repair (what it repairs no webhook announced). */
+  reconcileEveryMs?: number | undefined;
+  /** Clock in ms since the epoch, for the time from a webhook to its data committed (freshness). */
+  now?: (() => number) | undefined;
+  onEvent?: ((event: WebhookSyncEvent) => void) | undefined;
+  /**
+   * Traces and metrics (openTelemetry()): each run is a span in the trace of the first delivery it
+   * answers (the listener's `telemetry` gives deliveries theirs), linked to the others coalesced into it.
+   */
+  telemetry?: Telemetry | undefined;
+}
