@@ -58,7 +58,8 @@ async function readSecretFile(path: string): Promise<string> {
   const secret = (await readInputFile(path, 'secret file')).toString('utf8').replace(/\r?\n$/, '');
   if (secret.trim() === '')
     throw usageError(
-      `the secret file ${path} is ${secret === '' ? 'empty' : 'only whitespace'}: write the webhook_secret the API team sent into it`,
+      // The advice (error-advice.ts, empty_secret) says what to write into it: not said twice.
+      `the secret file ${path} is ${secret === '' ? 'empty' : 'only whitespace'}`,
       'empty_secret',
     );
   return secret;

@@ -3,7 +3,8 @@ import { jsonOutcome } from './json-output.js';
 import { outcomeOf } from './outcome.js';
 import { EXIT } from './exit-codes.js';
 import { flushHeldLines } from './batched-lines.js';
-import { isTerminal, stdStream, whenStreamBuilt, writeStd } from './std-output.js';
+import { errnoSentence } from '../util/fs-errors.js';
+import { isTerminal, stdStream, streamFailure, whenStreamBuilt, whenWriteFails, writeStd } from './std-output.js';
 import type { RunCommand } from './runner.js';
 
 /**
@@ -94,23 +95,38 @@ function createContext(): Promise<CliContext> {
 
 /** Opens the session of this process: stdout's EPIPE handler and the colour of the error line. */
 export async function openSession(): Promise<Session> {
-  // `ledgerhook events | head` closes the pipe early: that is not an error worth a stack trace.
-  whenStreamBuilt((fd, stream) => {
-    if (fd === 1)
-      stream.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
-        throw error;
-      });
-  });
   // Error lines are coloured only on a terminal; elsewhere chalk is not even loaded (nor the stream built).
   const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
   const stderrColor: { red: (text: string) => string } =
     !noColor && isTerminal(2) ? await loadColor(stdStream(2), process.env) : { red: (text) => text };
+  // Output that cannot be written (`> /dev/full`, an I/O error) is said once, as a usage error: the
+  // command's result is lost, and no JSON document can follow it.
+  let outputFailed = false;
+  const outputFailure = (fd: number, error: Error) => {
+    if (fd !== 1 || outputFailed) return; // a failing stderr leaves nowhere to say anything
+    outputFailed = true;
+    writeStd(2, `${stderrColor.red('error:')} cannot write to stdout: ${errnoSentence(error)}\n`);
+    process.exitCode = EXIT.usage;
+  };
+  whenWriteFails(outputFailure);
+  // `ledgerhook events | head` closes the pipe early: that is not an error worth a stack trace.
+  whenStreamBuilt((fd, stream) => {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (fd === 1 && error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+      outputFailure(fd, error);
+    });
+  });
   /** The running command's context: its recorded JSON result is printed with the outcome. */
   let current: CliContext | undefined;
 
   function reportError(thrown: unknown): number {
     flushHeldLines(); // the delivery lines a listener printed come before its error, not after
+    // A file stdout throws its write error to the writing command as well as emitting it.
+    const failed = streamFailure(1);
+    if (failed || outputFailed) {
+      outputFailure(1, failed ?? (thrown as Error));
+      return EXIT.usage;
+    }
     const outcome = outcomeOf(thrown, debug);
     // The human line first (stderr), then the --json document with what the command had (stdout).
     if (outcome.line) writeStd(2, `${stderrColor.red(outcome.line.label)} ${outcome.line.text}\n`);

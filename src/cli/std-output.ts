@@ -54,6 +54,24 @@ export function writeStd(fd: Fd, text: string): void {
     // A non-blocking descriptor that is full, or a closed pipe: the stream does what it always did
     // (waits; stdout's EPIPE handler in main.ts ends the process quietly).
     if (code === 'EAGAIN' || code === 'EPIPE') stdStream(fd).write(bytes.subarray(written));
-    else throw error;
+    else onWriteFailure?.(fd, error as Error);
   }
+}
+
+let onWriteFailure: ((fd: Fd, error: Error) => void) | undefined;
+
+/**
+ * Called when a write to stdout or stderr fails for good (a full disk, `> /dev/full`, an I/O error):
+ * main.ts's session says it in one line and ends with a usage exit, where the error would have
+ * escaped as a stack trace. Writes to the stream go the same way (session.ts: its 'error' event).
+ */
+export function whenWriteFails(listener: (fd: Fd, error: Error) => void): void {
+  onWriteFailure = listener;
+}
+
+/** The error a built stdout stream failed with, if it did (a file stream throws it to the writer too). */
+export function streamFailure(fd: Fd): Error | undefined {
+  if (!built[fd]) return undefined;
+  const { errored } = stdStream(fd) as NodeJS.WriteStream & { errored?: Error | null };
+  return errored && (errored as NodeJS.ErrnoException).code !== 'EPIPE' ? errored : undefined;
 }
