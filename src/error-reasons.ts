@@ -71,6 +71,7 @@ export const ERROR_REASONS = [
   'invalid_verification_prefix',
   'io_failed',
   'listen_failed',
+  'lock_lost',
   'malformed_token',
   'method_not_allowed',
   'missing_access_token',
