@@ -91,4 +91,20 @@ describe('the state lock when its holder stands still', () => {
     await lease.release();
     assert.ok(existsSync(lockPath), "the other holder's lock is not removed by this one's release");
   });
+
+  it('a holder past its time refuses, yet its release still removes its own lock (none is left behind)', async () => {
+    const target = join(tempDir(), 'state.json');
+    let clock = Date.now();
+    // Two leases: the second's probe of the mtime precision is the one the first made (shared).
+    for (let round = 0; round < 2; round += 1) {
+      const lease = await LockLease.acquire(target, `${target}.lock`, 'writing the test file', { now: () => clock });
+      clock += 6_000;
+      assert.throws(
+        () => lease.assertHeld(),
+        (error) => reasonOf(error) === 'lock_lost',
+      );
+      await lease.release();
+      assert.equal(existsSync(`${target}.lock`), false);
+    }
+  });
 });
