@@ -25,6 +25,7 @@ export const ERROR_REASONS = [
   'cursor_loop',
   'data_file_damaged',
   'data_file_unreadable',
+  'dataset_busy',
   'dataset_not_synced',
   'edit_needs_one_delivery',
   'edited_body_invalid',
