@@ -51,6 +51,7 @@ await build({
 // The same transform tsx applies (types stripped), bundled with the project's own imports.
 export const RUNNABLE = [
   'test/helpers/state-writer-child.ts',
+  'test/helpers/state-thief-child.ts',
   'test/receiver/snippets/express.ts',
   'test/receiver/snippets/node-http.ts',
   'test/receiver/snippets/hono.ts',

@@ -77,6 +77,10 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   state_file_invalid: () => 'or point LEDGERHOOK_CONFIG_DIR at another directory',
   state_file_unreadable: () => 'check its permissions, or point LEDGERHOOK_CONFIG_DIR at another directory',
   state_file_unwritable: () => 'make the directory writable, or point LEDGERHOOK_CONFIG_DIR at another one',
+  dataset_busy: () =>
+    'another run writes this dataset into the same --out (a `listen --sync`, a `reconcile --repair`?); run again once it is done',
+  lock_lost: () =>
+    'the run was suspended (or the clock jumped) long enough for another run to take its lock; run it again',
   token_rejected: () => 'check --token / --token-file, LEDGERHOOK_TOKEN or `ledgerhook config set token -`',
   not_an_envelope: () => 'check the dataset path (`ledgerhook entities` lists them)',
   too_many_pages: () => 'raise --max-pages if the dataset really is that large',

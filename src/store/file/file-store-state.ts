@@ -1,7 +1,7 @@
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { errnoSentence, makeDirectory } from '../../util/fs-errors.js';
 import { basename, dirname, join } from 'node:path';
-import lockfile from 'proper-lockfile';
+import { type LeaseOptions, LockLease } from './lock-lease.js';
 import { LedgerhookError } from '../../errors.js';
 import { tempFileName } from './temp-name.js';
 import { isObject } from '../../util/is-object.js';
@@ -112,9 +112,12 @@ function parseRecords(path: string, text: string): StateRecords {
  */
 export class StateFile {
   readonly path: string;
+  readonly #lease: LeaseOptions;
 
-  constructor(path: string) {
+  /** `lease`: the lock's timing and clock (lock-lease.ts; tests stall the clock). */
+  constructor(path: string, lease: LeaseOptions = {}) {
     this.path = path;
+    this.#lease = lease;
   }
 
   async read(): Promise<StateRecords> {
@@ -134,14 +137,10 @@ export class StateFile {
   /** Runs `change` on the current records under the lock and writes the result if it says so. */
   async update<T>(change: (records: StateRecords) => { write: boolean; result: T }): Promise<T> {
     const dir = dirname(this.path);
-    let release: () => Promise<void>;
+    let lease: LockLease;
     try {
       makeDirectory(dir);
-      release = await lockfile.lock(this.path, {
-        realpath: false,
-        stale: 10_000,
-        retries: { retries: 200, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true },
-      });
+      lease = await LockLease.acquire(this.path, `${this.path}.lock`, `writing ${this.path}`, this.#lease);
     } catch (error) {
       throw new LedgerhookError(
         'ERR_IO',
@@ -152,14 +151,14 @@ export class StateFile {
     try {
       const records = await this.read();
       const { write, result } = change(records);
-      if (write) await this.#write(records);
+      if (write) await this.#write(records, lease);
       return result;
     } finally {
-      await release().catch(() => {});
+      await lease.release();
     }
   }
 
-  async #write(records: StateRecords): Promise<void> {
+  async #write(records: StateRecords, lease: LockLease): Promise<void> {
     const temp = join(dirname(this.path), tempFileName(basename(this.path)));
     try {
       const handle = await open(temp, 'wx', STATE_FILE_MODE);
@@ -169,9 +168,12 @@ export class StateFile {
       } finally {
         await handle.close();
       }
+      // The records were read under the lock: once it may be another's, they may be out of date.
+      lease.assertHeld();
       await rename(temp, this.path);
     } catch (error) {
       await rm(temp, { force: true });
+      if (error instanceof LedgerhookError) throw error;
       throw new LedgerhookError(
         'ERR_IO',
         `cannot write ${this.path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

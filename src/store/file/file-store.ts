@@ -32,6 +32,8 @@ import { FileChangeLog } from './file-change-log.js';
 import { prepareDatasetDirectory } from './dataset-directory.js';
 import { fingerprintOf } from './file-fingerprint.js';
 import { assertOwner, FileStoreRecords, stateOf } from './file-store-records.js';
+import { withDatasetLock } from './dataset-lock.js';
+import type { LockLease } from './lock-lease.js';
 
 export interface FileStoreOptions {
   /** Directory of the data files; a user's files go in `<outDir>/<userDirName(userId)>/`. */
@@ -40,6 +42,8 @@ export interface FileStoreOptions {
   stateFile: string;
   /** Days of change history kept beside each data file (default 90); current tombstones are always kept. */
   historyDays?: number | undefined;
+  /** How long a write waits for another process writing the same dataset (ms; default 60 s: dataset-lock.ts). */
+  lockWaitMs?: number | undefined;
 }
 
 type Ref = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
@@ -62,12 +66,19 @@ export class FileStore implements DatasetStore {
   readonly stateFile: StateFile;
   readonly #log: FileChangeLog;
   readonly #records: FileStoreRecords;
+  readonly #lockWaitMs: number | undefined;
 
   constructor(options: FileStoreOptions) {
     this.outDir = resolve(options.outDir);
     this.stateFile = new StateFile(options.stateFile);
     this.#log = new FileChangeLog(options.historyDays ?? DEFAULT_HISTORY_DAYS);
     this.#records = new FileStoreRecords(this.stateFile);
+    this.#lockWaitMs = options.lockWaitMs;
+  }
+
+  /** Runs a write of the dataset's file under its lock across processes (dataset-lock.ts). */
+  #locked<T>(file: string, write: (lease: LockLease) => Promise<T>): Promise<T> {
+    return withDatasetLock(file, { waitMs: this.#lockWaitMs }, write);
   }
 
   get stateLocation(): string {
@@ -158,6 +169,8 @@ export class FileStore implements DatasetStore {
     file: string,
     state: DatasetState,
     write: (before: (digest: FileDigest) => Promise<void>) => Promise<FileDigest>,
+    /** The dataset's lock (#locked): checked once the pending state is noted, before the rename. */
+    lease: LockLease,
     /** Run beside the state's commit, once the file is in place (a merge's history marker). */
     alongside?: () => Promise<void>,
   ): Promise<FileDigest> {
@@ -166,7 +179,10 @@ export class FileStore implements DatasetStore {
       items: digest.items,
       checksum: digest.checksum,
     });
-    const digest = await write((found) => this.#markPending(ref, file, withDigest(found)));
+    const digest = await write(async (found) => {
+      await this.#markPending(ref, file, withDigest(found));
+      lease.assertHeld();
+    });
     // Taken after the rename (which moves the ctime): the file exactly as this state describes it.
     const fingerprint = await fingerprintOf(file);
     await settleBoth(this.#commitState(ref, file, withDigest(digest), fingerprint), alongside?.());
@@ -177,12 +193,16 @@ export class FileStore implements DatasetStore {
     const file = await this.#prepare(ref);
     this.#assertOwner(await this.stateFile.read(), ref, file);
     if (options.resumable || options.resume)
-      return resumableFullLoad(file, options.resume, (state, write) => this.#install(ref, file, state, write));
+      return resumableFullLoad(file, options.resume, (state, write) =>
+        this.#locked(file, (lease) => this.#install(ref, file, state, write, lease)),
+      );
     const writer = await FullReadWriter.create(file);
     return {
       add: (items) => writer.add(items),
       commit: async (state) => {
-        const digest = await this.#install(ref, file, state, (before) => writer.commit(before));
+        const digest = await this.#locked(file, (lease) =>
+          this.#install(ref, file, state, (before) => writer.commit(before), lease),
+        );
         return { total: digest.items, upserted: digest.items, removed: 0 };
       },
       abort: () => writer.discard(),
@@ -196,6 +216,17 @@ export class FileStore implements DatasetStore {
 
   async applyChanges(ref: DatasetRef, changes: ChangeSet, state: DatasetState): Promise<CommitResult> {
     const file = await this.#prepare(ref);
+    // From reading the state to committing the merged file's: no other process merges meanwhile.
+    return this.#locked(file, (lease) => this.#merge(ref, file, changes, state, lease));
+  }
+
+  async #merge(
+    ref: DatasetRef,
+    file: string,
+    changes: ChangeSet,
+    state: DatasetState,
+    lease: LockLease,
+  ): Promise<CommitResult> {
     const records = await this.stateFile.read();
     this.#assertOwner(records, ref, file);
     const record = records[this.#key(ref)];
@@ -234,6 +265,7 @@ export class FileStore implements DatasetStore {
       file,
       { ...state, run: origin?.run },
       (before) => writer.commit((digest) => settleBoth(before(digest), logged)),
+      lease,
       // The run's marker once its data is durably in place, beside the state's commit: either one
       // alone already makes the run's changes count (change-log.ts), in whichever order they land.
       origin ? () => this.#log.committed(file, origin) : undefined,
@@ -261,7 +293,9 @@ export class FileStore implements DatasetStore {
   async saveDocument(ref: DatasetRef, body: unknown, state: DatasetState): Promise<void> {
     const file = await this.#prepare(ref);
     this.#assertOwner(await this.stateFile.read(), ref, file);
-    await this.#install(ref, file, state, (before) => writeDocumentAtomically(file, body, before));
+    await this.#locked(file, (lease) =>
+      this.#install(ref, file, state, (before) => writeDocumentAtomically(file, body, before), lease),
+    );
   }
 
   /** Every record with its key (for `state list`). */
