@@ -8,10 +8,10 @@
  * It parses only what it can parse exactly as commander 14 does and answers `undefined` for anything
  * else, which then goes to commander: every error message, `--help`, `--version`, a global flag, `--`,
  * a short flag, a value that looks like a flag (commander's program reads any such argument as its own:
- * `-v` in any place prints the version), a bad value, a missing one, an extra argument, a command with
- * subcommands. A definition that uses more of commander than this copies throws here (a missing method
- * is a TypeError): that command then always goes to commander. Its parses are checked against
- * commander's for every command (test/unit/commander-lite.test.ts).
+ * `-v` in any place prints the version), a bad value, a missing one, an extra argument, anything but a
+ * subcommand's name right after its command's. A definition that uses more of commander than this
+ * copies throws here (a missing method is a TypeError): that command then always goes to commander.
+ * Its parses are checked against commander's for every command (test/unit/commander-lite.test.ts).
  */
 
 import { Option, type OptionLike, type ParseArg, Unsupported } from './commander-lite-option.js';
@@ -151,7 +151,12 @@ export class Command {
   /** `args` as commander would parse them (the command's name first), or undefined: ask commander. */
   parsePlain(args: readonly string[]): PlainCommand | undefined {
     const sub = this.commands.find((command) => command.name() === args[0]);
-    return sub?.parseOwn(args.slice(1));
+    if (!sub || sub.commands.length === 0) return sub?.parseOwn(args.slice(1));
+    // A command of subcommands (`state list`): commander hands everything after the subcommand's name to
+    // it when the command has no flags or action of its own; the name must come right after (`state
+    // --json list` and `state help list` are commander's to explain).
+    if (sub.options.length > 0 || sub.handler) return undefined;
+    return sub.commands.find((command) => command.name() === args[1])?.parseOwn(args.slice(2));
   }
 
   private parseOwn(args: readonly string[]): PlainCommand | undefined {

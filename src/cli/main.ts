@@ -10,7 +10,7 @@ import { finish, openSession, type Session } from './session.js';
 /**
  * The CLI entry: runs the chosen command in the session (session.ts: context, error line, exit code).
  * A plain command line is parsed by the named command's own definition run against commander-lite.ts;
- * anything else (help, a mistake, a global flag, a command with subcommands) builds the commander
+ * anything else (help, a mistake, a global flag) builds the commander
  * program from the command definitions, loading commander only then (its own chunk). Both print the
  * same (test/unit/commander-lite.test.ts, test/e2e/plain-start.test.ts).
  */

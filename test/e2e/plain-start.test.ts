@@ -4,8 +4,8 @@
  * once as usual and once with LEDGERHOOK_PLAIN_START=0 (always commander), and stdout, stderr and the
  * exit code must be the same to the byte. The lines cover both: plain ones (verify: authentic, forged,
  * expired, --json, stdin, a header line, repeated secrets, a secret file, an unreadable file; sign,
- * events, a required flag given) and ones handed to commander (help, a typo, a bad number, a missing
- * required flag, a command with subcommands).
+ * events, a required flag given, subcommands: state, config, captures) and ones handed to commander
+ * (help, a typo, a bad number, a missing required flag, a flag before a subcommand's name).
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -50,6 +50,11 @@ test('the same bytes and exit code from either parser', async () => {
     { args: ['replay', join(dir, 'missing.jsonl'), '--to', '127.0.0.1:9'] },
     { args: ['check-receiver', '--secret', 'whsec-test'] },
     { args: ['state', 'list', '--json'] },
+    { args: ['state', 'show', 'expense'] },
+    { args: ['config', 'get', 'baseUrl', '--env', 'sandbox'] },
+    { args: ['config', 'path'] },
+    { args: ['captures', 'list', join(dir, 'missing.jsonl')] },
+    { args: ['state', '--json', 'list'] },
     { args: ['demo', 'extra'] },
   ];
   for (const { args, input } of lines) {

@@ -118,10 +118,14 @@ test('help, version, global flags, mistakes and odd forms are left to commander'
 });
 
 test('plainCommand: only a command that is one, never completion, and never with LEDGERHOOK_PLAIN_START=0', () => {
+  assert.ok(
+    plainCommand(['state', 'list'], async () => {}, {}),
+    'a subcommand too',
+  );
   const run: RunCommand = async () => {};
   assert.ok(plainCommand(['verify', 'b', '--token', 'T'], run, {}));
   assert.equal(plainCommand(['verify', 'b', '--token', 'T'], run, { LEDGERHOOK_PLAIN_START: '0' }), undefined);
-  for (const args of [['completion', 'bash'], ['verfy', 'b'], ['help'], ['--version'], ['state', 'list']])
+  for (const args of [['completion', 'bash'], ['verfy', 'b'], ['help'], ['--version']])
     assert.equal(plainCommand(args, run, {}), undefined, JSON.stringify(args));
 });
 
@@ -163,10 +167,11 @@ test('every line of up to four words from the vocabulary: parsed as commander do
 });
 
 /** A command's own long flags (its first five), the `=` form of the first value-taking one, and a first choice. */
-function vocabularyOf(name: string): string[] {
+function vocabularyOf(path: readonly string[]): string[] {
   const program = new Command('ledgerhook');
-  defineCommands(program, async () => {}, name);
-  const command = program.commands.find((candidate) => candidate.name() === name);
+  defineCommands(program, async () => {}, path[0]);
+  let command: Command | undefined = program;
+  for (const name of path) command = command?.commands.find((candidate) => candidate.name() === name) as Command;
   const words = new Set<string>();
   for (const option of (command?.options ?? []).slice(0, 5)) {
     if (!option.long) continue;
@@ -178,30 +183,52 @@ function vocabularyOf(name: string): string[] {
   return [...words];
 }
 
-test('every command: each line of up to three words of its flags and look-alikes, parsed as commander does or left to it', async () => {
-  const lookAlikes = ['a', '1', '--', '-v'];
-  const parsedBy = new Map<string, number>();
+/** Every command's path: `sign`, and for a command of subcommands each of them (`state list`). */
+function commandPaths(): string[][] {
+  const paths: string[][] = [];
   for (const [names] of COMMANDS)
     for (const name of names) {
       if (name === 'completion') continue;
-      const words = [...vocabularyOf(name), ...lookAlikes];
-      let parsed = 0;
-      const visit = async (line: string[]): Promise<void> => {
-        const args = [name, ...line];
-        const lite = await liteParse(args);
-        if (lite) {
-          parsed += 1;
-          assert.deepEqual(lite, await commanderParse(args), JSON.stringify(args));
-        }
-        if (line.length < 3) for (const word of words) await visit([...line, word]);
-      };
-      await visit([]);
-      parsedBy.set(name, parsed);
+      const program = new Command('ledgerhook');
+      defineCommands(program, async () => {}, name);
+      const subs = program.commands[0]?.commands.filter((sub) => sub.name() !== 'help') ?? [];
+      if (subs.length === 0) paths.push([name]);
+      for (const sub of subs) paths.push([name, sub.name()]);
     }
-  // The commands with subcommands are commander's; every other command's plain lines are parsed here.
-  const commanderOnly = [...parsedBy].filter(([, parsed]) => parsed === 0).map(([name]) => name);
-  assert.deepEqual(commanderOnly.sort(), ['captures', 'config', 'queue', 'state', 'store']);
-  assert.ok((parsedBy.get('sync') ?? 0) > 0, 'sync (with its --no-resume) is parsed here');
+  return paths;
+}
+
+test('every command: each line of up to three words of its flags and look-alikes, parsed as commander does or left to it', async () => {
+  const lookAlikes = ['a', '1', '--', '-v'];
+  const parsedBy = new Map<string, number>();
+  for (const path of commandPaths()) {
+    const words = [...vocabularyOf(path), ...lookAlikes];
+    let parsed = 0;
+    const visit = async (line: string[]): Promise<void> => {
+      const args = [...path, ...line];
+      const lite = await liteParse(args);
+      if (lite) {
+        parsed += 1;
+        assert.deepEqual(lite, await commanderParse(args), JSON.stringify(args));
+      }
+      if (line.length < 3) for (const word of words) await visit([...line, word]);
+    };
+    await visit([]);
+    parsedBy.set(path.join(' '), parsed);
+  }
+  // Every command's plain lines are parsed here, subcommands too (sync with its --no-resume included).
+  assert.deepEqual(
+    [...parsedBy].filter(([, parsed]) => parsed === 0),
+    [],
+  );
+  assert.ok(parsedBy.size >= 30, `${parsedBy.size} command paths`);
+});
+
+test('a command of subcommands: its name right before the subcommand, or commander', async () => {
+  for (const args of [['state', '--json', 'list'], ['state', 'help', 'list'], ['state'], ['state', 'lst'], ['config']])
+    assert.equal(await liteParse(args), undefined, JSON.stringify(args));
+  const parsed = await liteParse(['config', 'set', 'baseUrl', 'http://127.0.0.1:1/', '--env', 'local']);
+  assert.deepEqual(parsed, await commanderParse(['config', 'set', 'baseUrl', 'http://127.0.0.1:1/', '--env', 'local']));
 });
 
 test("commander-lite's Option reads flags as commander's Option does (the start bundle uses it)", () => {
