@@ -39,8 +39,10 @@ let jsonRequested = (() => {
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 })();
 
+/** The command's abort signal, made when a command first asks for it (Ctrl-C; stdout failing for good). */
+let controller: AbortController | undefined;
+
 function createContext(): Promise<CliContext> {
-  let controller: AbortController | undefined;
   return loadColor(
     {
       get isTTY() {
@@ -107,6 +109,9 @@ export async function openSession(): Promise<Session> {
     outputFailed = true;
     writeStd(2, `${stderrColor.red('error:')} cannot write to stdout: ${errnoSentence(error)}\n`);
     process.exitCode = EXIT.usage;
+    // A long-running command (listen, worker, mock, sync --watch) whose lines go nowhere stops, as at
+    // Ctrl-C, rather than serving on unheard (review); a short one has no signal to stop.
+    controller?.abort(new Error('stdout cannot be written'));
   };
   whenWriteFails(outputFailure);
   // `ledgerhook events | head` closes the pipe early: that is not an error worth a stack trace.

@@ -43,3 +43,21 @@ test('an empty secret file: its advice said once', () => {
   assert.equal(result.status, 2);
   assert.equal(result.stderr.match(/webhook_secret the API team sent/g)?.length, 1, result.stderr);
 });
+
+test('a long-running command whose stdout fails stops, as at Ctrl-C, and exits 2', { skip: !full }, () => {
+  const dir = tempDir();
+  const out = openSync('/dev/full', 'w');
+  // listen --json writes its first JSON line at once: the failure stops it (a deadline, not a sleep).
+  const result = spawnSync(process.execPath, [BIN, 'listen', '--port', '0', '--json'], {
+    stdio: ['ignore', out, 'pipe'],
+    encoding: 'utf8',
+    // A deadline, killed hard: a graceful stop on SIGTERM would pass for stopping by itself.
+    timeout: 15_000,
+    killSignal: 'SIGKILL',
+    env: { ...process.env, NO_COLOR: '1', LEDGERHOOK_CONFIG_DIR: dir },
+  });
+  assert.equal(result.signal, null, 'it stopped by itself');
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /^error: cannot write to stdout: the disk is full$/m);
+  assert.equal(result.stderr.match(/cannot write to stdout/g)?.length, 1);
+});

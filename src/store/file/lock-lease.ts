@@ -100,7 +100,8 @@ export class LockLease {
     for (;;) {
       const left = waitMs - (performance.now() - started);
       try {
-        lease.#release = await take(Math.max(left, 0));
+        // At least 1 ms: `retry` reads a maxRetryTime of 0 as no limit (30 more retries, ~1.8 s past the bound).
+        lease.#release = await take(Math.max(left, 1));
         break;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ELOCKED' || left <= 0) throw error;

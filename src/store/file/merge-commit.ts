@@ -40,6 +40,9 @@ export async function mergeAndCommit(
   if (nothingToMerge && (await commits.asCommitted(record, file, changes.verify))) {
     if (changes.origin) await log.record(file, record, changes, []);
     const kept = { ...state, run: changes.origin?.run, items: record.items, checksum: record.checksum };
+    // As install() does before its rename: a run that stood still past the lock's stale time must not
+    // write its old record over what the run that took the lock committed (review).
+    lease.assertHeld();
     await commits.commit(ref, file, kept, record.fingerprint);
     if (changes.origin) await log.committed(file, changes.origin);
     return { total: record.items, upserted: 0, removed: 0 };
