@@ -78,4 +78,19 @@ describe('the dataset lock of the file store', () => {
     assert.deepEqual(ids(file), [1, 2, 3, 9]);
     assert.equal(existsSync(datasetLockPath(file)), false);
   });
+
+  it('a run that stood still past half the stale time commits nothing, even with nothing to merge', async () => {
+    const { outDir, stateFile, ref, store } = await seeded();
+    const before = await store.getState(ref);
+    // Each reading of the holder's clock is 6 s after the one before: by the commit, its last
+    // confirmed refresh looks older than half the lock's 10 s stale time, as for a stalled process.
+    let at = Date.now();
+    const stalled = new FileStore({ outDir, stateFile, lockClock: () => (at += 6_000) });
+    const state = { ...fullState(), mode: 'incremental' as const, lastUpdatedDate: '2026-02-01T00:00:00Z' };
+    await assert.rejects(
+      stalled.applyChanges(ref, { upserts: [], deletedIds: [] }, state),
+      (error) => reasonOf(error) === 'lock_lost',
+    );
+    assert.deepEqual(await store.getState(ref), before, 'the state is as the other run left it');
+  });
 });

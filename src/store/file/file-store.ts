@@ -41,6 +41,11 @@ export interface FileStoreOptions {
   historyDays?: number | undefined;
   /** How long a write waits for another process writing the same dataset (ms; default 60 s: dataset-lock.ts). */
   lockWaitMs?: number | undefined;
+  /**
+   * The clock the dataset lock's refreshes are stamped with (default the wall clock, which other
+   * processes judge the lock by): a test stalls it to stand for a process that stood still.
+   */
+  lockClock?: (() => number) | undefined;
 }
 
 type Ref = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
@@ -64,6 +69,7 @@ export class FileStore implements DatasetStore {
   readonly #log: FileChangeLog;
   readonly #records: FileStoreRecords;
   readonly #lockWaitMs: number | undefined;
+  readonly #lockClock: (() => number) | undefined;
   /** How a commit is recorded in the state file, around the rename (state-commit.ts). */
   readonly #commits: StateCommit;
 
@@ -73,12 +79,13 @@ export class FileStore implements DatasetStore {
     this.#log = new FileChangeLog(options.historyDays ?? DEFAULT_HISTORY_DAYS);
     this.#records = new FileStoreRecords(this.stateFile);
     this.#lockWaitMs = options.lockWaitMs;
+    this.#lockClock = options.lockClock;
     this.#commits = new StateCommit(this.stateFile, (ref) => this.#key(ref));
   }
 
   /** Runs a write of the dataset's file under its lock across processes (dataset-lock.ts). */
   #locked<T>(file: string, write: (lease: LockLease) => Promise<T>): Promise<T> {
-    return withDatasetLock(file, { waitMs: this.#lockWaitMs }, write);
+    return withDatasetLock(file, { waitMs: this.#lockWaitMs, now: this.#lockClock }, write);
   }
 
   get stateLocation(): string {
