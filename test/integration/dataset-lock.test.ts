@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, utimesSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { datasetRef, FileStore } from '../../src/api/sync.js';
 import { datasetLockPath } from '../../src/store/file/dataset-lock.js';
@@ -35,6 +35,9 @@ async function seeded(lockWaitMs?: number) {
   return { outDir, stateFile, store, ref, file: store.fileFor(ref) };
 }
 
+/** The state file a store was made with (the store keeps it as a StateFile). */
+const stateFileOf = (store: FileStore) => store.stateFile.path;
+
 const ids = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as Array<{ id: number }>).map((item) => item.id);
 
 describe('the dataset lock of the file store', () => {
@@ -67,6 +70,12 @@ describe('the dataset lock of the file store', () => {
       await assert.rejects(
         store.applyChanges(ref, { upserts: [{ id: 9 }], deletedIds: [] }, state),
         (error) => reasonOf(error) === 'dataset_busy' && (error as Error).message.includes('another ledgerhook run'),
+      );
+      // A bound too short for one round of retries ends in `retry`'s own timeout: still the holder's.
+      const hasty = new FileStore({ outDir: dirname(file), stateFile: stateFileOf(store), lockWaitMs: 1 });
+      await assert.rejects(
+        hasty.applyChanges(ref, { upserts: [{ id: 9 }], deletedIds: [] }, state),
+        (error) => reasonOf(error) === 'dataset_busy',
       );
     } finally {
       await holder.release();

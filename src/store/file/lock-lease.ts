@@ -104,7 +104,14 @@ export class LockLease {
         lease.#release = await take(Math.max(left, 1));
         break;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ELOCKED' || left <= 0) throw error;
+        // A round that ran out of time ends with `retry`'s own error when it saw few ELOCKED (its
+        // "main error" is the most frequent one): the lock was held all along, and is said so.
+        const timedOut = (error as Error).message === 'RetryOperation timeout occurred';
+        if ((error as NodeJS.ErrnoException).code !== 'ELOCKED' && !timedOut) throw error;
+        if (performance.now() - started >= waitMs)
+          throw timedOut
+            ? Object.assign(new Error(`Lock file is already being held`), { code: 'ELOCKED', file: target })
+            : error;
       }
     }
     lease.#held = true;
