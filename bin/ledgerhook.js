@@ -34,7 +34,9 @@ function printSavedHelp() {
     if (error?.code === 'EPIPE') return true;
     // A non-blocking stdout that is full: the stream waits for it, as commander's own write would.
     if (error?.code === 'EAGAIN') process.stdout.write(text.subarray(written));
-    else throw error;
+    // Any other failure (a full disk, a descriptor not open for writing): the usual way, which writes
+    // the page again and says in one line why it cannot (main.ts's session), not with a stack trace.
+    else return false;
   }
   return true;
 }

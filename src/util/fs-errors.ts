@@ -23,8 +23,8 @@ export function errnoSentence(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code !== undefined && SENTENCES[code]) return SENTENCES[code] as string;
   const message = error instanceof Error ? error.message : String(error);
-  // "EACCES: permission denied, open '/x'" → "permission denied"
-  return message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '');
+  // "EACCES: permission denied, open '/x'" → "permission denied"; "EBADF: bad file descriptor, write" too
+  return message.replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '');
 }
 
 /**

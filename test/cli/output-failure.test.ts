@@ -61,3 +61,18 @@ test('a long-running command whose stdout fails stops, as at Ctrl-C, and exits 2
   assert.match(result.stderr, /^error: cannot write to stdout: the disk is full$/m);
   assert.equal(result.stderr.match(/cannot write to stdout/g)?.length, 1);
 });
+
+test('--help, printed by the shim, to a stdout not open for writing: one line, exit 2', () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'read-only'), '');
+  for (const args of [['--help'], ['events']]) {
+    const out = openSync(join(dir, 'read-only'), 'r');
+    const result = spawnSync(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', out, 'pipe'],
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', LEDGERHOOK_CONFIG_DIR: dir },
+    });
+    assert.equal(result.stderr, 'error: cannot write to stdout: bad file descriptor\n', args.join(' '));
+    assert.equal(result.status, 2, args.join(' '));
+  }
+});
