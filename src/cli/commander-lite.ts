@@ -125,7 +125,7 @@ export class Command {
 
   /**
    * Takes this file's Option or commander's own (a test runs the definitions with commander's). A short
-   * flag, an optional or variadic value or a negation (--no-x) is commander's to parse.
+   * flag, an optional or variadic value, or a negation beside its positive flag is commander's to parse.
    */
   addOption(option: OptionLike): this {
     const { long } = option;

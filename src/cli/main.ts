@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Command } from '@commander-js/extra-typings';
+import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
 import { plainCommand } from './plain-command.js';
 import { EXIT } from './exit-codes.js';
 import { secretFlagWarnings } from './secret-flag-warnings.js';
@@ -15,18 +15,28 @@ import { finish, openSession, type Session } from './session.js';
  * same (test/unit/commander-lite.test.ts, test/e2e/plain-start.test.ts).
  */
 
-const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-  version: string;
-};
 const session = await openSession();
 
-async function buildProgram(named: string | undefined, { run, red, parsed }: Session): Promise<Command> {
+/**
+ * Before the chosen command's action, whichever parser chose it: whether --json was given (as parsed),
+ * and a line for each credential typed as a flag (stderr: stdout stays the result).
+ */
+function beforeAction(command: CommandUnknownOpts): void {
+  session.parsed(command.getOptionValue('json') === true);
+  for (const line of secretFlagWarnings(command)) writeStd(2, `${line}\n`);
+}
+
+async function buildProgram(named: string | undefined, { run, red }: Session): Promise<Command> {
   const { Command } = await import('@commander-js/extra-typings');
+  // Read only here: a plain command line never asks for the version.
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   const program = new Command('ledgerhook')
     .description(
       'Webhooks and incremental sync for the bookkeeping API: sign, verify, send samples, listen, replay, emulate the service locally, and sync datasets into local JSON.',
     )
-    .version(packageJson.version, '-v, --version')
+    .version(version, '-v, --version')
     .option('--debug', 'print stack traces for unexpected errors')
     .showSuggestionAfterError(true)
     .exitOverride() // subcommands created after this inherit it, and the output settings
@@ -36,11 +46,7 @@ async function buildProgram(named: string | undefined, { run, red, parsed }: Ses
       // One line per error: commander puts its "(Did you mean …?)" suggestion on a second line.
       outputError: (text, write) => write(red(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`)),
     })
-    // A credential typed as a flag is said before the command runs (stderr: stdout stays the result).
-    .hook('preAction', (_program, command) => {
-      parsed(command.opts().json === true);
-      for (const line of secretFlagWarnings(command)) writeStd(2, `${line}\n`);
-    })
+    .hook('preAction', (_program, command) => beforeAction(command))
     .addHelpText(
       'after',
       `
@@ -70,9 +76,7 @@ async function main(args: string[]): Promise<number> {
   const plain = plainCommand(argv, session.run, process.env);
   if (plain)
     return session.execute(async () => {
-      // As the program's preAction hook above: a credential typed as a flag is said before the command runs.
-      session.parsed(plain.command.getOptionValue('json') === true);
-      for (const line of secretFlagWarnings(plain.command as unknown as Command)) writeStd(2, `${line}\n`);
+      beforeAction(plain.command as unknown as CommandUnknownOpts);
       await plain.act();
     });
   // The command named first is the only one built (command-list.ts); anything else builds them all.

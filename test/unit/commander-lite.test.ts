@@ -129,6 +129,27 @@ test('plainCommand: only a command that is one, never completion, and never with
     assert.equal(plainCommand(args, run, {}), undefined, JSON.stringify(args));
 });
 
+/**
+ * Every line of up to `most` words of `words` after `path`: each one commander-lite parses must come
+ * out as commander's parse. How many lines there were, and how many it parsed.
+ */
+async function everyLine(path: readonly string[], words: readonly string[], most: number) {
+  let lines = 0;
+  let parsed = 0;
+  const visit = async (line: string[]): Promise<void> => {
+    const args = [...path, ...line];
+    lines += 1;
+    const lite = await liteParse(args);
+    if (lite) {
+      parsed += 1;
+      assert.deepEqual(lite, await commanderParse(args), JSON.stringify(args));
+    }
+    if (line.length < most) for (const word of words) await visit([...line, word]);
+  };
+  await visit([]);
+  return { lines, parsed };
+}
+
 test('every line of up to four words from the vocabulary: parsed as commander does, or left to it', async () => {
   const words = [
     'b.json',
@@ -148,19 +169,7 @@ test('every line of up to four words from the vocabulary: parsed as commander do
     '-v',
     '--data',
   ];
-  let parsedHere = 0;
-  let lines = 0;
-  const visit = async (line: string[]): Promise<void> => {
-    const args = ['verify', ...line];
-    lines += 1;
-    const lite = await liteParse(args);
-    if (lite) {
-      parsedHere += 1;
-      assert.deepEqual(lite, await commanderParse(args), JSON.stringify(args));
-    }
-    if (line.length < 4) for (const word of words) await visit([...line, word]);
-  };
-  await visit([]);
+  const { lines, parsed: parsedHere } = await everyLine(['verify'], words, 4);
   // Most lines hold a mistake (69,905 lines; 2,481 parsed here when written): enough must still be
   // parsed here, or the test proves little.
   assert.ok(parsedHere > 2000, `${parsedHere} of ${lines} lines parsed by commander-lite`);
@@ -172,15 +181,13 @@ function vocabularyOf(path: readonly string[]): string[] {
   defineCommands(program, async () => {}, path[0]);
   let command: Command | undefined = program;
   for (const name of path) command = command?.commands.find((candidate) => candidate.name() === name) as Command;
-  const words = new Set<string>();
-  for (const option of (command?.options ?? []).slice(0, 5)) {
-    if (!option.long) continue;
-    words.add(option.long);
-    if (option.required && !words.has('=')) words.add(`${option.long}=1`).add('=');
-    if (option.argChoices?.[0]) words.add(option.argChoices[0]);
-  }
-  words.delete('=');
-  return [...words];
+  const options = (command?.options ?? []).slice(0, 5).filter((option) => option.long !== undefined);
+  const withValue = options.find((option) => option.required);
+  return [
+    ...options.map((option) => option.long as string),
+    ...(withValue ? [`${withValue.long}=1`] : []),
+    ...options.flatMap((option) => option.argChoices?.slice(0, 1) ?? []),
+  ];
 }
 
 /** Every command's path: `sign`, and for a command of subcommands each of them (`state list`). */
@@ -203,17 +210,7 @@ test('every command: each line of up to three words of its flags and look-alikes
   const parsedBy = new Map<string, number>();
   for (const path of commandPaths()) {
     const words = [...vocabularyOf(path), ...lookAlikes];
-    let parsed = 0;
-    const visit = async (line: string[]): Promise<void> => {
-      const args = [...path, ...line];
-      const lite = await liteParse(args);
-      if (lite) {
-        parsed += 1;
-        assert.deepEqual(lite, await commanderParse(args), JSON.stringify(args));
-      }
-      if (line.length < 3) for (const word of words) await visit([...line, word]);
-    };
-    await visit([]);
+    const { parsed } = await everyLine(path, words, 3);
     parsedBy.set(path.join(' '), parsed);
   }
   // Every command's plain lines are parsed here, subcommands too (sync with its --no-resume included).
