@@ -1,5 +1,4 @@
 import type { Dispatcher } from 'undici';
-import { didYouMean } from '../catalogue/suggest.js';
 import {
   DEFAULT_CONSUMER_BURST,
   DEFAULT_CONSUMER_SETTLE_MS,
@@ -9,11 +8,11 @@ import {
 } from '../defaults.js';
 import { buildDelivery, type BuildDeliveryOptions, type OutgoingDelivery } from '../delivery/build-delivery.js';
 import { postWebhook } from '../delivery/post-webhook.js';
-import { LedgerhookError, usageError } from '../errors.js';
+import { LedgerhookError } from '../errors.js';
 import { startMockServer } from '../mock/mock-server.js';
 import { delay } from '../util/delay.js';
 import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
-import { CONSUMER_CASE_IDS, CONSUMER_CASE_TABLE } from './consumer-case-table.js';
+import { checkTiming, chooseCases } from './consumer-check-input.js';
 import { type CaseContext, CONSUMER_CASE_STEPS } from './consumer-cases.js';
 import {
   type CheckConsumerReport,
@@ -65,47 +64,6 @@ export interface CheckConsumerOptions {
   sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
   signal?: AbortSignal | undefined;
   onProgress?: ((event: CheckConsumerEvent) => void) | undefined;
-}
-
-function chooseCases(only: readonly string[] | undefined, skip: readonly string[] | undefined) {
-  for (const id of [...(only ?? []), ...(skip ?? [])]) {
-    if (!CONSUMER_CASE_IDS.includes(id))
-      throw usageError(
-        `unknown case "${id.slice(0, 60)}"${didYouMean(id, CONSUMER_CASE_IDS)}; cases: ${CONSUMER_CASE_IDS.join(', ')}`,
-        'unknown_consumer_case',
-        { id },
-      );
-  }
-  if (skip?.includes('baseline'))
-    throw usageError(
-      'the baseline always runs first: every other case starts from its store',
-      'unknown_consumer_case',
-      {
-        id: 'baseline',
-      },
-    );
-  // The baseline runs whatever --only says: the other cases compare against a store that started equal.
-  return CONSUMER_CASE_TABLE.filter(
-    (c) => c.id === 'baseline' || ((!only?.length || only.includes(c.id)) && !skip?.includes(c.id)),
-  );
-}
-
-/** duplicate-after-change sends a token again up to one settle time later: it must still be fresh then. */
-function checkTiming(settleMs: number, toleranceSeconds: number, skewSeconds: number, burst: number): void {
-  if (!Number.isFinite(settleMs) || settleMs <= 0)
-    throw usageError(`the settle time must be more than 0 ms, got ${settleMs}`, 'invalid_settle');
-  if (skewSeconds < 0 || skewSeconds >= toleranceSeconds)
-    throw usageError(
-      `the skew (${skewSeconds} s) must be 0 or more and below the tolerance (${toleranceSeconds} s)`,
-      'invalid_skew',
-    );
-  if (settleMs >= (toleranceSeconds - skewSeconds) * 1000)
-    throw usageError(
-      `the settle time must be shorter than the tolerance less the skew (${toleranceSeconds - skewSeconds} s): a delivery is sent again up to one settle time after it was signed`,
-      'invalid_settle',
-    );
-  if (!Number.isInteger(burst) || burst < 1 || burst > 100_000)
-    throw usageError(`the burst must be a whole number from 1 to 100000, got ${burst}`, 'invalid_flag_value');
 }
 
 function defaultSender(options: CheckConsumerOptions): DeliverySender {

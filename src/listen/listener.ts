@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { CaptureRecord } from '../capture/capture-record.js';
 import { openCaptureSubscriber, type CaptureOptions, type CaptureSubscriber } from '../capture/capture-subscriber.js';
 import {
   DEFAULT_HEADER_NAME,
-  DEFAULT_IDLE_TIMEOUT_SECONDS,
   DEFAULT_LISTEN_PORT,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONNECTIONS,
@@ -22,14 +20,14 @@ import type { RouteSelector } from './route-selector.js';
 import { readPendingForwards } from '../capture/pending-forwards.js';
 import { handleDelivery, preflight, type HandleDeliveryOptions } from './handle-delivery.js';
 import { nodeDeliveryHandler } from './node-adapter.js';
+import { answerClientError, DEFAULT_IDLE_TIMEOUT_MS, starting, timeouts } from './listener-connections.js';
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { countInto, emptyStats, type ListenerStats } from './listener-stats.js';
 import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
 
 export type { ForwardEvent, ListenerEvent, ListenerStats };
 
-/** Idle connections (no byte sent, or nothing more after an answer) are closed after this. */
-export const DEFAULT_IDLE_TIMEOUT_MS = DEFAULT_IDLE_TIMEOUT_SECONDS * 1000;
+export { DEFAULT_IDLE_TIMEOUT_MS };
 /**
  * Bodies in memory at once beyond each request's first 64 KiB (a real delivery is a few hundred
  * bytes, so only large bodies ever draw on it); more gets 503 with Retry-After. Kept small on
@@ -123,21 +121,6 @@ function idGenerator(): (now: number) => string {
   return (now) => `dlv_${now.toString(36)}${prefix}${(counter++).toString(36).padStart(3, '0')}`;
 }
 
-function timeouts(options: ListenerOptions) {
-  const requestTimeout = options.requestTimeoutMs ?? 30_000;
-  const idle = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  // Node checks headersTimeout and requestTimeout on this interval (30 s by default): too coarse.
-  const interval = Math.min(1000, Math.max(50, Math.floor(Math.min(idle, requestTimeout) / 4)));
-  return {
-    requestTimeout,
-    // Also covers a connection that never sends a byte (Node starts this clock when it connects);
-    // one interval less, so that the connection is closed within `idle`, not up to a check later.
-    headersTimeout: Math.min(Math.max(idle - interval, interval), requestTimeout),
-    keepAliveTimeout: Math.min(5000, idle),
-    connectionsCheckingInterval: interval,
-  };
-}
-
 /**
  * A local webhook receiver: verifies every delivery like the spec's sample receiver (400 with the
  * reason when invalid), records it before answering, optionally forwards it to the developer's
@@ -228,27 +211,4 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
     },
   };
   return running;
-}
-
-/** A bad request (garbage bytes, too many headers, too slow) gets Node's 400/408/431 and a closed socket. */
-function answerClientError(error: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
-  if (!socket.writable || socket.destroyed) {
-    socket.destroy();
-    return;
-  }
-  const status =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? '431 Request Header Fields Too Large'
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? '408 Request Timeout'
-        : '400 Bad Request';
-  socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
-}
-
-/** The answer while the listener is still starting: nothing is read, nothing recorded; try again. */
-function starting(response: ServerResponse): void {
-  response.shouldKeepAlive = false;
-  response
-    .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
-    .end('{"error":"starting","message":"the listener is starting; retry in a second"}');
 }

@@ -4,13 +4,14 @@ import { LIFECYCLE_EVENT_NAMES } from '../catalogue/events.js';
 import { DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import type { WebhookBody } from '../webhook/body-hash.js';
 import { findHeader, verifyWebhookRequest, type HeadersLike } from '../webhook/request.js';
-import { normaliseSecrets, type LabelledSecret, type SecretInput } from '../webhook/secrets.js';
+import type { LabelledSecret, SecretInput } from '../webhook/secrets.js';
 import { accepted, refused, type ReceiverAnswer } from './answer.js';
 import { acceptableForSeconds, dedupeKey, type DedupeStore } from './dedupe.js';
 import type { WebhookDelivery, WebhookEventMap, WebhookEventName } from './event-types.js';
 import { WebhookHandlerError } from './handler-error.js';
 import { routeDelivery } from './route-delivery.js';
 import { runHandlers, type AnyHandler } from './run-handlers.js';
+import { assertHandler, rawBody, usableSecrets } from './webhooks-input.js';
 import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
 
 /** Where the receiver reports what only the developer should see (never the sender). */
@@ -53,39 +54,6 @@ export type WebhookHandler<N extends WebhookEventName> = (
 ) => unknown;
 
 const ON_NAMES: readonly string[] = ['ENTITY_UPDATE', 'LIFECYCLE_EVENT', ...LIFECYCLE_EVENT_NAMES];
-
-function usableSecrets(options: WebhooksOptions): LabelledSecret[] {
-  const secrets = [...normaliseSecrets(options.secret), ...normaliseSecrets(options.secrets)].filter(
-    (entry) => typeof entry.secret === 'string' && entry.secret.length > 0,
-  );
-  if (secrets.length === 0)
-    throw new LedgerhookError('ERR_USAGE', 'Webhooks needs a non-empty webhook secret (secret or secrets)', {
-      details: { reason: 'missing_webhook_secret' },
-    });
-  return secrets;
-}
-
-/** JavaScript callers get no compile-time check: a non-function would fail every delivery with a 500. */
-function assertHandler(handler: unknown, method: string): void {
-  if (typeof handler !== 'function')
-    throw new LedgerhookError('ERR_USAGE', `${method} needs a function as its handler, got ${typeof handler}`, {
-      details: { reason: 'handler_not_function', method },
-    });
-}
-
-/**
- * The body exactly as received; no body at all is the empty body. Anything else means a body
- * parser already ran: the raw bytes are gone, and a re-serialised object is never verified.
- */
-function rawBody(body: unknown): WebhookBody {
-  if (body === undefined || body === null) return '';
-  if (typeof body === 'string' || body instanceof Uint8Array) return body;
-  throw new LedgerhookError(
-    'ERR_USAGE',
-    `the webhook body must be the raw bytes (a Buffer, Uint8Array or string), got ${Array.isArray(body) ? 'an array' : typeof body}: a body parser ran before verification`,
-    { details: { reason: 'body_not_raw' } },
-  );
-}
 
 /**
  * Verifies deliveries exactly as `verifyWebhookRequest` does (on the raw bytes) and dispatches the

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import type { ItemId } from '../../dataset/item-id.js';
 
 /**
@@ -22,3 +23,10 @@ export interface FileDigest {
 
 /** Data files hold a user's books: readable by their owner only, like the state. */
 export const DATA_FILE_MODE = 0o600;
+
+/** Whether a data file is there (one stat); a file that cannot be looked at counts as missing. */
+export const dataFileExists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );

@@ -1,6 +1,6 @@
-import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DEFAULT_HISTORY_DAYS } from '../../defaults.js';
+import { dataFileExists } from './data-file.js';
 import { writeDocumentAtomically } from './durable-replace.js';
 import { FullReadWriter } from './full-read-writer.js';
 import type {
@@ -49,12 +49,6 @@ export interface FileStoreOptions {
 }
 
 type Ref = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
-
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 
 /**
  * The embedded store: one JSON file per dataset (one item per line, sorted by id) under an output
@@ -126,7 +120,7 @@ export class FileStore implements DatasetStore {
     if (!record || record.file !== file) return { state: undefined, reason: 'first-sync' };
     // A state without its file (deleted by hand) would make an incremental run drop everything else:
     // the run is a full read instead (rebuilt from the server, nothing lost).
-    if (!(await exists(file))) return { state: undefined, reason: 'data-missing' };
+    if (!(await dataFileExists(file))) return { state: undefined, reason: 'data-missing' };
     // A user's data read with another token now: that token may see other data, so it is read whole.
     if (record.tokenFingerprint !== ref.tokenFingerprint) return { state: undefined, reason: 'token-changed' };
     return { state: stateOf(record) };

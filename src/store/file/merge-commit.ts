@@ -1,19 +1,12 @@
-import { stat } from 'node:fs/promises';
 import { LedgerhookError } from '../../errors.js';
 import { AtomicItemWriter } from './atomic-item-writer.js';
-import type { Item } from './data-file.js';
+import { dataFileExists, type Item } from './data-file.js';
 import type { ChangeSet, CommitResult, DatasetRef, DatasetState } from '../dataset-store.js';
 import { settleBoth } from './durable-replace.js';
 import type { FileChangeLog } from './file-change-log.js';
 import { mergeIntoFile } from './file-store-merge.js';
 import type { LockLease } from './lock-lease.js';
 import type { StateCommit } from './state-commit.js';
-
-const exists = (path: string) =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
 
 /**
  * An incremental run's commit (FileStore.applyChanges, under the dataset's lock): its changes merged
@@ -31,7 +24,7 @@ export async function mergeAndCommit(
   lease: LockLease,
 ): Promise<CommitResult> {
   const record = await commits.read(ref, file);
-  if (!record || !(await exists(file)))
+  if (!record || !(await dataFileExists(file)))
     throw new LedgerhookError('ERR_IO', `${file} is missing: its changes have nothing to be merged into`, {
       details: { reason: 'data_file_damaged', path: file },
     });

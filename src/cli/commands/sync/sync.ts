@@ -1,15 +1,14 @@
 import { ENTITIES } from '../../../catalogue/entities.js';
 import { entityPath } from '../../../catalogue/entity-paths.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
-import { LedgerhookError, usageError } from '../../../errors.js';
+import { usageError } from '../../../errors.js';
 import type { DatasetStore } from '../../../store/dataset-store.js';
-import { datasetRef, type SyncDatasetOptions } from '../../../sync/sync-dataset.js';
+import type { SyncDatasetOptions } from '../../../sync/sync-dataset.js';
 import { type DatasetOutcome, type SyncOutcome, syncDatasets } from '../../../sync/sync-many.js';
 import type { ReconcileResult } from '../../../sync/reconcile.js';
 import { renderReconcile } from '../reconcile/render-reconcile.js';
 import { watchDatasets } from '../../../sync/sync-watch.js';
-import { describeDrift } from '../../../sync/schema-drift.js';
-import { type CliContext, writeJson, writeLine } from '../../context.js';
+import { type CliContext, writeLine } from '../../context.js';
 import type { SyncCommandOptions } from './definition.js';
 import { withAdvice } from '../../error-advice.js';
 import { jsonError, jsonLine, markJsonLines } from '../../json-output.js';
@@ -24,7 +23,8 @@ import {
   resolveToken,
 } from '../../resolve-dataset.js';
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
-import { describe, progressHandler, type ReadSoFar, summaryTable } from './sync-output.js';
+import { progressHandler, type ReadSoFar } from './sync-output.js';
+import { report, verdict } from './sync-report.js';
 import { resolveTelemetry } from '../../telemetry-flag.js';
 
 export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
@@ -177,89 +177,4 @@ function clock(date = new Date()): string {
   const sign = offset >= 0 ? '+' : '-';
   const pad = (n: number) => String(Math.floor(Math.abs(n))).padStart(2, '0');
   return `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${sign}${pad(offset / 60)}:${pad(offset % 60)}`;
-}
-
-function report(
-  options: Pick<SyncCommandOptions, 'json' | 'all'>,
-  ctx: CliContext,
-  store: DatasetStore,
-  datasets: readonly SyncDatasetOptions[],
-  outcomes: readonly SyncOutcome[],
-  round?: number,
-): void {
-  const fileOf = (index: number) => {
-    const dataset = datasets[index];
-    return dataset ? store.placeOf(datasetRef(dataset)) : '';
-  };
-  // The dataset as the user named it, filter included (/expenses?type=PENDING).
-  const nameOf = (index: number, path: string) => {
-    const dataset = datasets[index];
-    return dataset ? datasetRef(dataset).dataset : path;
-  };
-  const rendered = outcomes.map((outcome, index) => {
-    if (outcome.ok) return { ok: true, ...outcome.summary, file: fileOf(index) };
-    if ('stopped' in outcome) return { ok: false, dataset: nameOf(index, outcome.path), stopped: true };
-    return { ok: false, dataset: nameOf(index, outcome.path), error: jsonError(outcome.error) };
-  });
-  if (options.json && round !== undefined) {
-    writeLine(ctx.stdout, jsonLine('round', { round, datasets: rendered }));
-  } else if (options.json && options.all) {
-    writeJson(ctx, { datasets: rendered });
-  } else if (options.json) {
-    // One dataset: its summary is the document; on failure the contract's error says why.
-    const [only] = rendered;
-    if (only) {
-      const { ok: _ok, error: _error, ...fields } = only as Record<string, unknown>;
-      writeJson(ctx, fields);
-    }
-  } else if (!options.all)
-    outcomes.forEach((outcome, index) => {
-      if (!outcome.ok) return;
-      writeLine(ctx.stdout, `${ctx.color.green('✔')} ${describe({ ...outcome.summary, file: fileOf(index) })}`);
-      if (outcome.summary.drift) writeLine(ctx.stdout, `  schema: ${describeDrift(outcome.summary.drift)}`);
-    });
-  if (options.all || round !== undefined)
-    for (const outcome of outcomes)
-      if (!outcome.ok && !('stopped' in outcome))
-        writeLine(ctx.stderr, `${ctx.color.red('✖')} ${outcome.path}: ${withAdvice(outcome.error)}`);
-  if (options.all && !options.json) {
-    writeLine(ctx.stdout, summaryTable(outcomes, ctx));
-    for (const outcome of outcomes)
-      if (outcome.ok && outcome.summary.drift)
-        writeLine(ctx.stdout, `schema of ${outcome.summary.dataset}: ${describeDrift(outcome.summary.drift)}`);
-  }
-}
-
-/** The exit: interrupted (which datasets finished, which were left), failed, or fine. */
-function verdict(
-  options: Pick<SyncCommandOptions, 'all'>,
-  ctx: CliContext,
-  outcomes: readonly SyncOutcome[],
-  soFar: ReadSoFar = new Map(),
-): void {
-  const stopped = outcomes.filter((outcome) => !outcome.ok && 'stopped' in outcome);
-  if (ctx.signal.aborted || stopped.length > 0) {
-    const done = outcomes.filter((outcome) => outcome.ok).map((outcome) => outcome.path);
-    const left = stopped.map((outcome) => {
-      const read = soFar.get(outcome.path);
-      // Kept with a checkpoint (issue 21): the next run goes on where this one stopped.
-      const kept = read?.kept ? `; kept: the next run goes on at page ${read.pages + 1}` : '';
-      return read
-        ? `${outcome.path} (${read.pages} page${read.pages === 1 ? '' : 's'}, ${read.items} item${read.items === 1 ? '' : 's'} read, not committed: a run commits only once its read is complete${kept})`
-        : outcome.path;
-    });
-    const finished = done.length ? `finished: ${done.join(', ')}; ` : '';
-    throw new LedgerhookError(
-      'ERR_ABORTED',
-      `sync stopped; ${finished}left as they were (nothing half-written): ${left.join(', ') || 'none'}`,
-    );
-  }
-  const failures = outcomes.filter((outcome) => !outcome.ok);
-  const first = failures[0];
-  if (first === undefined || 'stopped' in first) return;
-  if (!options.all) throw first.error;
-  throw new LedgerhookError(
-    first.error.code,
-    `${failures.length} of ${outcomes.length} datasets failed; the others are synced`,
-  );
 }
