@@ -3,7 +3,9 @@
  * `createNodeMiddleware` against the same Express app with a hand-written `express.raw` +
  * `jsonwebtoken` verification (and the same recipe given a KeyObject), same load, interleaved
  * round by round, loopback only. Goal (issue 23): ledgerhook >= 3.5x the hand-written recipe.
- * Each server's CPU time per request is printed too: steadier than a rate on a shared machine.
+ * Each server's CPU time per request is printed too: steadier than a rate on a shared machine. And
+ * the floor: the same Express app reading the body and answering, verifying nothing; what
+ * createNodeMiddleware adds to it is the part this library can still shave.
  */
 import { signWebhook } from '../src/index.js';
 import { deliveryLoad } from './lib/delivery-load.js';
@@ -20,14 +22,14 @@ export async function benchReceiverExpress(seconds = 1.5, concurrency = 32, roun
   const env = { ...process.env, BENCH_SECRET: secret };
   const start = (variant: string) =>
     startProcess([process.execPath, '--import', 'tsx', SERVER, variant], (line) => /^port (\d+)/.exec(line)?.[1], env);
-  const variants = ['hand', 'hand-key', 'ledgerhook'] as const;
+  const variants = ['hand', 'hand-key', 'ledgerhook', 'floor'] as const;
   const started = await Promise.all(variants.map(start));
   const servers = Object.fromEntries(variants.map((name, index) => [name, started[index]!])) as unknown as Record<
     (typeof variants)[number],
     { child: { pid?: number | undefined }; value: string }
   >;
   const url = (name: (typeof variants)[number]) => `http://127.0.0.1:${servers[name].value}/webhooks`;
-  const cpu = { hand: [] as number[], 'hand-key': [] as number[], ledgerhook: [] as number[] };
+  const cpu = { hand: [] as number[], 'hand-key': [] as number[], ledgerhook: [] as number[], floor: [] as number[] };
   try {
     // Warm every server (JIT) before measuring.
     for (const name of variants) await deliveryLoad(url(name), body, token, 0.3, concurrency);
@@ -56,6 +58,15 @@ export async function benchReceiverExpress(seconds = 1.5, concurrency = 32, roun
       { label: 'createNodeMiddleware(webhooks)', samples: cpu.ledgerhook },
       { label: 'express.raw + jsonwebtoken, secret string (hand-written)', samples: cpu.hand },
       goal,
+      'µs CPU',
+      1,
+    );
+    const floor = { label: 'express.raw + answer, no verification (the floor)', samples: cpu.floor };
+    reportRatio(
+      `${title}: server CPU microseconds per request against Express alone (ratio floor/ledgerhook: the share of it that is Express's own)`,
+      { label: 'createNodeMiddleware(webhooks)', samples: cpu.ledgerhook },
+      floor,
+      undefined,
       'µs CPU',
       1,
     );

@@ -43,18 +43,22 @@ export function reportRatio(
   title: string,
   floor: { label: string; samples: number[] },
   measure: { label: string; samples: number[] },
-  goal: Goal,
+  goal: Goal | undefined,
   unit: string,
   digits = 0,
 ): void {
   const ratios = measure.samples.map((value, round) => value / (floor.samples[round] ?? NaN));
   const ratio = median(ratios);
-  const met = goal.better === 'higher' ? ratio >= goal.ratio : ratio <= goal.ratio;
+  const met = goal === undefined ? undefined : goal.better === 'higher' ? ratio >= goal.ratio : ratio <= goal.ratio;
   const width = Math.max(floor.label.length, measure.label.length);
   console.log(`\n${title}  [${measure.samples.length} interleaved rounds; ${loadNote()}]`);
   console.log(`  ${floor.label.padEnd(width)}  ${spread(floor.samples, digits)} ${unit}`);
   console.log(`  ${measure.label.padEnd(width)}  ${spread(measure.samples, digits)} ${unit}`);
+  const verdict =
+    goal === undefined
+      ? 'no goal'
+      : `goal ${goal.better === 'higher' ? '>=' : '<='} ${fmt(goal.ratio, 2)}x  ${met ? 'met' : 'NOT met'}`;
   console.log(
-    `  ratio ${fmt(ratio, 2)}x (min ${fmt(Math.min(...ratios), 2)}x, max ${fmt(Math.max(...ratios), 2)}x)  goal ${goal.better === 'higher' ? '>=' : '<='} ${fmt(goal.ratio, 2)}x  ${met ? 'met' : 'NOT met'}`,
+    `  ratio ${fmt(ratio, 2)}x (min ${fmt(Math.min(...ratios), 2)}x, max ${fmt(Math.max(...ratios), 2)}x)  ${verdict}`,
   );
 }
