@@ -16,7 +16,8 @@ import { shellQuote } from '../src/util/shell-quote.js';
 import { timeProcessSamples } from './lib/measure.js';
 import { reportRatio } from './lib/ratio.js';
 
-function nodes(): Array<[string, string]> {
+/** This Node, and the Node 22 and 24 that .ci/run installs (when they are there). */
+export function nodes(): Array<[string, string]> {
   const cache =
     process.env.LEDGERHOOK_NODE_CACHE ??
     join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'ledgerhook-ci-node');

@@ -11,10 +11,12 @@ import { benchForgedFlood } from './forged-flood.js';
 import { benchReconcile } from './reconcile.js';
 import { benchScale } from './scale.js';
 import { benchFileMerge } from './file-merge.js';
+import { benchNetworkStart } from './network-start.js';
 
 const only = process.argv.slice(2);
 const benches: Record<string, () => Promise<void>> = {
   'cli-startup': () => benchCliStartup(),
+  'network-start': () => benchNetworkStart(),
   'verify-throughput': () => benchVerifyThroughput(),
   'listen-throughput': () => benchListenThroughput(),
   'mock-paging': () => benchMockPaging(),
