@@ -165,6 +165,20 @@ function cliBundleOptions(packageJson) {
         },
       },
       {
+        // proper-lockfile requires graceful-fs at its top, for the `fs` it uses when given none;
+        // ledgerhook always gives it one (lock-lease.ts: node:fs). graceful-fs, loaded for nothing,
+        // cloned fs and loaded the streams (~5 ms of every command that opens a file store). Here it
+        // is node:fs itself (the library in dist/ still loads the real one).
+        name: 'no-graceful-fs',
+        setup(build) {
+          build.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: 'graceful-fs', namespace: 'node-fs' }));
+          build.onLoad({ filter: /.*/, namespace: 'node-fs' }, () => ({
+            contents: "module.exports = require('node:fs');",
+            loader: 'js',
+          }));
+        },
+      },
+      {
         // An ES module import of a builtin ('node:fs') makes its namespace, reading every export: the
         // lazy ones too, so `import { readFileSync } from 'node:fs'` also loads fs/promises, readline
         // and the streams (measured with process.moduleLoadList: ~40 internal modules that `node -e 0`
