@@ -162,6 +162,16 @@ function cliBundleOptions(packageJson) {
         name: 'undici-lite',
         setup(build) {
           build.onResolve({ filter: /^undici$/ }, () => ({ path: fileURLToPath(UNDICI_LITE) }));
+          // undici's client requires its HTTP/2 half up front, which loads node:http2 (~3 ms of every
+          // network command's start). It is used only for a TLS connection that agreed on h2, which
+          // undici offers only with allowH2, which ledgerhook never sets (ALPN says http/1.1 alone).
+          build.onResolve({ filter: /^\.\/client-h2\.js$/ }, (args) =>
+            /[\\/]undici[\\/]/.test(args.importer) ? { path: 'client-h2', namespace: 'no-h2' } : undefined,
+          );
+          build.onLoad({ filter: /.*/, namespace: 'no-h2' }, () => ({
+            contents: "module.exports = () => { throw new Error('HTTP/2 was not offered (allowH2 is off)'); };",
+            loader: 'js',
+          }));
         },
       },
       {
