@@ -21,6 +21,11 @@ const agent = new http.Agent({ keepAlive: true });
 const get = (cursor) => new Promise((resolve, reject) => {
   const headers = { authorization: 'Bearer ' + token, limit: '10', ...(cursor ? { cursor } : {}) };
   http.get(url, { agent, headers }, (response) => {
+    if (response.statusCode !== 200) {
+      response.resume();
+      reject(new Error('floor: GET answered ' + response.statusCode));
+      return;
+    }
     let text = '';
     response.setEncoding('utf8').on('data', (chunk) => (text += chunk)).on('end', () => resolve(JSON.parse(text)));
   }).on('error', reject);

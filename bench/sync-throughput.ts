@@ -15,8 +15,8 @@ import { FileStore, syncDataset } from '../src/index.js';
 import { fmt, loadNote, median, report, spread } from './lib/measure.js';
 import { BIN, startProcess, stopProcess } from './lib/processes.js';
 
-/** Rounds of the 100k comparison: runs of under a second each vary by 10-20% on a shared machine. */
-const ROUNDS = 7;
+/** Rounds of the 100k comparison (each of the three starts two): runs of under a second vary by 10-20% here. */
+const ROUNDS = 6;
 
 async function bareLoop(baseUrl: string, token: string, dispatcher: Agent): Promise<number> {
   let cursor: string | undefined;

@@ -181,11 +181,9 @@ function cliBundleOptions(packageJson) {
         // is node:fs itself (the library in dist/ still loads the real one).
         name: 'no-graceful-fs',
         setup(build) {
-          build.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: 'graceful-fs', namespace: 'node-fs' }));
-          build.onLoad({ filter: /.*/, namespace: 'node-fs' }, () => ({
-            contents: "module.exports = require('node:fs');",
-            loader: 'js',
-          }));
+          // Node's fs object itself, as a library gets it (builtins-on-use below): proper-lockfile's
+          // sync API, were it ever called without an fs, spreads it and needs its own properties.
+          build.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: 'fs', namespace: 'builtin-lib' }));
         },
       },
       {

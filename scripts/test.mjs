@@ -10,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { wasmTieringBudgetFlag } from './wasm-tiering.mjs';
 
 function run(command, args, { quiet = false, env = process.env } = {}) {
   return new Promise((resolve) => {
@@ -72,7 +73,8 @@ delete testEnv.NODE_EXTRA_CA_CERTS;
 // The test files' own processes (passed on to each by the runner): many use undici in process, and
 // V8 compiled undici's HTTP parser (llhttp, WebAssembly) with its optimizing compiler in each of them
 // (~140 ms of CPU per file, as in every CLI start before scripts/undici-lite.mjs raised the same budget).
-const TEST_FLAGS = ['--wasm-tiering-budget=1000000000'];
+const budget = wasmTieringBudgetFlag();
+const TEST_FLAGS = budget === undefined ? [] : [budget];
 
 const named = process.argv
   .slice(2)

@@ -8,6 +8,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import Agent from 'undici/lib/dispatcher/agent.js';
+import { wasmTieringBudgetFlag } from './wasm-tiering.mjs';
 import apiRequest from 'undici/lib/api/api-request.js';
 import errors from 'undici/lib/core/errors.js';
 import util from 'undici/lib/core/util.js';
@@ -21,7 +22,11 @@ import globalDispatcher from 'undici/lib/global.js';
 // share of a long read (300 pages of 1000 items: 2.8-3.0 s with the baseline code, the optimized code
 // or either budget), so the budget is raised to 1G: a command of a few dozen pages never pays for the
 // compile, and a read of hundreds of pages still gets it. Set before the first connection compiles llhttp.
-setFlagsFromString('--wasm-tiering-budget=1000000000');
+// A flag changed at run time changes V8's flag hash, which Node 22+'s compile cache checks: a module
+// compiled after this line in one process and before it in another would be cached in turn and
+// rejected. None is today (this chunk is the last a network command loads; no cache entry is rejected).
+const budget = wasmTieringBudgetFlag();
+if (budget !== undefined) setFlagsFromString(budget);
 
 function request(url, opts, handler) {
   if (typeof opts === 'function') {

@@ -40,4 +40,10 @@ describe('the CLI bundle’s undici (scripts/undici-lite.mjs)', () => {
     for (const name of used)
       assert.ok(exported.has(name), `src/ uses undici's ${name}; export it from scripts/undici-lite.mjs`);
   });
+
+  // Its HTTP/2 half is a stub that throws (scripts/bundle-cli.mjs): undici uses it only for a TLS
+  // connection that agreed on h2, which it offers only with allowH2 (or h2c with useH2c).
+  it('is never asked for HTTP/2, whose half the CLI bundle leaves out', () => {
+    for (const text of sources('src')) assert.doesNotMatch(text, /\b(allowH2|useH2c)\b/);
+  });
 });
