@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isObject } from '../../util/is-object.js';
 import { readLines } from '../../util/read-lines.js';
 import { isReadCheckpoint, type ReadCheckpoint, type TakenCheckpoint } from '../read-checkpoint.js';
+import { RecordFileWriter, recordText } from './checkpoint-record-file.js';
 import { DATA_FILE_MODE } from './data-file.js';
 import { ItemDigest } from './item-digest.js';
 import { writeFailed } from './write-failed.js';
@@ -16,7 +17,7 @@ import { tempFileName, tempFileOwner } from './temp-name.js';
  * The file store's checkpoints of full reads (issue 21). Beside the data file, a run keeps its pages
  * in a staging file (`.<file>.<pid>.<nonce>.staging`, the data file's format, written as pages come)
  * and, after each page that has a next one, a small record (`.<file>.<pid>.<nonce>.checkpoint`,
- * replaced by temp + rename: a crash leaves the old record or the new one) of how many bytes of the
+ * two slots written in turn: a crash leaves the old record or the new one; checkpoint-record-file.ts) of how many bytes of the
  * staging file are good, their digest, and where the read stands. A later run takes a record whose
  * process is gone by renaming it to its own name (rename is atomic: of two runs, one wins), checks the
  * staging file against it, cuts it back to the recorded length and goes on. One record per run, a
@@ -67,7 +68,8 @@ function parseRecord(text: string, fileName: string): CheckpointRecord | undefin
 
 async function readRecord(path: string, fileName: string): Promise<CheckpointRecord | undefined> {
   if ((await stat(path)).size > MAX_RECORD_BYTES) return undefined;
-  return parseRecord(await readFile(path, 'utf8'), fileName);
+  const text = recordText(await readFile(path));
+  return text === undefined ? undefined : parseRecord(text, fileName);
 }
 
 /** The digest of the staging file's items up to `staged.bytes`, or why they are not what was recorded. */
@@ -98,11 +100,13 @@ export class CheckpointSlot {
   readonly stagingPath: string;
   /** The data file's name: the record is written under a temporary name of it (swept when left). */
   readonly #fileName: string;
+  readonly #record: RecordFileWriter;
 
   constructor(path: string, stagingPath: string, fileName: string) {
     this.path = path;
     this.stagingPath = stagingPath;
     this.#fileName = fileName;
+    this.#record = new RecordFileWriter(path, DATA_FILE_MODE);
     held.add(path);
     held.add(stagingPath);
   }
@@ -117,27 +121,25 @@ export class CheckpointSlot {
   /** Replaces the record in one step: a crash leaves the previous record or this one, never half of one. */
   async save(read: ReadCheckpoint, staged: StagedMark): Promise<void> {
     const record: CheckpointRecord = { version: 1, staging: basename(this.stagingPath), staged, read };
-    // A temporary file of the data file: one a killed run leaves is swept like any other (stale-temp-files.ts).
-    const temp = join(dirname(this.path), tempFileName(this.#fileName));
-    // Asynchronous (issue 23): the run writes it while it waits for the next page (read-run.ts). A
-    // rename over the old record is not microseconds on ext4: it starts the new file's writeback
-    // (auto_da_alloc), 0.2 to 5 ms a page on a busy disk, which blocked the run when done synchronously.
+    // Asynchronous (issue 23): the run writes it while it waits for the next page (read-run.ts). The
+    // first record is a temporary file of the data file (one a killed run leaves is swept like any
+    // other, stale-temp-files.ts) renamed into place; each later one is one write into a slot.
     try {
-      await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: DATA_FILE_MODE, flag: 'wx' });
-      await rename(temp, this.path);
+      await this.#record.write(JSON.stringify(record), join(dirname(this.path), tempFileName(this.#fileName)));
     } catch (error) {
-      await rm(temp, { force: true });
       throw writeFailed(this.path, error);
     }
   }
 
   async remove(): Promise<void> {
+    await this.#record.close().catch(() => {});
     await rm(this.path, { force: true });
     await rm(this.stagingPath, { force: true });
-    this.release();
+    await this.release();
   }
 
-  release(): void {
+  async release(): Promise<void> {
+    await this.#record.close().catch(() => {});
     held.delete(this.path);
     held.delete(this.stagingPath);
   }
@@ -171,8 +173,8 @@ export class FileTakenCheckpoint implements TakenCheckpoint {
     return this.slot.remove();
   }
 
-  async release(): Promise<void> {
-    this.slot.release();
+  release(): Promise<void> {
+    return this.slot.release();
   }
 }
 

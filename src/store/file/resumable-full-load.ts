@@ -59,7 +59,7 @@ export async function resumableFullLoad(
       await settled();
       if (options?.keepCheckpoint && saved) {
         await writer.close();
-        slot.release();
+        await slot.release();
       } else {
         await writer.discard();
         await slot.remove();
