@@ -55,6 +55,34 @@ describe('checkpoint record file (issue 23)', () => {
     assert.equal(recordText(readFileSync(path)), undefined);
   });
 
+  it('a write torn as the kernel would leave it (the new line’s start over the old line’s tail) leaves the record before', async () => {
+    const { path, temp } = place();
+    const writer = new RecordFileWriter(path, 0o600);
+    await writer.write(record(1, 'a'.repeat(300)), temp());
+    await writer.write(record(2, 'b'.repeat(300)), temp());
+    await writer.write(record(3, 'c'.repeat(300)), temp());
+    const complete = readFileSync(path);
+    await writer.write(record(4, 'd'.repeat(300)), temp()); // into slot 1, over record 2
+    await writer.close();
+    const after = readFileSync(path);
+    // Only the first 100 bytes of record 4 reached the disk: the rest of the line is record 2's.
+    const torn = Buffer.concat([after.subarray(0, SLOT_BYTES + 100), complete.subarray(SLOT_BYTES + 100)]);
+    assert.equal(recordText(torn), record(3, 'c'.repeat(300)));
+    // A slot 0 torn without its newline: its search for one must not take slot 1's line.
+    const noNewline = Buffer.from(after);
+    noNewline.fill(0x61, 0, SLOT_BYTES);
+    assert.equal(recordText(noNewline), record(4, 'd'.repeat(300)));
+  });
+
+  it('keeps non-ASCII text whole (the CRC is over the bytes written)', async () => {
+    const { path, temp } = place();
+    const writer = new RecordFileWriter(path, 0o600);
+    await writer.write(record(1, 'Zürich – 東京'), temp());
+    await writer.write(record(2, 'Zürich – 東京 ✓'), temp());
+    await writer.close();
+    assert.equal(recordText(readFileSync(path)), record(2, 'Zürich – 東京 ✓'));
+  });
+
   it('reads a record an earlier version wrote whole, and writes a record too long for a slot whole', async () => {
     const { path, temp } = place();
     writeFileSync(path, `${record(3)}\n`);
@@ -62,8 +90,12 @@ describe('checkpoint record file (issue 23)', () => {
     const writer = new RecordFileWriter(path, 0o600);
     const long = record(4, 'y'.repeat(SLOT_BYTES));
     await writer.write(long, temp());
-    await writer.write(record(5), temp()); // after a whole one, the next starts again in slot 0
-    assert.equal(recordText(readFileSync(path)), record(5));
+    // After a whole one the next starts over (whole, slot 0), and the ones after it alternate again:
+    // each read back is the newest (found in review: a sequence tie once read back the older one).
+    for (let pages = 5; pages <= 8; pages += 1) {
+      await writer.write(record(pages), temp());
+      assert.equal(recordText(readFileSync(path)), record(pages));
+    }
     await writer.write(long, temp());
     assert.deepEqual(JSON.parse(recordText(readFileSync(path)) ?? ''), JSON.parse(long));
     await writer.close();

@@ -20,13 +20,16 @@ function slotBytes(sequence: number, json: string): Buffer {
 function readSlot(bytes: Buffer, start: number): { sequence: number; json: string } | undefined {
   if (start >= bytes.length) return undefined;
   const end = bytes.indexOf(0x0a, start);
-  if (end < 0 || end - start > SLOT_BYTES) return undefined;
-  const line = bytes.toString('utf8', start, end);
-  const match = /^([0-9a-f]{8}) (\d{1,15}) (.*)$/s.exec(line);
-  if (!match?.[3] || !match[2]) return undefined;
-  const body = `${match[2]} ${match[3]}`;
-  if (crc32(body).toString(16).padStart(8, '0') !== match[1]) return undefined;
-  return { sequence: Number(match[2]), json: match[3] };
+  // A line that reaches the other slot is no slot (the writer never writes one that long).
+  if (end < 0 || end - start >= SLOT_BYTES || end - start < 10) return undefined;
+  const crc = bytes.toString('latin1', start, start + 8);
+  if (bytes[start + 8] !== 0x20 || !/^[0-9a-f]{8}$/.test(crc)) return undefined;
+  // Over exactly the bytes written: a write torn mid-character is refused like any other.
+  const body = bytes.subarray(start + 9, end);
+  if (crc32(body).toString(16).padStart(8, '0') !== crc) return undefined;
+  const match = /^(\d{1,15}) (.+)$/s.exec(body.toString('utf8'));
+  if (!match?.[1] || !match[2]) return undefined;
+  return { sequence: Number(match[1]), json: match[2] };
 }
 
 /** The record's JSON text as the file holds it (the newest whole slot, or an earlier version's whole file). */
@@ -51,24 +54,31 @@ export class RecordFileWriter {
 
   /** Writes `json` as the record; `temp` is a fresh temporary name beside it, for a whole write. */
   async write(json: string, temp: string): Promise<void> {
-    this.#sequence += 1;
+    // The first record (no handle yet) is written whole, into slot 0, as sequence 1; each later one
+    // goes to the older slot (sequence 2 to slot 1, 3 to slot 0...), its sequence one past the last.
+    const first = this.#handle === undefined;
+    this.#sequence = first ? 1 : this.#sequence + 1;
     const bytes = slotBytes(this.#sequence, json);
-    // A record too long for a slot (no real one is: a cursor is at most 4 KiB) is written whole.
-    const whole = bytes.length > SLOT_BYTES ? Buffer.from(`${json}\n`) : undefined;
-    if (this.#handle === undefined || whole !== undefined) {
-      await this.close();
-      try {
-        await writeFile(temp, whole ?? bytes, { mode: this.#mode, flag: 'wx' });
-        await rename(temp, this.#path);
-      } catch (error) {
-        await rm(temp, { force: true });
-        throw error;
-      }
-      if (whole === undefined) this.#handle = await open(this.#path, 'r+');
-      this.#sequence = 1; // slot 0 holds it; the next goes to the other
+    if (!first && bytes.length < SLOT_BYTES) {
+      await this.#handle?.write(bytes, 0, bytes.length, this.#sequence % 2 === 0 ? SLOT_BYTES : 0);
       return;
     }
-    await this.#handle.write(bytes, 0, bytes.length, this.#sequence % 2 === 0 ? SLOT_BYTES : 0);
+    await this.close();
+    // A record too long for a slot (no real one is: a cursor is at most 4 KiB) is written whole, as an
+    // earlier version did, and the next starts over with a whole write.
+    const tooLong = bytes.length >= SLOT_BYTES;
+    try {
+      await writeFile(temp, tooLong ? Buffer.from(`${json}\n`) : slotBytes(1, json), {
+        mode: this.#mode,
+        flag: 'wx',
+      });
+      await rename(temp, this.#path);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+    this.#sequence = 1;
+    if (!tooLong) this.#handle = await open(this.#path, 'r+');
   }
 
   async close(): Promise<void> {
