@@ -30,6 +30,18 @@ export function nodes(): Array<[string, string]> {
   return found;
 }
 
+/**
+ * The environment of a timed start: settings in `dir`, no colour, and no NODE_EXTRA_CA_CERTS (set on
+ * some machines, this one included): Node 20 parses that bundle at every start (~50 ms, 4x `node -e
+ * 0`'s own work) where Node 22+ waits for a TLS connection, so with it Node 20's floor is mostly
+ * certificates and every ratio looks better than it is.
+ */
+export function coldStartEnv(dir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LEDGERHOOK_CONFIG_DIR: dir, NO_COLOR: '1' };
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
+
 /** argv running `command` at a new pseudo-terminal of 100 columns (util-linux script; exec: no shell left over). */
 function atTerminal(command: string[]): string[] {
   return ['script', '-qec', `stty cols 100 rows 40; exec ${command.map(shellQuote).join(' ')}`, '/dev/null'];
@@ -47,11 +59,7 @@ export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH
   // The least an ES module bin that verifies costs: both floors at once.
   writeFileSync(join(dir, 'hmac.mjs'), hmac.replace('require(', 'process.getBuiltinModule('));
   const token = await signWebhook(body, 'bench-secret', { iat: Math.floor(Date.now() / 1000) + 3600 });
-  // Without NODE_EXTRA_CA_CERTS (set on some machines, this one included): Node 20 parses that bundle
-  // at every start (~50 ms, 4x `node -e 0`'s own work) where Node 22+ waits for a TLS connection, so
-  // with it Node 20's floor is mostly certificates and every ratio looks better than it is.
-  const env: NodeJS.ProcessEnv = { ...process.env, LEDGERHOOK_CONFIG_DIR: dir, NO_COLOR: '1' };
-  delete env.NODE_EXTRA_CA_CERTS;
+  const env = coldStartEnv(dir);
   const verify = ['verify', join(dir, 'body.json'), '--token', token, '--secret', 'bench-secret', '--ignore-expiry'];
   const pty = spawnSync('script', ['--version'], { stdio: 'ignore' }).error === undefined;
   if (!pty) console.log('\n*** NO `script` (util-linux) on PATH: --help at a terminal not measured ***');

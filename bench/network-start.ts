@@ -8,7 +8,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodes } from './cli-startup.js';
+import { coldStartEnv, nodes } from './cli-startup.js';
 import { timeProcessSamples } from './lib/measure.js';
 import { reportRatio } from './lib/ratio.js';
 import { BIN, startProcess, stopProcess } from './lib/processes.js';
@@ -43,8 +43,7 @@ export async function benchNetworkStart(runs = Number(process.env.LEDGERHOOK_BEN
   );
   const { baseUrl, token } = JSON.parse(mock.value) as { baseUrl: string; token: string };
   writeFileSync(join(dir, 'token'), token);
-  const env: NodeJS.ProcessEnv = { ...process.env, LEDGERHOOK_CONFIG_DIR: dir, NO_COLOR: '1' };
-  delete env.NODE_EXTRA_CA_CERTS; // as cli-startup: Node 20 would parse it at every start
+  const env = coldStartEnv(dir);
   try {
     for (const [label, node] of nodes()) {
       const out = join(dir, `out-${label.split(' ')[1]}`);

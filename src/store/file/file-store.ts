@@ -128,7 +128,7 @@ export class FileStore implements DatasetStore {
 
   async beginFull(ref: DatasetRef, options: FullLoadOptions = {}): Promise<FullLoad> {
     const file = await this.#prepare(ref);
-    this.#commits.assertOwner(await this.stateFile.read(), ref, file);
+    await this.#commits.read(ref, file); // its owner checked before anything is written
     if (options.resumable || options.resume)
       return resumableFullLoad(file, options.resume, (state, write) =>
         this.#locked(file, (lease) => this.#commits.install(ref, file, state, write, lease)),
@@ -167,7 +167,7 @@ export class FileStore implements DatasetStore {
 
   async saveDocument(ref: DatasetRef, body: unknown, state: DatasetState): Promise<void> {
     const file = await this.#prepare(ref);
-    this.#commits.assertOwner(await this.stateFile.read(), ref, file);
+    await this.#commits.read(ref, file); // its owner checked before anything is written
     await this.#locked(file, (lease) =>
       this.#commits.install(ref, file, state, (before) => writeDocumentAtomically(file, body, before), lease),
     );

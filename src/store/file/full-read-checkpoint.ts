@@ -135,11 +135,16 @@ export class CheckpointSlot {
     await this.#record.close().catch(() => {});
     await rm(this.path, { force: true });
     await rm(this.stagingPath, { force: true });
-    await this.release();
+    this.#forget();
   }
 
+  /** Leaves the record and staging file for a later run (the record's handle closed). */
   async release(): Promise<void> {
     await this.#record.close().catch(() => {});
+    this.#forget();
+  }
+
+  #forget(): void {
     held.delete(this.path);
     held.delete(this.stagingPath);
   }

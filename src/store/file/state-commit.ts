@@ -24,21 +24,21 @@ export class StateCommit {
   }
 
   /** A file belongs to the first owner that synced it; anyone else is refused. */
-  assertOwner(records: Parameters<typeof assertOwner>[0], ref: DatasetRef, file: string): void {
+  #assertOwner(records: Parameters<typeof assertOwner>[0], ref: DatasetRef, file: string): void {
     assertOwner(records, this.#keyOf(ref), ref, file);
   }
 
   /** The dataset's record as the state file holds it now, once its owner is checked. */
   async read(ref: DatasetRef, file: string): Promise<FileStoreRecord | undefined> {
     const records = await this.#stateFile.read();
-    this.assertOwner(records, ref, file);
+    this.#assertOwner(records, ref, file);
     return records[this.#keyOf(ref)];
   }
 
   /** Notes the state of a file about to be renamed into place, so a crash right after is no damage. */
   async markPending(ref: DatasetRef, file: string, state: DatasetState): Promise<void> {
     await this.#stateFile.update((records) => {
-      this.assertOwner(records, ref, file);
+      this.#assertOwner(records, ref, file);
       const record = records[this.#keyOf(ref)];
       // Only its item count and checksum are ever compared: the schema would double the record.
       const { schema: _schema, ...pending } = state;
@@ -60,7 +60,7 @@ export class StateCommit {
       file,
     };
     await this.#stateFile.update((records) => {
-      this.assertOwner(records, ref, file);
+      this.#assertOwner(records, ref, file);
       const key = this.#keyOf(ref);
       const activity = records[key]?.activity;
       records[key] = activity ? { ...record, activity } : record;

@@ -6,6 +6,7 @@ import { describeDrift } from '../../../sync/schema-drift.js';
 import { type CliContext, writeJson, writeLine } from '../../context.js';
 import { withAdvice } from '../../error-advice.js';
 import { jsonError, jsonLine } from '../../json-output.js';
+import { plural } from '../../../util/plural.js';
 import type { SyncCommandOptions } from './definition.js';
 import { describe, type ReadSoFar, summaryTable } from './sync-output.js';
 
@@ -76,7 +77,7 @@ export function verdict(
       // Kept with a checkpoint (issue 21): the next run goes on where this one stopped.
       const kept = read?.kept ? `; kept: the next run goes on at page ${read.pages + 1}` : '';
       return read
-        ? `${outcome.path} (${read.pages} page${read.pages === 1 ? '' : 's'}, ${read.items} item${read.items === 1 ? '' : 's'} read, not committed: a run commits only once its read is complete${kept})`
+        ? `${outcome.path} (${plural(read.pages, 'page')}, ${plural(read.items, 'item')} read, not committed: a run commits only once its read is complete${kept})`
         : outcome.path;
     });
     const finished = done.length ? `finished: ${done.join(', ')}; ` : '';
