@@ -6,6 +6,7 @@
  * the seed reproduces it.
  */
 import { createHmac } from 'node:crypto';
+import { seededRandom } from '../../src/mock/random.js';
 import { bodyHash, makeToken } from './independent-jwt.js';
 
 export const SECRET = 'whsec_ledgerhook_differential_01';
@@ -28,22 +29,10 @@ export interface MutatedDelivery {
   recipe: string[];
 }
 
-/** mulberry32: a small seeded generator, so that every run makes the same deliveries. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const b64url = (text: string) => Buffer.from(text).toString('base64url');
 
 export function mutatedDeliveries(count: number, seed = 1): MutatedDelivery[] {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
   const chance = (p: number) => random() < p;
   const out: MutatedDelivery[] = [];
