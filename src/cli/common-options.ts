@@ -1,7 +1,8 @@
 import type { Command, OptionValues } from '@commander-js/extra-typings';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { ENVIRONMENTS } from '../settings/environments.js';
-import { collect, decimal, integer } from './parsers.js';
+import { toleranceProblem } from '../webhook/tolerance.js';
+import { collect, decimal, InvalidArgumentError } from './parsers.js';
 
 // Each helper is generic over the command it is given and returns it with its flags added, so that
 // the options of a command built with it are inferred (OptionsOf in runner.ts).
@@ -96,9 +97,15 @@ export function addJsonOption<Args extends unknown[], Opts extends OptionValues,
 
 /**
  * --tolerance: the webhook age limit in seconds (spec 5.2's freshness), DEFAULT_TOLERANCE_SECONDS unless
- * given; `min: 1` where it is the user's receiver's. Spread into `.option(...)`, so that it keeps its place
- * in each command's help.
+ * given, held to the library's one rule for a tolerance. Spread into `.option(...)`, so that it keeps
+ * its place in each command's help.
  */
-export function toleranceOption(description: string, { min = 0 } = {}) {
-  return ['--tolerance <seconds>', description, integer('--tolerance', { min }), DEFAULT_TOLERANCE_SECONDS] as const;
+export function toleranceOption(description: string) {
+  const parse = (text: string): number => {
+    const value = text.trim() === '' ? Number.NaN : Number(text);
+    const problem = toleranceProblem(value);
+    if (problem) throw new InvalidArgumentError(`--tolerance ${problem}, got "${text}".`);
+    return value;
+  };
+  return ['--tolerance <seconds>', description, parse, DEFAULT_TOLERANCE_SECONDS] as const;
 }

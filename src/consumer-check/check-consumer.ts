@@ -4,13 +4,13 @@ import {
   DEFAULT_CONSUMER_SETTLE_MS,
   DEFAULT_HEADER_NAME,
   DEFAULT_RECEIVER_SKEW_SECONDS,
-  DEFAULT_TOLERANCE_SECONDS,
 } from '../defaults.js';
 import { buildDelivery, type BuildDeliveryOptions, type OutgoingDelivery } from '../delivery/build-delivery.js';
 import { postWebhook } from '../delivery/post-webhook.js';
 import { LedgerhookError } from '../errors.js';
 import { startMockServer } from '../mock/mock-server.js';
 import { delay } from '../util/delay.js';
+import { validateTolerance } from '../webhook/tolerance.js';
 import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
 import { checkTiming, chooseCases } from './consumer-check-input.js';
 import { type CaseContext, CONSUMER_CASE_STEPS } from './consumer-cases.js';
@@ -101,7 +101,7 @@ async function startService(options: CheckConsumerOptions) {
  */
 export async function checkConsumer(options: CheckConsumerOptions): Promise<CheckConsumerReport> {
   const cases = chooseCases(options.only, options.skip);
-  const toleranceSeconds = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const toleranceSeconds = validateTolerance(options.toleranceSeconds);
   const skewSeconds = options.skewSeconds ?? DEFAULT_RECEIVER_SKEW_SECONDS;
   const settleMs = options.settleMs ?? DEFAULT_CONSUMER_SETTLE_MS;
   const burst = options.burst ?? DEFAULT_CONSUMER_BURST;

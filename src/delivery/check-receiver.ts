@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
 import { didYouMean } from '../catalogue/suggest.js';
-import { DEFAULT_HEADER_NAME, DEFAULT_RECEIVER_SKEW_SECONDS, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
+import { DEFAULT_HEADER_NAME, DEFAULT_RECEIVER_SKEW_SECONDS } from '../defaults.js';
+import { validateTolerance } from '../webhook/tolerance.js';
 import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
 import { postWebhook } from './post-webhook.js';
 import { RECEIVER_CASE_IDS, type ReceiverCaseKind, type ReceiverCaseLevel } from './receiver-case-table.js';
@@ -95,6 +96,7 @@ export async function checkReceiver(options: CheckReceiverOptions): Promise<Chec
   const cases = chooseCases(options.only, options.skip);
   const marker = compileRejectMarker(options.reject);
   const skewSeconds = validateSkew(options.skewSeconds ?? DEFAULT_RECEIVER_SKEW_SECONDS);
+  const toleranceSeconds = validateTolerance(options.toleranceSeconds);
   const strict = options.strict === true;
   const verificationPrefix =
     options.verificationPrefix === undefined ? undefined : validateVerificationPrefix(options.verificationPrefix);
@@ -104,7 +106,7 @@ export async function checkReceiver(options: CheckReceiverOptions): Promise<Chec
       secret: options.secret,
       headerName: options.headerName ?? DEFAULT_HEADER_NAME,
       verificationPrefix,
-      toleranceSeconds: options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+      toleranceSeconds,
       skewSeconds,
       nowSeconds: Math.floor((options.now ?? Date.now)() / 1000),
     };

@@ -1,5 +1,6 @@
 import { HttpStatusError, LedgerhookError } from '../errors.js';
-import { backoffDelay, DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY_POLICY } from './retry-policy.js';
+import { backoffWait } from '../util/backoff.js';
+import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY_POLICY } from './retry-policy.js';
 import { delay } from '../util/delay.js';
 import { aborted, attempt } from './fetch-attempt.js';
 import type { FetchJsonOptions } from './fetch-json-options.js';
@@ -28,6 +29,7 @@ export async function fetchJson(options: FetchJsonOptions): Promise<unknown> {
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? abortableSleep;
   const budget = policy.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+  const schedule = { firstMs: policy.baseDelayMs, capMs: policy.maxDelayMs };
   let waited = 0;
   for (let attemptNumber = 1; ; attemptNumber += 1) {
     const shared = options.backoff?.waitMs(now()) ?? 0;
@@ -38,7 +40,7 @@ export async function fetchJson(options: FetchJsonOptions): Promise<unknown> {
     // A rate limit or a server error is ridden out within the wait budget, not a count of attempts.
     const slow = result.retryable && status !== undefined && (status === 429 || status >= 500);
     if (slow) {
-      let waitMs = result.retryAfterMs ?? backoffDelay(policy, Math.min(attemptNumber - 1, 20), options.random);
+      let waitMs = result.retryAfterMs ?? backoffWait(attemptNumber, schedule, options.random);
       if (result.retryAfterMs !== undefined && waited + waitMs > budget)
         throw new LedgerhookError(
           result.error.code,
@@ -83,7 +85,7 @@ export async function fetchJson(options: FetchJsonOptions): Promise<unknown> {
       }
       throw result.error;
     }
-    let waitMs = backoffDelay(policy, attemptNumber - 1, options.random);
+    let waitMs = backoffWait(attemptNumber, schedule, options.random);
     if (result.retryAfterMs !== undefined) {
       if (result.retryAfterMs > policy.maxDelayMs) {
         throw new LedgerhookError(

@@ -1,8 +1,8 @@
 /**
  * How hard the client tries before giving up. A rate limit (429) or a server error (5xx) is ridden
- * out: retried with exponential backoff and full jitter, honouring Retry-After, until `maxWaitMs`
- * of waiting in all (a real rate window is minutes). Other transient failures (a connection
- * refused, a body cut off) get at most `maxAttempts` attempts.
+ * out: retried with the one backoff (util/backoff.ts: from baseDelayMs, doubling to maxDelayMs, full
+ * jitter), honouring Retry-After, until `maxWaitMs` of waiting in all (a real rate window is minutes).
+ * Other transient failures (a connection refused, a body cut off) get at most `maxAttempts` attempts.
  */
 export interface RetryPolicy {
   maxAttempts: number;
@@ -21,11 +21,6 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxDelayMs: 30_000,
   maxWaitMs: DEFAULT_MAX_WAIT_MS,
 };
-
-/** Full jitter (AWS architecture blog): a random wait in [0, base * 2^attempt], capped. */
-export function backoffDelay(policy: RetryPolicy, attempt: number, random: () => number = Math.random): number {
-  return Math.floor(random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt));
-}
 
 /** Retry-After is either delay-seconds or an HTTP-date (RFC 9110 10.2.3). */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {

@@ -10,6 +10,7 @@ import {
 } from '../defaults.js';
 import { serve } from '../http/serve.js';
 import { assertUsableSecrets, normaliseSecrets, type SecretInput } from '../webhook/secrets.js';
+import { validateTolerance } from '../webhook/tolerance.js';
 import { BodyBudget } from '../http/body-budget.js';
 import { DeliveryEvents, type DeliverySubscriber, type ListenerEvent } from '../delivery/delivery-events.js';
 import { postForwardEdge } from './forward-edge.js';
@@ -128,6 +129,7 @@ function idGenerator(): (now: number) => string {
  */
 export async function startListener(options: ListenerOptions = {}): Promise<RunningListener> {
   assertUsableSecrets(normaliseSecrets(options.secrets));
+  validateTolerance(options.toleranceSeconds);
   const stats = emptyStats();
   const events = new DeliveryEvents();
   const edgeFor = (url: URL) =>

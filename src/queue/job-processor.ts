@@ -2,7 +2,7 @@ import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq
 import type { Dispatcher } from 'undici';
 import type { SharedBackoff } from '../http/retry-policy.js';
 import { isTransientFailure } from '../sync/transient.js';
-import { transientWait } from '../util/backoff.js';
+import { backoffWait } from '../util/backoff.js';
 import { checkedTraceparent } from '../telemetry/traceparent.js';
 import { RECONCILE_ALL_JOB_NAME, RECONCILE_JOB_NAME } from './reconcile-schedule.js';
 import { datasetOf, parseSyncJobData, SYNC_JOB_NAME, tokenKey } from './sync-job.js';
@@ -131,7 +131,7 @@ function processJob(options: SyncWorkerOptions, edges: ProcessorEdges) {
       // A delivery answered 2xx must be synced: a transient failure delays the job (no attempt used)
       // with capped exponential backoff, and records why for `queue status`.
       const retries = transientRetries(job) + 1;
-      const waitMs = transientWait(retries, options.transientRetry);
+      const waitMs = backoffWait(retries, options.transientRetry);
       await job.updateData({
         ...job.data,
         retry: { count: retries, lastError: message.slice(0, 500), at: Date.now() },

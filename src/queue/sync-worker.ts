@@ -114,7 +114,8 @@ export interface SyncWorkerOptions {
   stalledIntervalMs?: number | undefined;
   /**
    * Transient failures (store or service unreachable, 5xx, 429, timeouts) never use up a job: it is
-   * retried after firstMs, doubling up to capMs, for as long as it takes (default 2 s up to 60 s).
+   * retried after a wait below firstMs, doubling up to capMs (util/backoff.ts), for as long as it takes
+   * (default 2 s up to 60 s).
    */
   transientRetry?: { firstMs?: number | undefined; capMs?: number | undefined } | undefined;
   onEvent?: ((event: SyncWorkerEvent) => void) | undefined;

@@ -1,7 +1,7 @@
 import { LedgerhookError } from '../errors.js';
 import { didYouMean } from '../catalogue/suggest.js';
 import { LIFECYCLE_EVENT_NAMES } from '../catalogue/events.js';
-import { DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
+import { DEFAULT_HEADER_NAME } from '../defaults.js';
 import type { WebhookBody } from '../webhook/body-hash.js';
 import { findHeader, verifyWebhookRequest, type HeadersLike } from '../webhook/request.js';
 import type { LabelledSecret, SecretInput } from '../webhook/secrets.js';
@@ -12,6 +12,7 @@ import { WebhookHandlerError } from './handler-error.js';
 import { routeDelivery } from './route-delivery.js';
 import { runHandlers, type AnyHandler } from './run-handlers.js';
 import { assertHandler, rawBody, usableSecrets } from './webhooks-input.js';
+import { validateTolerance } from '../webhook/tolerance.js';
 import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
 
 /** Where the receiver reports what only the developer should see (never the sender). */
@@ -25,7 +26,7 @@ export interface WebhooksOptions {
   secret?: string | undefined;
   /** Several secrets (sandbox and production, or a rotation); the first that verifies wins. */
   secrets?: readonly SecretInput[] | undefined;
-  /** Freshness tolerance in seconds (spec 5.2 step 3); default 300. */
+  /** Freshness tolerance (spec 5.2 step 3): whole seconds, 1 or more; default 300. */
   toleranceSeconds?: number | undefined;
   /** The verification header; default Service-Verification ("Service-" is the service's own name). */
   headerName?: string | undefined;
@@ -82,12 +83,7 @@ export class Webhooks {
 
   constructor(options: WebhooksOptions) {
     this.#secrets = usableSecrets(options);
-    const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-    if (!Number.isFinite(tolerance) || tolerance < 0)
-      throw new LedgerhookError('ERR_USAGE', `toleranceSeconds must be a number >= 0, got ${String(tolerance)}`, {
-        details: { reason: 'invalid_tolerance', value: tolerance },
-      });
-    this.#tolerance = tolerance;
+    this.#tolerance = validateTolerance(options.toleranceSeconds);
     this.#headerName = options.headerName ?? DEFAULT_HEADER_NAME;
     this.#verificationPrefix =
       options.verificationPrefix === undefined ? undefined : validateVerificationPrefix(options.verificationPrefix);

@@ -4,7 +4,7 @@ import { syncDataset } from '../sync/sync-dataset.js';
 import { isTransientFailure } from '../sync/transient.js';
 import type { RunLinks } from '../telemetry/run-links.js';
 import { noTelemetry } from '../telemetry/telemetry.js';
-import { transientWait } from '../util/backoff.js';
+import { backoffWait } from '../util/backoff.js';
 import { type ReceiptWindows, recordWebhookRun } from './run-activity.js';
 import type { SyncScheduler } from './sync-scheduler.js';
 import type { WebhookSyncEvent, WebhookSyncOptions } from './webhook-sync-options.js';
@@ -66,8 +66,8 @@ export async function runSync(
   } catch (error) {
     const message = error instanceof LedgerhookError ? error.message : String(error);
     const policy = options.retry ?? {};
-    if (isTransientFailure(error) && retry < (policy.max ?? 8) && !options.signal?.aborted) {
-      const inMs = transientWait(retry + 1, policy);
+    if (isTransientFailure(error) && retry < (policy.max ?? 12) && !options.signal?.aborted) {
+      const inMs = backoffWait(retry + 1, policy);
       emit({ type: 'sync-retry', userId, entity, dataset: path, run, retry: retry + 1, inMs, error: message });
       runner.receipts.note(key, firstReceipt);
       runner.links.note(key, caused);

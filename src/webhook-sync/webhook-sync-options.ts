@@ -47,8 +47,9 @@ export interface WebhookSyncOptions {
   /** List paths that replace the catalogue's for some entities, e.g. `{ expense: '/expenses/expenses' }`. */
   paths?: EntityPaths | undefined;
   /**
-   * A sync failing for a transient reason is run again after firstMs, doubling up to capMs, at most
-   * `max` times (default 2 s, 60 s, 8: about five minutes), each said as a sync-retry event.
+   * A sync failing for a transient reason is run again after a wait below firstMs, doubling up to capMs
+   * (util/backoff.ts), at most `max` times (default 2 s, 60 s, 12: about four minutes of waiting in
+   * all, eight at most), each said as a sync-retry event.
    */
   retry?: { firstMs?: number | undefined; capMs?: number | undefined; max?: number | undefined } | undefined;
   /** Waiting allowed per request for 429 and 5xx answers before a run fails (then retried as above). */

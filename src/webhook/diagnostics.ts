@@ -99,12 +99,22 @@ export function explainBodyMismatch(body: WebhookBody, claim: string): string[] 
   return hints;
 }
 
+/** A body_mismatch's message: the cause when the hints know it (hex digest, re-serialised), never a guess. */
+export function bodyMismatchHeadline(hints: readonly string[]): string {
+  const [cause] = hints;
+  if (cause?.startsWith('request_body_sha256 is the hex digest'))
+    return 'the body does not match request_body_sha256: the claim is a hex digest, not Base64';
+  if (cause?.includes('re-serialised'))
+    return 'the body does not match request_body_sha256: these are not the bytes that were signed (re-serialised)';
+  return 'the body does not match request_body_sha256: it was changed after signing';
+}
+
 /** Plain-words reasons for a bad_signature: whitespace around a secret, or the other environment's secret. */
-export async function explainBadSignature(
+export function explainBadSignature(
   token: string,
   secrets: readonly LabelledSecret[],
   otherSecrets: readonly LabelledSecret[],
-): Promise<string[]> {
+): string[] {
   const hints: string[] = [];
   for (const [index, entry] of secrets.entries()) {
     const trimmed = entry.secret.trim();

@@ -38,7 +38,7 @@ export type PrefixOutcome =
  */
 export function removeVerificationPrefix(raw: string, prefix: string | undefined): PrefixOutcome {
   // The spec's case, on every delivery: a bare JWT has no blank in it, so nothing to look for.
-  if (!prefix && !/[ \t]/.test(raw)) return { ok: true, token: raw };
+  if (!prefix && !raw.includes(' ') && !raw.includes('\t')) return { ok: true, token: raw };
   const value = raw.trim();
   if (prefix) {
     const wanted = prefix.trimStart();

@@ -1,7 +1,7 @@
 import type { WebhookBody } from './body-hash.js';
 import type { SecretInput } from './secrets.js';
 
-/** What verifyWebhook takes: apart from verify.ts so that the checks (verify-checks.ts) are typed by it without a cycle. */
+/** What verifyWebhook takes. */
 export interface VerifyWebhookOptions {
   body: WebhookBody;
   /** The Service-Verification header value (the bare JWT, or the JWT after verificationPrefix). */
@@ -18,6 +18,7 @@ export interface VerifyWebhookOptions {
    * May be a function, so that a caller loads them only when a signature actually fails.
    */
   otherSecrets?: readonly SecretInput[] | (() => Promise<readonly SecretInput[]>) | undefined;
+  /** Freshness tolerance (spec 5.2 step 3): whole seconds, 1 or more; default 300. */
   toleranceSeconds?: number | undefined;
   /** Clock in milliseconds since the epoch. */
   now?: (() => number) | undefined;
@@ -29,9 +30,11 @@ export interface VerifyWebhookOptions {
    */
   allowFutureIat?: boolean | undefined;
   /**
-   * Explain a body_mismatch (default true): re-serialisations and digests of the body, so it runs only
-   * when the signature verified and the body is at most DIAGNOSE_MAX_BODY_BYTES. Receivers on the
-   * answer path pass false and explain later, on demand (captures show, verify --delivery, inspector).
+   * The whole picture (default true): an accepted delivery's `checks` listed, a body_mismatch explained
+   * (re-serialisations and digests of the body, only when the signature verified and the body is at most
+   * DIAGNOSE_MAX_BODY_BYTES), and a forged body's integrity checked. Receivers on the answer path pass
+   * false: an accepted delivery then has no `checks`, a forged body is not hashed, and a refusal is
+   * explained later, on demand (captures show, verify --delivery, inspector).
    */
   diagnose?: boolean | undefined;
 }

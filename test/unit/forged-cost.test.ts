@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { describe, it } from 'node:test';
 import { captureRecordFrom } from '../../src/capture/capture-from-delivery.js';
 import { handleDelivery, type HandleDeliveryOptions } from '../../src/api/listen.js';
@@ -44,6 +45,37 @@ async function bodyWork(run: () => Promise<unknown>): Promise<number> {
     JSON.stringify = stringify;
   }
   return calls;
+}
+
+/** Counts SHA-256 digests of anything larger than a token (a body) while `run` runs. */
+async function bodyHashes(run: () => Promise<unknown>): Promise<number> {
+  const crypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  const { hash, createHash } = crypto;
+  let count = 0;
+  const large = (data: unknown) =>
+    (typeof data === 'string' || ArrayBuffer.isView(data)) && (data as string).length > 10_000;
+  crypto.hash = ((algorithm: string, data: Parameters<typeof hash>[1], ...rest: []) => {
+    if (large(data)) count += 1;
+    return hash(algorithm, data, ...rest);
+  }) as typeof hash;
+  crypto.createHash = ((...args: Parameters<typeof createHash>) => {
+    const made = createHash(...args);
+    const update = made.update.bind(made);
+    made.update = ((data: unknown, ...rest: []) => {
+      if (large(data)) count += 1;
+      return update(data as string, ...rest);
+    }) as typeof made.update;
+    return made;
+  }) as typeof createHash;
+  syncBuiltinESMExports();
+  try {
+    await run();
+  } finally {
+    crypto.hash = hash;
+    crypto.createHash = createHash;
+    syncBuiltinESMExports();
+  }
+  return count;
 }
 
 describe('before its signature verifies, a delivery costs one hash and nothing more (issue 17)', () => {
@@ -102,5 +134,23 @@ describe('before its signature verifies, a delivery costs one hash and nothing m
       now: () => NOW,
     });
     assert.ok(!forged.ok && !forged.hints.some((hint) => /re-serialised/.test(hint)), 'never for a forgery');
+  });
+
+  it('on the answer path a forged delivery costs its HMAC and nothing more: its body is not hashed', async () => {
+    const forged = await signWebhook(BIG, 'another-secret', { now: () => NOW });
+    const genuine = await signWebhook(BIG, SECRET, { now: () => NOW });
+    const verify = (token: string, diagnose?: boolean) =>
+      verifyWebhook({ body: BIG, token, secrets: SECRET, now: () => NOW, diagnose });
+    let result: Awaited<ReturnType<typeof verify>> | undefined;
+    assert.equal(await bodyHashes(async () => (result = await verify(forged, false))), 0);
+    assert.ok(result && !result.ok && result.code === 'bad_signature' && result.bodySha256 === undefined);
+    assert.equal(result.checks.find((check) => check.name === 'integrity')?.status, 'skip');
+    const webhooks = new Webhooks({ secret: SECRET, now: () => NOW });
+    const headers = { 'service-verification': forged };
+    assert.equal(await bodyHashes(() => webhooks.verifyAndReceive({ headers, body: BIG })), 0, 'the receiver SDK');
+    // Once the signature verified, the body is hashed once; the whole picture hashes a forged one too.
+    assert.equal(await bodyHashes(() => verify(genuine, false)), 1);
+    assert.equal(await bodyHashes(async () => (result = await verify(forged))), 1);
+    assert.equal(result?.checks.find((check) => check.name === 'integrity')?.status, 'pass');
   });
 });

@@ -5,31 +5,13 @@ import { describe, it } from 'node:test';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { createWebhookSync, type WebhookSyncEvent } from '../../src/webhook-sync/webhook-sync.js';
 import { tempDir } from '../helpers/cli.js';
+import { flakyListServer as flakyServer } from '../helpers/flaky-list-server.js';
 import { join } from 'node:path';
 
-/** Not the mock: a list server that answers 503 `failures` times, then one page. */
-async function flakyServer(failures: number) {
-  let seen = 0;
-  const server = createServer((_request, response) => {
-    seen += 1;
-    if (seen <= failures) {
-      response.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
-      return;
-    }
-    response
-      .writeHead(200, { 'content-type': 'application/json' })
-      .end(JSON.stringify({ data: [{ id: 1 }], lastUpdatedDate: '2026-11-24T00:00:00Z' }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/rest/v5`,
-    requests: () => seen,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe('listen --sync retries a transient failure instead of dropping it after the answer (issue 17)', () => {
-  it('503s past the request retries: the sync runs again with backoff, says so, and converges', async () => {
+  it('503s past the request retries: the sync runs again after the one backoff, says so, and converges', async (t) => {
+    // A fixed random source: each wait is exactly half its base (util/backoff.ts), 5 ms doubling to 20.
+    t.mock.method(Math, 'random', () => 0.5);
     const server = await flakyServer(3);
     const events: WebhookSyncEvent[] = [];
     const dir = tempDir();
@@ -49,6 +31,8 @@ describe('listen --sync retries a transient failure instead of dropping it after
       assert.ok(kinds.includes('sync-retry'), kinds.join());
       assert.equal(kinds.at(-1), 'sync-done', kinds.join());
       assert.ok(!kinds.includes('sync-failed'));
+      const waits = events.flatMap((event) => (event.type === 'sync-retry' ? [event.inMs] : []));
+      assert.deepEqual(waits, [2, 5, 10]);
     } finally {
       await server.close();
     }

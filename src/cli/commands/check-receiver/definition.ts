@@ -22,7 +22,7 @@ function checkReceiverCommand(program: Command) {
     .option('--only <ids>', 'comma-separated case ids to run')
     .option('--skip <ids>', 'comma-separated case ids to leave out')
     .option('--strict', 'recommended cases fail the check too')
-    .option(...toleranceOption('the tolerance your receiver uses', { min: 1 }))
+    .option(...toleranceOption('the tolerance your receiver uses'))
     .option(
       '--skew <seconds>',
       'clock difference allowed between sender and receiver at the tolerance edges (near expiry, expired, clock ahead)',
