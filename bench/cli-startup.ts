@@ -1,18 +1,14 @@
 /**
- * Issues 2 and 23: cold-process wall time of `ledgerhook --help` and `ledgerhook verify FILE --token T
- * --secret S` against `node -e 0`, interleaved run by run, on every Node this machine has: the one
- * running the bench, and the Node 22 and 24 that `.ci/run` installs into ~/.cache/ledgerhook-ci-node
- * (or LEDGERHOOK_NODE_CACHE). Goal (issue 23): at most 1.3x `node -e 0` for both, on each.
- * `--help` is measured off a terminal and at one: a pseudo-terminal of 100 columns made by util-linux
- * `script`, with `node -e 0` run through the same wrapper as its floor.
+ * Cold-process wall time of `ledgerhook --help` and `ledgerhook verify FILE --token T --secret S`
+ * against `node -e 0`, interleaved run by run, on every Node this machine has: the one running the
+ * bench, and the Node 22 and 24 that `.ci/run` installs into ~/.cache/ledgerhook-ci-node (or
+ * LEDGERHOOK_NODE_CACHE). Goal: at most 1.3x `node -e 0` for both, on each.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signWebhook } from '../src/index.js';
-import { shellQuote } from '../src/util/shell-quote.js';
 import { timeProcessSamples } from './lib/measure.js';
 import { reportRatio } from './lib/ratio.js';
 
@@ -42,11 +38,6 @@ export function coldStartEnv(dir: string): NodeJS.ProcessEnv {
   return env;
 }
 
-/** argv running `command` at a new pseudo-terminal of 100 columns (util-linux script; exec: no shell left over). */
-function atTerminal(command: string[]): string[] {
-  return ['script', '-qec', `stty cols 100 rows 40; exec ${command.map(shellQuote).join(' ')}`, '/dev/null'];
-}
-
 export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH_RUNS ?? 15)): Promise<void> {
   const bin = fileURLToPath(new URL('../bin/ledgerhook.js', import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), 'ledgerhook-bench-'));
@@ -61,8 +52,6 @@ export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH
   const token = await signWebhook(body, 'bench-secret', { iat: Math.floor(Date.now() / 1000) + 3600 });
   const env = coldStartEnv(dir);
   const verify = ['verify', join(dir, 'body.json'), '--token', token, '--secret', 'bench-secret', '--ignore-expiry'];
-  const pty = spawnSync('script', ['--version'], { stdio: 'ignore' }).error === undefined;
-  if (!pty) console.log('\n*** NO `script` (util-linux) on PATH: --help at a terminal not measured ***');
   for (const [label, node] of nodes()) {
     // One untimed start first: it fills Node 22+'s compile cache, as any earlier run of the CLI would.
     timeProcessSamples({ warm: [node, bin, '--help'], warmVerify: [node, bin, ...verify] }, 1, env);
@@ -70,14 +59,10 @@ export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH
       {
         floor: [node, '-e', '0'],
         help: [node, bin, '--help'],
-        helpBuilt: [node, bin, 'help'],
         verify: [node, bin, ...verify],
-        // The same command line through main.js and commander, as every verify started before verify-start.ts.
-        verifyUsual: { argv: [node, bin, ...verify], env: { ...env, LEDGERHOOK_PLAIN_START: '0' } },
         esm: [node, join(dir, 'empty.mjs')],
         crypto: [node, '-e', hmac],
         esmCrypto: [node, join(dir, 'hmac.mjs')],
-        ...(pty ? { floorTty: atTerminal([node, '-e', '0']), helpTty: atTerminal([node, bin, '--help']) } : {}),
       },
       runs,
       env,
@@ -85,45 +70,17 @@ export async function benchCliStartup(runs = Number(process.env.LEDGERHOOK_BENCH
     const floor = { label: 'node -e 0', samples: times.floor ?? [] };
     const goal = { better: 'lower', ratio: 1.3 } as const;
     reportRatio(
-      `Cold start, ${label}: ledgerhook --help vs node -e 0 (issue 23)`,
+      `Cold start, ${label}: ledgerhook --help vs node -e 0`,
       floor,
       { label: 'ledgerhook --help', samples: times.help ?? [] },
       goal,
       'ms',
       1,
     );
-    if (pty)
-      reportRatio(
-        `Cold start, ${label}: ledgerhook --help at a terminal (100 columns) vs node -e 0, both through \`script\``,
-        { label: 'script + node -e 0', samples: times.floorTty ?? [] },
-        { label: 'script + ledgerhook --help', samples: times.helpTty ?? [] },
-        goal,
-        'ms',
-        1,
-      );
-    // Off a terminal (here stdout is ignored: /dev/null) --help prints the text the build saved from the
-    // program, and at one the page saved for its width; `ledgerhook help` builds the same page with
-    // commander (as --help did at a terminal before; scripts/help-pages.mjs).
     reportRatio(
-      `Cold start, ${label}: ledgerhook help (the same page built by commander) vs node -e 0`,
-      floor,
-      { label: 'ledgerhook help', samples: times.helpBuilt ?? [] },
-      goal,
-      'ms',
-      1,
-    );
-    reportRatio(
-      `Cold start, ${label}: ledgerhook verify FILE --token T --secret S vs node -e 0 (issue 23)`,
+      `Cold start, ${label}: ledgerhook verify FILE --token T --secret S vs node -e 0`,
       floor,
       { label: 'ledgerhook verify', samples: times.verify ?? [] },
-      goal,
-      'ms',
-      1,
-    );
-    reportRatio(
-      `Cold start, ${label}: the same verify through main.js and commander (LEDGERHOOK_PLAIN_START=0) vs node -e 0`,
-      floor,
-      { label: 'ledgerhook verify (main.js)', samples: times.verifyUsual ?? [] },
       goal,
       'ms',
       1,

@@ -1,5 +1,5 @@
 /**
- * Issue 23: what a network command costs from start to exit, against the least any such process
+ * What a network command costs from start to exit, against the least any such process
  * costs. `ledgerhook sync` of 5 pages of 10 items (--full, so every run reads and writes them all)
  * from `ledgerhook mock`, against an ES module that GETs the same 5 pages with node:http on one
  * keep-alive connection and parses them (nothing written), interleaved run by run on every Node this

@@ -10,7 +10,6 @@
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { wasmTieringBudgetFlag } from './wasm-tiering.mjs';
 
 function run(command, args, { quiet = false, env = process.env } = {}) {
   return new Promise((resolve) => {
@@ -70,9 +69,10 @@ const startOrder = (file) => {
 const testEnv = { ...process.env };
 delete testEnv.NODE_EXTRA_CA_CERTS;
 
-// The test files' own processes (passed on to each by the runner): many use undici in process, and
-// V8 compiled undici's HTTP parser (llhttp, WebAssembly) with its optimizing compiler in each of them
-// (~140 ms of CPU per file, as in every CLI start before scripts/undici-lite.mjs raised the same budget).
+// The test files' own processes (passed on to each by the runner) get the CLI's wasm tiering budget
+// (src/cli/wasm-tiering.ts, read from the build just made): many use undici in process, and V8
+// compiled its HTTP parser with its optimizing compiler in each of them (~140 ms of CPU per file).
+const { wasmTieringBudgetFlag } = await import('../dist/cli/wasm-tiering.js');
 const budget = wasmTieringBudgetFlag();
 const TEST_FLAGS = budget === undefined ? [] : [budget];
 

@@ -1,34 +1,18 @@
 import { readFileSync } from 'node:fs';
-import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
-import { plainCommand } from './plain-command.js';
-import { EXIT } from './exit-codes.js';
-import { secretFlagWarnings } from './secret-flag-warnings.js';
-import { writeStd } from './std-output.js';
+import { Command } from '@commander-js/extra-typings';
 import { defineCommands } from './command-list.js';
+import { secretFlagWarnings } from './secret-flag-warnings.js';
 import { finish, openSession, type Session } from './session.js';
+import { writeStd } from './std-output.js';
+import { raiseWasmTieringBudget } from './wasm-tiering.js';
+import { beforeUndiciLoads } from '../http/load-undici.js';
 
-/**
- * The CLI entry: runs the chosen command in the session (session.ts: context, error line, exit code).
- * A plain command line is parsed by the named command's own definition run against commander-lite.ts;
- * anything else (help, a mistake, a global flag) builds the commander
- * program from the command definitions, loading commander only then (its own chunk). Both print the
- * same (test/unit/commander-lite.test.ts, test/e2e/plain-start.test.ts).
- */
+/** The CLI entry: commander parses the command line; the chosen command runs in the session (session.ts). */
 
 const session = await openSession();
+beforeUndiciLoads(raiseWasmTieringBudget);
 
-/**
- * Before the chosen command's action, whichever parser chose it: whether --json was given (as parsed),
- * and a line for each credential typed as a flag (stderr: stdout stays the result).
- */
-function beforeAction(command: CommandUnknownOpts): void {
-  session.parsed(command.getOptionValue('json') === true);
-  for (const line of secretFlagWarnings(command)) writeStd(2, `${line}\n`);
-}
-
-async function buildProgram(named: string | undefined, { run, red }: Session): Promise<Command> {
-  const { Command } = await import('@commander-js/extra-typings');
-  // Read only here: a plain command line never asks for the version.
+function buildProgram(named: string | undefined, { run, red, parsed }: Session): Command {
   const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };
@@ -46,7 +30,12 @@ async function buildProgram(named: string | undefined, { run, red }: Session): P
       // One line per error: commander puts its "(Did you mean …?)" suggestion on a second line.
       outputError: (text, write) => write(red(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`)),
     })
-    .hook('preAction', (_program, command) => beforeAction(command))
+    // Before the chosen command's action: whether --json was given (as parsed), and a line for each
+    // credential typed as a flag (stderr: stdout stays the result).
+    .hook('preAction', (_program, command) => {
+      parsed(command.getOptionValue('json') === true);
+      for (const line of secretFlagWarnings(command)) writeStd(2, `${line}\n`);
+    })
     .addHelpText(
       'after',
       `
@@ -56,11 +45,12 @@ With --json, stdout holds one document: {"ok":true,...} or {"ok":false,"error":{
 (listen, worker, mock, inspect and sync --watch: JSON Lines, each with "kind" and "time"; see docs/json.md).
 Run "ledgerhook <command> --help" (or "ledgerhook help <command> [<subcommand>]") for options and examples.`,
     );
+  // The command named first is the only one built (command-list.ts); anything else builds them all.
   defineCommands(program, run, named);
   return program;
 }
 
-async function main(args: string[]): Promise<number> {
+function main(args: string[]): Promise<number> {
   // commander's help command knows one level; `help state reset` shows that subcommand's help.
   // `version` and `-V` say the version too, as in most CLIs.
   const argv =
@@ -69,19 +59,11 @@ async function main(args: string[]): Promise<number> {
       : args.length === 1 && (args[0] === 'version' || args[0] === '-V')
         ? ['--version']
         : args;
-  if (argv.length === 0) {
-    (await buildProgram(undefined, session)).outputHelp();
-    return EXIT.ok;
-  }
-  const plain = plainCommand(argv, session.run, process.env);
-  if (plain)
-    return session.execute(async () => {
-      beforeAction(plain.command as unknown as CommandUnknownOpts);
-      await plain.act();
-    });
-  // The command named first is the only one built (command-list.ts); anything else builds them all.
-  const program = await buildProgram(argv[0], session);
-  return session.execute(() => program.parseAsync(argv, { from: 'user' }));
+  const program = buildProgram(argv[0], session);
+  // No command: the help, as `--help` prints it (exit 0).
+  return session.execute(async () =>
+    argv.length === 0 ? program.outputHelp() : program.parseAsync(argv, { from: 'user' }),
+  );
 }
 
 finish(await main(process.argv.slice(2)));

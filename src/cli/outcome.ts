@@ -1,3 +1,4 @@
+import { CommanderError } from '@commander-js/extra-typings';
 import { isLedgerhookError } from '../errors.js';
 import { missingPeerError } from '../util/optional-peer.js';
 import { withAdvice } from './error-advice.js';
@@ -23,7 +24,7 @@ const QUIET_COMMANDER = new Set(['commander.helpDisplayed', 'commander.version',
 export function outcomeOf(thrown: unknown, debug: boolean): CliOutcome {
   // A missing optional peer (pg, bullmq, ioredis) is a set-up step, not a bug: say which package to install.
   const error = missingPeerError(thrown) ?? thrown;
-  if (isCommanderError(error)) {
+  if (error instanceof CommanderError) {
     if (QUIET_COMMANDER.has(error.code)) return { exitCode: EXIT.ok };
     const reason = error.code.replace(/^commander\./, '').replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
     const message = error.message.replace(/^error: /, '');
@@ -43,14 +44,4 @@ export function outcomeOf(thrown: unknown, debug: boolean): CliOutcome {
     json: { code: 'ERR_INTERNAL', reason: 'internal_error', message, exitCode: EXIT.internal },
     stack: error instanceof Error ? error.stack : undefined,
   };
-}
-
-/**
- * commander's own errors (usage, --help, --version), known by their code: commander is loaded only for
- * command lines that are not plain (main.ts), so it is not imported here to ask for its class.
- */
-function isCommanderError(error: unknown): error is Error & { code: string; exitCode: number } {
-  if (!(error instanceof Error)) return false;
-  const { code, exitCode } = error as Error & { code?: unknown; exitCode?: unknown };
-  return typeof code === 'string' && code.startsWith('commander.') && typeof exitCode === 'number';
 }

@@ -1,18 +1,8 @@
+import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { formatDuration } from './durations.js';
 import { parseSinceDate } from '../sync/since-window.js';
 
 export { formatDuration };
-
-/**
- * A flag's value that cannot be used. commander, which calls these parsers, makes it its one-line usage
- * error (exit 2) as it does its own InvalidArgumentError: it looks at `code`, not the class. Not
- * commander's class, so that a start that parses a plain command line without commander (main.ts,
- * commander-lite.ts) never loads it.
- */
-export class InvalidArgumentError extends Error {
-  readonly code = 'commander.invalidArgument';
-  readonly exitCode = 1;
-}
 
 /** commander option parsers: a bad value becomes a one-line usage error (exit 2). */
 export function integer(name: string, { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = {}) {

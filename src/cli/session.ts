@@ -8,17 +8,15 @@ import { isTerminal, stdStream, streamFailure, whenStreamBuilt, whenWriteFails, 
 import type { RunCommand } from './runner.js';
 
 /**
- * The frame of one command run, whichever parser chose the command (main.ts: commander-lite.ts for a
- * plain command line, commander for the rest): the context a command gets, the error line and the
- * `--json` outcome, the exit code. One place, so both parses end alike to the byte
- * (test/e2e/plain-start.test.ts runs both). Nothing else calls process.exit.
+ * The frame of one command run: the context a command gets, the error line and the `--json` outcome,
+ * the exit code. Nothing else calls process.exit.
  */
 export interface Session {
   /** The RunCommand a definition's action calls: loads the command module and runs it with a context. */
   run: RunCommand;
   /** Runs the parse-and-act step; the exit code (an error becomes its line, its --json document and code). */
   execute(act: () => Promise<unknown>): Promise<number>;
-  /** The parsed command line's own answer to whether --json was given. */
+  /** The parsed command line's own answer to whether --json was given (main.ts's preAction hook). */
   parsed(json: boolean): void;
   /** Red on a terminal's stderr (the error line; commander's usage errors in main.ts), else the text. */
   red(text: string): string;

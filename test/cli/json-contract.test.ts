@@ -275,6 +275,11 @@ describe('one JSON contract for every --json (issue 19)', () => {
     assert.equal(usage.error.reason, 'unknown_option');
     const entities = assertDocument(await runCli(['entities', '--json']), true, 'entities');
     assert.ok(Array.isArray(entities.entities));
+    // --json is what the parse says: `--data --json` gives --data that value, and no document is printed.
+    const dataJson = await runCli(['verify', '--data', '--json', '--token', 'abc', '--secret', 'whsec-test']);
+    assert.equal(dataJson.code, 1);
+    assert.match(dataJson.stdout, /not authentic/);
+    assert.doesNotMatch(dataJson.stdout, /"ok"/);
   });
 
   it('long-running commands print JSON Lines with kind and time; a failure is an error line', async () => {

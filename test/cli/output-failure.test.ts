@@ -62,7 +62,7 @@ test('a long-running command whose stdout fails stops, as at Ctrl-C, and exits 2
   assert.equal(result.stderr.match(/cannot write to stdout/g)?.length, 1);
 });
 
-test('--help, printed by the shim, to a stdout not open for writing: one line, exit 2', () => {
+test('--help to a stdout not open for writing: one line, exit 2', () => {
   const dir = tempDir();
   writeFileSync(join(dir, 'read-only'), '');
   for (const args of [['--help'], ['events']]) {

@@ -1,10 +1,9 @@
 /**
- * What a network command costs before its own work (issue 23): undici parses responses with llhttp
- * compiled to WebAssembly, and Node 20's V8 handed llhttp's state machine to its optimizing compiler
- * within the first responses (~140 ms of CPU per start, waited for at exit); Node 22 and 24's larger
- * budget still did within these 5 pages. The CLI's undici (scripts/undici-lite.mjs) raises it to 1G.
- * V8 says which compiler compiled each wasm function (--trace-wasm-compilation-times), so the test
- * reads that, not a time.
+ * What a network command costs before its own work: undici parses responses with llhttp compiled to
+ * WebAssembly, and V8 handed llhttp's state machine to its optimizing compiler within the first
+ * responses (~140 ms of CPU per start, waited for at exit). The CLI raises V8's wasm tiering budget
+ * before undici loads (src/cli/wasm-tiering.ts). V8 says which compiler compiled each wasm function
+ * (--trace-wasm-compilation-times), so the test reads that, not a time.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -29,7 +28,7 @@ function syncTraced(baseUrl: string, dir: string): Promise<{ code: number | null
   });
 }
 
-describe('a network command’s start (issue 23)', () => {
+describe('a network command’s start', () => {
   it('a short sync parses its responses without compiling llhttp with the optimizing compiler', async () => {
     const server = await startPagedListServer(50);
     try {
