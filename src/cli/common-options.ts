@@ -102,3 +102,15 @@ export function addJsonOption<Args extends unknown[], Opts extends OptionValues,
 export function toleranceOption(description: string, { min = 0 } = {}) {
   return ['--tolerance <seconds>', description, integer('--tolerance', { min }), DEFAULT_TOLERANCE_SECONDS] as const;
 }
+
+/**
+ * --tolerance where it is the service's webhooks' (listen, verify, the inspector's checklists): no
+ * default here, so that the stored `tolerance` setting applies when it is not given (resolveTolerance).
+ */
+export function storedToleranceOption(description: string) {
+  return [
+    '--tolerance <seconds>',
+    `${description} (default: the stored tolerance, else ${DEFAULT_TOLERANCE_SECONDS})`,
+    integer('--tolerance', { min: 0 }),
+  ] as const;
+}
