@@ -9,14 +9,21 @@ export class RequestRate {
   readonly #interval: number;
   readonly #burst: number;
   readonly #now: () => number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** When the next request would be due if requests were evenly spaced. */
   #due = Number.NEGATIVE_INFINITY;
 
-  constructor(limit: { requests: number; windowSeconds: number }, now: () => number = Date.now) {
+  constructor(
+    limit: { requests: number; windowSeconds: number },
+    now: () => number = Date.now,
+    // A request waiting for its turn keeps the process alive, as one waiting for its answer does.
+    sleep: (ms: number, signal?: AbortSignal) => Promise<void> = abortableSleep,
+  ) {
     const windowMs = limit.windowSeconds * 1000;
     this.#interval = windowMs / limit.requests;
     this.#burst = windowMs - this.#interval;
     this.#now = now;
+    this.#sleep = sleep;
   }
 
   /** Waits until one more request keeps within the rate, and counts it. */
@@ -29,8 +36,7 @@ export class RequestRate {
         this.#due = due + this.#interval;
         return;
       }
-      // A request waiting for its turn keeps the process alive, as one waiting for its answer does.
-      await abortableSleep(wait, signal);
+      await this.#sleep(wait, signal);
     }
   }
 }

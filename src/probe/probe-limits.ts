@@ -1,10 +1,15 @@
-import { formatRateLimit, type RateLimit } from '../settings/setting-values.js';
+import { formatRateLimit, parseRateLimit, type RateLimit } from '../settings/setting-values.js';
 import type { RateLimitHit } from './probe-client.js';
 import type { ProbeRun } from './probe-run.js';
 
 type Headers = Record<string, string>;
 
 const WINDOW_WORDS: Record<string, number> = { second: 1, minute: 60, hour: 3600, day: 86_400 };
+
+/** A rate the rateLimit setting can hold (whole numbers, 1 to 999999999 each), or none. */
+function usable(rate: RateLimit): RateLimit | undefined {
+  return typeof parseRateLimit(formatRateLimit(rate)) === 'string' ? undefined : rate;
+}
 
 const firstNumber = (text: string | undefined) => {
   const match = /\d+/.exec(text ?? '');
@@ -17,9 +22,7 @@ function policy(text: string | undefined): RateLimit | undefined {
   const first = text.split(',')[0] ?? '';
   const window = /;\s*w=(\d+)/.exec(first)?.[1];
   const quota = /;\s*q=(\d+)/.exec(first)?.[1] ?? /^\s*(\d+)/.exec(first)?.[1];
-  const requests = Number(quota);
-  const windowSeconds = Number(window);
-  return requests >= 1 && windowSeconds >= 1 ? { requests, windowSeconds } : undefined;
+  return usable({ requests: Number(quota), windowSeconds: Number(window) });
 }
 
 /**
@@ -37,8 +40,10 @@ export function statedRate(
     }
     for (const [name, value] of Object.entries(headers)) {
       const unit = /^x-ratelimit-limit-(second|minute|hour|day)$/.exec(name)?.[1];
-      const requests = firstNumber(value);
-      if (unit && requests) return { requests, windowSeconds: WINDOW_WORDS[unit] ?? 60, from: `${name}: ${value}` };
+      const stated = unit
+        ? usable({ requests: firstNumber(value) ?? 0, windowSeconds: WINDOW_WORDS[unit] ?? 60 })
+        : undefined;
+      if (stated) return { ...stated, from: `${name}: ${value}` };
     }
   }
   let limit: { requests: number; name: string } | undefined;
@@ -54,12 +59,8 @@ export function statedRate(
       window = Math.max(window, Math.ceil(seconds));
     }
   }
-  if (!limit || window < 1) return undefined;
-  return {
-    requests: limit.requests,
-    windowSeconds: window,
-    from: `${limit.name} ${limit.requests}, reset within ${window} s`,
-  };
+  const stated = limit ? usable({ requests: limit.requests, windowSeconds: window }) : undefined;
+  return stated && limit ? { ...stated, from: `${limit.name} ${limit.requests}, reset within ${window} s` } : undefined;
 }
 
 /** A rate from the first 429: the requests that went through before it, over that time and its Retry-After. */
@@ -67,7 +68,7 @@ export function seenRate(hits: readonly RateLimitHit[]): RateLimit | undefined {
   const hit = hits.find((candidate) => candidate.requestsBefore > 0);
   if (!hit) return undefined;
   const windowSeconds = Math.max(1, Math.round((hit.elapsedMs + (hit.retryAfterMs ?? 0)) / 1000));
-  return { requests: hit.requestsBefore, windowSeconds };
+  return usable({ requests: hit.requestsBefore, windowSeconds });
 }
 
 /** The rate-limit headers and 429s met, and the rate sync and the workers should keep to. */

@@ -81,8 +81,18 @@ async function largestAccepted(
  * (a 400 above some size, or pages silently clamped below what was asked).
  */
 export async function probePageSizes(run: ProbeRun, path: string, unlimited: ListAnswer | undefined): Promise<number> {
-  if (unlimited?.page)
-    run.facts.defaultPageSize = { size: unlimited.page.items, atLeast: unlimited.page.cursor === undefined };
+  if (unlimited?.page) {
+    const { items, cursor } = unlimited.page;
+    run.facts.defaultPageSize = { size: items, atLeast: cursor === undefined };
+    run.add({
+      area: 'paging',
+      id: 'default-page-size',
+      observed:
+        cursor === undefined
+          ? `without a limit header the whole list came in one page (${items} items): the default page size is at least that; sync always sends limit`
+          : `without a limit header pages hold ${items} items (the service's default page size); sync always sends limit`,
+    });
+  }
   const inUse = pageLimitInUse(run);
   const first = await ask(run, path, inUse);
   const size = first.size;

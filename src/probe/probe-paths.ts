@@ -94,14 +94,16 @@ export function pathFindings(run: ProbeRun, located: readonly Located[]): void {
       run.add({
         area: 'paths',
         id: `path.${entity.name}.moved`,
-        quirk: 'nested-path',
+        quirk: path.startsWith(`${entity.path}/`) ? 'nested-path' : 'other-path',
         observed: `${entity.name}: ${tried}: it is served at ${path}`,
         setting: run.imply(`paths.${entity.name}` as PathSettingKey, path, true),
       });
     } else if (answer?.status === 200) atTable.push(entity.name);
   }
   if (atTable.length > 0) {
-    const document = atTable.includes('userTaxSetup') ? ' (userTaxSetup as one document)' : '';
+    const taxSetup = located.find((entry) => entry.entity.name === 'userTaxSetup');
+    const document =
+      atTable.includes('userTaxSetup') && taxSetup?.answer?.page === undefined ? ' (userTaxSetup as one document)' : '';
     run.add({
       area: 'paths',
       id: 'paths',

@@ -1,3 +1,5 @@
+import { DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
+import { MAX_TOLERANCE_SECONDS } from '../settings/setting-values.js';
 import type { ProbeRun } from './probe-run.js';
 
 /** How lastUpdatedDate is written: to the minute, the second or finer; with `Z`, an offset or no zone. */
@@ -132,12 +134,14 @@ export function clockFinding(run: ProbeRun): void {
     return;
   }
   // A webhook's iat is the service's clock; its age is measured with ours: the tolerance has to cover the gap.
-  const needed = Math.ceil((seconds + 60) / 60) * 60;
+  const needed = Math.max(DEFAULT_TOLERANCE_SECONDS, Math.ceil((seconds + 60) / 60) * 60);
   run.add({
     area: 'time',
     id: 'clock',
     quirk: 'clock-skew',
     observed: `the server's clock is ${seconds} s ${skew > 0 ? 'ahead of' : 'behind'} ours (Date header): a webhook's iat will look ${seconds} s ${skew > 0 ? 'in the future' : 'older'} here (check this machine's clock too)`,
-    setting: run.imply('tolerance', String(Math.max(needed, 300)), true),
+    ...(needed <= MAX_TOLERANCE_SECONDS
+      ? { setting: run.imply('tolerance', String(needed), true) }
+      : { problem: "the clocks are more than a day apart: set this machine's clock (NTP) before verifying webhooks" }),
   });
 }

@@ -13,6 +13,7 @@ export type ProbeArea = 'reachability' | 'paths' | 'paging' | 'time' | 'limits' 
 export type ProbeQuirk =
   | 'base-url-without-version'
   | 'nested-path'
+  | 'other-path'
   | 'path-not-found'
   | 'list-not-document'
   | 'limit-header-ignored'

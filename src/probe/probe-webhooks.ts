@@ -1,7 +1,9 @@
 import { captureBody, type CaptureRecord } from '../capture/capture-record.js';
 import { DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
+import { MAX_TOLERANCE_SECONDS } from '../settings/setting-values.js';
 import type { EnvironmentSettings } from '../settings/environments.js';
 import type { LabelledSecret } from '../webhook/secrets.js';
+import { isHeaderName } from '../util/header-name.js';
 import { parseToken } from '../webhook/token-parts.js';
 import { verifyWebhook } from '../webhook/verify.js';
 import type { ProbeFinding } from './probe-types.js';
@@ -19,7 +21,10 @@ interface Carried {
 
 /** The header of a captured delivery that carries a JWT: the one the listener was told, else any. */
 function carried(record: CaptureRecord): Carried | undefined {
-  const names = [record.headerName.toLowerCase(), ...Object.keys(record.headers)];
+  // A capture file is anyone's: only a name that can be a header name may become the headerName setting.
+  const names = [record.headerName.toLowerCase(), ...Object.keys(record.headers)].filter(
+    (name) => name.length <= 100 && isHeaderName(name),
+  );
   for (const name of new Set(names)) {
     const value = record.headers[name];
     if (typeof value !== 'string') continue;
@@ -125,18 +130,23 @@ export async function webhookFindings(
   const verified = await verifyAll(tokens, options.secrets, options.environment);
   findings.push(...verified.findings);
   const ages = (verified.ok.length > 0 ? verified.ok : tokens).flatMap(({ record, iat }) =>
-    iat === undefined ? [] : [Math.floor(Date.parse(record.receivedAt) / 1000) - iat],
+    iat === undefined ? [] : [Math.floor(Date.parse(record.receivedAt) / 1000) - iat].filter(Number.isFinite),
   );
   if (ages.length > 0) {
     const oldest = Math.max(...ages);
     const newest = Math.min(...ages);
     const needed = Math.max(oldest + 1, -newest);
     const tolerance = Math.max(DEFAULT_TOLERANCE_SECONDS, Math.ceil((needed + 60) / 60) * 60);
+    const fitting = tolerance <= MAX_TOLERANCE_SECONDS;
     add({
       id: 'webhook.iat',
       quirk: needed >= DEFAULT_TOLERANCE_SECONDS || newest < -5 ? 'iat-skew' : undefined,
       observed: `iat against receipt: from ${newest} s to ${oldest} s old (${ages.length} deliveries${newest < 0 ? '; a negative age is an iat ahead of this clock' : ''})`,
-      setting: implySetting('tolerance', String(tolerance), options.settings, true),
+      ...(fitting
+        ? { setting: implySetting('tolerance', String(tolerance), options.settings, true) }
+        : {
+            problem: `no tolerance up to a day fits deliveries ${needed} s apart from this clock: check the clocks, and whether the capture holds replays`,
+          }),
     });
   }
   const forms = [...new Set(tokens.map(({ record }) => serialisation(captureBody(record).toString('utf8'))))];

@@ -6,13 +6,17 @@ import {
   PATH_SETTING_PREFIX,
   type SettingKey,
 } from '../settings/environments.js';
+import { isHeaderName } from '../util/header-name.js';
+import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
 import {
+  isServiceSettingKey,
   parseLag,
   parsePageLimit,
   parseRateLimit,
   parseTolerance,
   perSecond,
   SERVICE_SETTING_DEFAULTS,
+  serviceSettingProblem,
 } from '../settings/setting-values.js';
 import { parseStatusList } from '../sync/expired-cursor.js';
 import type { ImpliedSetting } from './probe-types.js';
@@ -99,6 +103,20 @@ function strictest(key: SettingKey, values: readonly string[]): string {
   return values.reduce((kept, value) => (fits(key, value, kept) ? value : valueToStore(key, value, kept)));
 }
 
+/** Whether the setting would take the value (`config set` refuses what this refuses): never store one it would not. */
+function acceptable(key: SettingKey, value: string): boolean {
+  try {
+    if (isPathSettingKey(key)) return checkEntityPath(value, key.slice(PATH_SETTING_PREFIX.length)) !== '';
+    if (key === 'expiredCursorStatuses') return typeof parseStatusList(value) !== 'string';
+    if (key === 'headerName') return isHeaderName(value);
+    if (key === 'verificationPrefix') return validateVerificationPrefix(value) !== '';
+    if (key === 'baseUrl') return /^https?:$/.test(new URL(value).protocol);
+    return isServiceSettingKey(key) && serviceSettingProblem(key, value) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * What `--write` stores: each setting some finding needs or advises that does not fit yet, at the
  * value that fits every finding about it. Secrets are never among them (no finding implies one).
@@ -111,7 +129,10 @@ export function settingsToWrite(
   for (const { setting } of findings)
     if (setting && setting.state !== 'set') byKey.set(setting.key, [...(byKey.get(setting.key) ?? []), setting.value]);
   const settings: EnvironmentSettings = {};
-  for (const [key, values] of byKey) settings[key] = valueToStore(key, current[key], strictest(key, values));
+  for (const [key, values] of byKey) {
+    const value = valueToStore(key, current[key], strictest(key, values));
+    if (acceptable(key, value)) settings[key] = value;
+  }
   return settings;
 }
 

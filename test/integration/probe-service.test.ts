@@ -277,6 +277,23 @@ describe('probe --capture: what captured deliveries say about the webhooks (issu
     assert.ok(!JSON.stringify(report).includes(PRODUCTION) && !JSON.stringify(report).includes(SANDBOX));
   });
 
+  it('a capture file from elsewhere: no header name that cannot be one, no tolerance past a day', async () => {
+    const forged = await delivery(SANDBOX, { ageSeconds: 200_000, header: 'x-bad header' });
+    const elsewhere = {
+      ...forged,
+      headers: { ...forged.headers, 'service-verification': forged.headers['x-bad header'] ?? '' },
+    };
+    const { report } = await probed(
+      {},
+      { captures: [forged, elsewhere], secrets: [{ secret: SANDBOX, label: 'sandbox' }], environment: 'sandbox' },
+    );
+    assert.equal(finding(report, 'webhook.header')?.setting?.value, 'Service-Verification');
+    assert.match(finding(report, 'webhook.header')?.observed ?? '', /1 of 2 captured deliveries/);
+    assert.equal(finding(report, 'webhook.iat')?.setting, undefined);
+    assert.match(finding(report, 'webhook.iat')?.problem ?? '', /no tolerance up to a day fits/);
+    assert.equal(settingsToWrite(report.findings, {}).tolerance, undefined);
+  });
+
   it('the spec form, verified by the environment own secret: nothing to set there', async () => {
     const captures = [await delivery(SANDBOX, { ageSeconds: 2, header: 'service-verification' })];
     const { report } = await probed(

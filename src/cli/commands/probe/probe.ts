@@ -96,7 +96,9 @@ export async function run(options: ProbeCommandOptions, ctx: CliContext): Promis
     // A secret is never written by probe: a token given only as a flag is not there for the next command.
     tokenStored: env === 'local' || Boolean(ctx.env.LEDGERHOOK_TOKEN) || store.get(env, 'token') !== undefined,
   };
-  if (options.json) writeJson(ctx, document);
+  // Every finding says the setting it implies: none is null.
+  const findings = document.findings.map((finding) => ({ ...finding, setting: finding.setting ?? null }));
+  if (options.json) writeJson(ctx, { ...document, findings });
   else renderProbe(document, ctx);
   verdict(document, Boolean(options.write));
 }

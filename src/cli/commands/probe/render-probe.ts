@@ -62,6 +62,7 @@ export function renderProbe(document: ProbeDocument, ctx: CliContext): void {
       out(`  ${mark(finding, ctx)} ${printable(finding.observed)}${quirk}`);
       const setting = finding.setting;
       if (setting) out(`      ${settingLine(setting, ctx)}`);
+      else if (!finding.problem) out(c.dim('      → no setting'));
       if (finding.problem) out(`      ${c.red('✖')} ${printable(finding.problem)}`);
     }
   }
