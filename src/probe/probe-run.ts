@@ -44,6 +44,8 @@ export class ProbeRun {
   readonly stamps: Array<{ path: string; stamp: string }> = [];
   readonly endings: Array<'absent' | 'null' | 'empty'> = [];
   readonly errors: ErrorSeen[] = [];
+  /** Whether any answer was a success: the token is good, a later 403 is about one list. */
+  #accepted = false;
 
   constructor(options: ProbeOptions, maxRequests: number) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -52,11 +54,15 @@ export class ProbeRun {
     this.client = new ProbeClient({ ...options, baseUrl: this.baseUrl }, maxRequests);
   }
 
-  /** GET, classify, remember what it shows; a 401 or 403 stops the probe. */
+  /**
+   * GET, classify, remember what it shows. A 401 stops the probe (the token is refused), and so does
+   * a 403 before anything was accepted; a 403 after that is one list the token may not read.
+   */
   async get(path: string, request: ListRequest = {}, baseUrl = this.baseUrl): Promise<ListAnswer> {
     const answer = await this.client.get(path, request, baseUrl);
-    if (answer.status === 401 || answer.status === 403)
+    if (answer.status === 401 || (answer.status === 403 && !this.#accepted))
       throw new AuthRefused(answer.status, path, describeBody(answer.text, answer.headers['content-type']));
+    if (answer.status < 300) this.#accepted = true;
     if (answer.status >= 400) {
       this.errors.push({
         status: answer.status,

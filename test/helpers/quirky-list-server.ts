@@ -38,6 +38,8 @@ export interface Quirks {
   html?: boolean;
   /** The status of a request with a wrong token (default 401). */
   authStatus?: 401 | 403;
+  /** Lists this token may not read (403), the others answering. */
+  forbidden?: string[];
   /** The Date header is this far from the real clock. */
   skewMs?: number;
   /** Expenses (default 60). */
@@ -146,6 +148,7 @@ export async function startQuirkyServer(quirks: Quirks = {}) {
     if (!url.pathname.startsWith(`${root}/`)) return fail(404, `no route ${url.pathname}`);
     const path = url.pathname.slice(root.length);
     if (path === '/userTaxSetup') return send(200, { id: 1, filingStatus: 'single', lastUpdatedAt: stamp(start) });
+    if (quirks.forbidden?.includes(path)) return fail(403, 'not allowed for this token');
     const isExpense = path === expensePath;
     if (!isExpense && !OTHER_LISTS.includes(path)) return fail(404, `no route ${url.pathname}`);
     let limit = Number(request.headers.limit ?? quirks.defaultLimit ?? 25);

@@ -168,6 +168,13 @@ describe('probe: each quirk named, with the setting it implies (issue 37)', () =
       assert.equal(report.ready, false);
     });
 
+  it('a 403 on one list after the token was accepted: said for that list, the probe goes on', async () => {
+    const { report } = await probed({ forbidden: ['/invoices'] });
+    assert.equal(report.authFailure, undefined);
+    assert.match(finding(report, 'path.invoice')?.observed ?? '', /invoice: \/invoices 403/);
+    assert.deepEqual(report.notProbed, []);
+  });
+
   it('single-use cursors: a used cursor refused with 409, which expiredCursorStatuses must count', async () => {
     const { report } = await probed({ singleUseCursors: 409 });
     assert.equal(finding(report, 'cursor.reused')?.quirk, 'cursor-single-use');
