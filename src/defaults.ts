@@ -59,3 +59,5 @@ export const DEFAULT_MAX_PENDING_FORWARDS = 1000;
 export const DEFAULT_MAX_PENDING_FORWARD_BYTES = 64 * 1024 * 1024;
 /** mock --webhook-retries: webhooks waiting for their next attempt; past it a failed one is not retried. */
 export const DEFAULT_MAX_PENDING_MOCK_WEBHOOKS = 1000;
+/** probe: requests it makes at most against the service, unless told otherwise. */
+export const DEFAULT_PROBE_MAX_REQUESTS = 60;

@@ -42,3 +42,15 @@ export {
 export { freshnessReport, type FreshnessRow, type FreshnessOptions } from '../webhook-sync/freshness.js';
 export type { DatasetActivity, ReconcileRecord } from '../store/dataset-activity.js';
 export type { HistoryEntry, RemovalReason, ChangeCause, ChangeOrigin } from '../store/dataset-history.js';
+// Learning what the spec leaves open before a sync loses data: `ledgerhook probe`'s library.
+export { probeService } from '../probe/probe.js';
+export type {
+  ProbeOptions,
+  ProbeReport,
+  ProbeFinding,
+  ProbeQuirk,
+  ProbeArea,
+  ImpliedSetting,
+  ProbeFacts,
+} from '../probe/probe-types.js';
+export { settingsToWrite, refit } from '../probe/setting-fit.js';

@@ -9,6 +9,7 @@ import { defineDemo } from './commands/demo/definition.js';
 import { defineInspect } from './commands/inspect/definition.js';
 import { defineListen } from './commands/listen/definition.js';
 import { defineMock } from './commands/mock/definition.js';
+import { defineProbe } from './commands/probe/definition.js';
 import { defineQueue } from './commands/queue/definition.js';
 import { defineFreshness } from './commands/freshness/definition.js';
 import { defineHistory } from './commands/history/definition.js';
@@ -41,6 +42,7 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define:
   [['captures'], defineCaptures],
   [['inspect'], defineInspect],
   [['mock'], defineMock],
+  [['probe'], defineProbe],
   [['sync'], defineSync],
   [['reconcile'], defineReconcile],
   [['freshness'], defineFreshness],

@@ -109,3 +109,15 @@ export function toleranceOption(description: string) {
   };
   return ['--tolerance <seconds>', description, parse, DEFAULT_TOLERANCE_SECONDS] as const;
 }
+
+/**
+ * --tolerance where it is the service's webhooks' (listen, verify, the inspector's checklists): no
+ * default here, so that the stored `tolerance` setting applies when it is not given (resolveTolerance).
+ */
+export function storedToleranceOption(description: string) {
+  return [
+    '--tolerance <seconds>',
+    `${description} (default: the stored tolerance, else ${DEFAULT_TOLERANCE_SECONDS})`,
+    integer('--tolerance', { min: 0 }),
+  ] as const;
+}

@@ -18,7 +18,8 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
     d.location
       ? `if that is the API root, pass --base-url with it or \`ledgerhook config set baseUrl URL\``
       : 'check --base-url',
-  wait_budget_spent: () => 'the service kept answering 429 or 5xx; raise --max-wait (e.g. --max-wait 30m) or try later',
+  wait_budget_spent: (d) =>
+    `the service kept answering 429 or 5xx; raise --max-wait (e.g. --max-wait 30m) or try later${d.status === 429 ? '; `ledgerhook config set rateLimit REQUESTS/SECONDS` (`ledgerhook probe --write` finds it) keeps requests under its limit' : ''}`,
   empty_secret: () => 'write the webhook_secret the API team sent into the file or variable you give',
   invalid_tolerance: () => 'give --tolerance as a whole number of seconds, 0 or more',
   invalid_iat: () => 'give --iat as seconds since the epoch, e.g. 1700000000',
@@ -84,6 +85,10 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   token_rejected: () => 'check --token / --token-file, LEDGERHOOK_TOKEN or `ledgerhook config set token -`',
   not_an_envelope: () => 'check the dataset path (`ledgerhook entities` lists them)',
   too_many_pages: () => 'raise --max-pages if the dataset really is that large',
+  page_limit_refused: () =>
+    'ask for fewer with --limit, or store the size with `ledgerhook config set pageLimit N` (`ledgerhook probe` finds the largest the service accepts)',
+  probe_not_ready: (d) =>
+    Number(d.writable) > 0 ? 'run `ledgerhook probe --write` to store the settings it found' : '',
   response_too_large: () => 'raise --max-response-bytes, or lower --limit',
   pages_without_progress: () => 'the server keeps sending cursors without new items; report it to the API team',
   cursor_loop: () => 'the server repeats a cursor; report it to the API team',

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { formatDuration } from './durations.js';
 import { parseSinceDate } from '../sync/since-window.js';
+import { parseDurationMs } from '../util/duration.js';
 
 export { formatDuration };
 
@@ -63,19 +64,17 @@ export function isoDate(name: string) {
   };
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /** A duration such as 60s, 5m, 1h or 500ms (a bare number is seconds), in milliseconds. */
 export function duration(name: string, { minMs = 0, maxMs = 24 * 3_600_000 } = {}) {
   return (value: string): number => {
-    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-    if (!match) throw new InvalidArgumentError(`${name} takes a duration such as 60s, 5m or 1h, got "${value}".`);
-    const ms = Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? 1000);
+    const ms = parseDurationMs(value);
+    if (ms === undefined)
+      throw new InvalidArgumentError(`${name} takes a duration such as 60s, 5m or 1h, got "${value}".`);
     if (ms < minMs || ms > maxMs)
       throw new InvalidArgumentError(
         `${name} must be between ${formatDuration(minMs)} and ${formatDuration(maxMs)}, got "${value}".`,
       );
-    return Math.round(ms);
+    return ms;
   };
 }
 

@@ -28,12 +28,5 @@ export async function postgresStore(url: string, maxConnections: number, history
   return new PostgresStore({ url, maxConnections, historyDays });
 }
 
-/** "1000/300" → 1000 requests per 300 seconds. */
-export function parseRateLimit(text: string): { requests: number; windowSeconds: number } {
-  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
-  const requests = Number(match?.[1]);
-  const windowSeconds = Number(match?.[2]);
-  if (!match || requests < 1 || windowSeconds < 1)
-    throw usageError(`--rate-limit takes REQUESTS/SECONDS, e.g. 1000/300, got "${text}"`, 'invalid_flag_value');
-  return { requests, windowSeconds };
-}
+/** --rate-limit's reading: one with the rateLimit setting's (resolve-service-settings.ts). */
+export { parseRateLimitFlag as parseRateLimit } from './resolve-service-settings.js';

@@ -8,6 +8,7 @@ import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
 import type { CliContext } from './context.js';
 import { announceLocal, defaultEnvironment, localWebhookSecret } from './local-environment.js';
 import { readInputFile } from './read-input.js';
+import { isHeaderName } from '../util/header-name.js';
 
 /** Flags shared by every command that needs a webhook secret. */
 export interface SecretFlags {
@@ -175,7 +176,7 @@ export async function resolveVerificationPrefix(flags: SecretFlags, ctx: CliCont
 
 /** RFC 9110 token: what an HTTP header name may be. */
 export function validateHeaderName(name: string): string {
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+  if (!isHeaderName(name))
     throw usageError(
       `"${name.slice(0, 60)}" is not a valid HTTP header name (letters, digits and !#$%&'*+.^_\`|~-)`,
       'invalid_header_name',

@@ -3,6 +3,7 @@ import { loadUndici } from './load-undici.js';
 import { HttpStatusError, LedgerhookError } from '../errors.js';
 import { parseRetryAfter } from './retry-policy.js';
 import { networkError } from './network-error.js';
+import { describeBody } from './error-body.js';
 import type { FetchJsonOptions } from './fetch-json-options.js';
 
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
@@ -34,7 +35,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], max: number): P
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function tooLarge(href: string, max: number): Attempt {
+function tooLarge(href: string, max: number): ExchangeFailure {
   return {
     ok: false,
     retryable: false,
@@ -44,7 +45,21 @@ function tooLarge(href: string, max: number): Attempt {
   };
 }
 
-export async function attempt(options: FetchJsonOptions): Promise<Attempt> {
+/** An answer read whole (within the size cap): what the server said, before anyone judges it. */
+export interface Answer {
+  status: number;
+  headers: Dispatcher.ResponseData['headers'];
+  text: string;
+}
+
+/** A failure of the exchange itself (no answer, a cut-off or outsized one), as fetchJson retries it. */
+export type ExchangeFailure = Extract<Attempt, { ok: false }>;
+
+/**
+ * One GET and its whole answer, whatever its status: the request, the timeout, the capped body
+ * read. fetchJson judges the answer (`attempt`); `probe` looks at it as it is.
+ */
+export async function exchange(options: FetchJsonOptions): Promise<({ ok: true } & Answer) | ExchangeFailure> {
   const method = 'GET';
   const href = options.url.href;
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -78,13 +93,19 @@ export async function attempt(options: FetchJsonOptions): Promise<Attempt> {
     return { ok: false, retryable: true, error: networkError(cause, method, options.url, timeoutMs) };
   }
   if (text === undefined) return tooLarge(href, max);
-  return interpret(options, response, text);
+  return { ok: true, status: response.statusCode, headers: response.headers, text };
 }
 
-function interpret(options: FetchJsonOptions, response: Dispatcher.ResponseData, text: string): Attempt {
+export async function attempt(options: FetchJsonOptions): Promise<Attempt> {
+  const answer = await exchange(options);
+  return answer.ok ? interpret(options, answer) : answer;
+}
+
+function interpret(options: FetchJsonOptions, response: Answer): Attempt {
   const method = 'GET';
+  const text = response.text;
   const href = options.url.href;
-  const status = response.statusCode;
+  const status = response.status;
   if (status === 200) {
     try {
       return { ok: true, body: JSON.parse(text) };
@@ -148,13 +169,23 @@ function interpret(options: FetchJsonOptions, response: Dispatcher.ResponseData,
     if (location) error.details.location = location;
     return { ok: false, retryable: false, error };
   }
+  // An HTML page (a gateway's, a framework's) is quoted by its title, not its markup.
+  const page = describeBody(text, String(response.headers['content-type'] ?? ''));
+  const html =
+    page.shape === 'html' ? `an HTML page${page.summary ? ` (${JSON.stringify(page.summary)})` : ''}` : undefined;
   const error = new HttpStatusError(
     method,
     href,
     status,
     body,
-    status === 401 ? 'the access token was rejected' : undefined,
+    status === 401 ? `the access token was rejected${html ? `; it answered ${html}` : ''}` : html,
   );
   if (status === 401) error.details.reason = 'token_rejected';
+  // A page size the service refuses says so (spec 8 shows no maximum): the pageLimit setting.
+  const limit = options.headers.limit;
+  if ((status === 400 || status === 422) && limit !== undefined && /\blimit\b/i.test(body)) {
+    error.details.reason = 'page_limit_refused';
+    error.details.limit = Number(limit);
+  }
   return { ok: false, retryable: false, error };
 }

@@ -7,7 +7,8 @@ import type { FetchJsonOptions } from './fetch-json-options.js';
 
 export type { FetchJsonOptions } from './fetch-json-options.js';
 
-async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** A wait that keeps the process alive: for a request waiting to be retried or for its turn. */
+export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   // delay() never keeps the process alive; a request waiting to be retried must (else the CLI
   // would exit 0 in the middle of a sync), so a plain timer of the same length holds it.
   const hold = setTimeout(() => {}, ms);

@@ -155,7 +155,7 @@ export class MockService {
       if (!settings) throw mockError(404, 'not_found', 'no tax setup for this user');
       return settings;
     }
-    const limit = parseLimit(request.headers.limit);
+    const limit = parseLimit(request.headers.limit, this.#options.maxLimit);
     const datasetKey = `${path}?${new URLSearchParams(filter).toString()}`;
     const { state, firstPage } = readState(this.#cursors, datasetKey, request.headers, () => ({
       dataset: datasetKey,

@@ -42,6 +42,8 @@ export interface MockServiceOptions {
   since?: SinceBoundary | undefined;
   /** The precision of lastUpdatedDate, sent and compared: `ms` (default) or whole seconds `s`. */
   granularity?: Granularity | undefined;
+  /** The largest page size accepted (default MAX_PAGE_SIZE); a larger limit answers 400 invalid_limit. */
+  maxLimit?: number | undefined;
   faults?: MockFaults | undefined;
   /** Called after every mutation (the webhook sender listens here). */
   onMutation?: ((result: MutationResult) => void) | undefined;

@@ -25,14 +25,13 @@ export function filterOf(params: URLSearchParams): Filter {
   return [...params.entries()].sort(([a], [b]) => a.localeCompare(b));
 }
 
-/** The limit header: absent means the recommended 100 (spec 4.3 rule 3). */
-export function parseLimit(header: string | undefined): number {
-  if (header === undefined || header === '') return DEFAULT_PAGE_SIZE;
+/** The limit header: absent means the recommended 100 (spec 4.3 rule 3); above `max`, a 400. */
+export function parseLimit(header: string | undefined, max = MAX_PAGE_SIZE): number {
+  if (header === undefined || header === '') return Math.min(DEFAULT_PAGE_SIZE, max);
   if (!/^\d+$/.test(header.trim()))
-    throw mockError(400, 'invalid_limit', `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}, got "${header}"`);
+    throw mockError(400, 'invalid_limit', `limit must be a whole number from 1 to ${max}, got "${header}"`);
   const limit = Number(header);
-  if (limit < 1 || limit > MAX_PAGE_SIZE)
-    throw mockError(400, 'invalid_limit', `limit must be from 1 to ${MAX_PAGE_SIZE}, got ${limit}`);
+  if (limit < 1 || limit > max) throw mockError(400, 'invalid_limit', `limit must be from 1 to ${max}, got ${limit}`);
   return limit;
 }
 

@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
+import { gatedDispatcher } from '../http/gated-dispatcher.js';
 import { tokenKey } from './sync-job.js';
 import type { TokenRateGate } from './token-rate-gate.js';
 
@@ -18,13 +19,8 @@ function authorization(headers: Dispatcher.DispatchOptions['headers']): string |
  * the sync code stays unaware of Redis, and every request of every worker is counted.
  */
 export function rateLimitedDispatcher(gate: TokenRateGate, signal?: AbortSignal, base: Dispatcher = new Agent()) {
-  return base.compose((dispatch) => (options, handler) => {
+  return gatedDispatcher((options) => {
     const token = authorization(options.headers)?.replace(/^Bearer\s+/i, '');
-    if (token === undefined) return dispatch(options, handler);
-    gate.acquire(tokenKey(token), signal).then(
-      () => dispatch(options, handler),
-      (error: unknown) => handler.onResponseError?.(null as never, error as Error),
-    );
-    return true;
-  });
+    return token === undefined ? undefined : gate.acquire(tokenKey(token), signal);
+  }, base);
 }

@@ -9,6 +9,8 @@ interface StoreRunOptions {
   store: DatasetStore;
   baseUrl: string;
   limit?: number | undefined;
+  /** Look back this far past the stored lastUpdatedDate (syncDataset's lagMs; the `lag` setting). */
+  lagMs?: number | undefined;
   paths?: EntityPaths | undefined;
   /** Clock for the time from a webhook to its data committed (freshness). */
   now?: (() => number) | undefined;
@@ -35,6 +37,7 @@ export function storeSync(options: StoreRunOptions): RunSync {
       paths: options.paths,
       store: options.store,
       limit: options.limit,
+      lagMs: options.lagMs,
       expiredCursorStatuses: options.expiredCursorStatuses,
       dispatcher,
       backoff,

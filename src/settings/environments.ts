@@ -1,5 +1,5 @@
 import { type EntityName, isEntityName } from '../catalogue/entities.js';
-import { DEFAULT_EXPIRED_CURSOR_STATUSES } from '../defaults.js';
+import { DEFAULT_EXPIRED_CURSOR_STATUSES, DEFAULT_PAGE_LIMIT, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 
 /** Spec section 9: separate sandbox and production environments, each with its own secret and base address; `local` is ledgerhook mock. */
 export const ENVIRONMENTS = ['sandbox', 'production', 'local'] as const;
@@ -23,6 +23,24 @@ export const SETTING_KEYS = {
   expiredCursorStatuses: {
     secret: false,
     describe: `HTTP statuses that, answered to the cursor of an interrupted full read, mean the server no longer accepts it, so sync reads again from page 1 (default ${DEFAULT_EXPIRED_CURSOR_STATUSES.join(',')})`,
+  },
+  pageLimit: {
+    secret: false,
+    describe: `the page size (limit) sync, reconcile, listen --sync and worker ask for, at most what the service accepts (default ${DEFAULT_PAGE_LIMIT})`,
+  },
+  lag: {
+    secret: false,
+    describe:
+      'how far an incremental read looks back past the stored lastUpdatedDate, e.g. 1s for a service that stamps whole seconds and compares with > (default 0s)',
+  },
+  rateLimit: {
+    secret: false,
+    describe:
+      'REQUESTS/SECONDS the service allows per token, e.g. 600/60: sync, listen --sync and worker keep to it (default none)',
+  },
+  tolerance: {
+    secret: false,
+    describe: `the webhook age in seconds past which listen and verify refuse a delivery as expired (default ${DEFAULT_TOLERANCE_SECONDS})`,
   },
 } as const;
 /**

@@ -12,7 +12,11 @@ export interface SettingsStoreOptions {
   dir?: string | undefined;
 }
 
-type SettingsShape = { environments: Partial<Record<EnvironmentName, EnvironmentSettings>> };
+type SettingsShape = {
+  environments: Partial<Record<EnvironmentName, EnvironmentSettings>>;
+  /** Per environment, what `ledgerhook probe --write` last found and wrote (its own shape, src/probe/). */
+  probes?: Partial<Record<EnvironmentName, unknown>>;
+};
 
 const FILE_NAME = 'settings';
 
@@ -22,6 +26,7 @@ const SCHEMA = {
     type: 'object',
     additionalProperties: { type: 'object', additionalProperties: { type: 'string' } },
   },
+  probes: { type: 'object', additionalProperties: { type: 'object' } },
 } as const;
 
 const UNWRITABLE = new Set([
@@ -66,6 +71,8 @@ function settingsError(error: unknown, path: string): LedgerhookError {
 /** The same shape SCHEMA describes, checked without ajv: an object of objects of strings. */
 function isSettingsShape(value: unknown): value is SettingsShape {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const probes = (value as { probes?: unknown }).probes;
+  if (probes !== undefined && (typeof probes !== 'object' || probes === null || Array.isArray(probes))) return false;
   const environments = (value as { environments?: unknown }).environments;
   if (environments === undefined) return true;
   if (typeof environments !== 'object' || environments === null || Array.isArray(environments)) return false;
@@ -79,12 +86,12 @@ function isSettingsShape(value: unknown): value is SettingsShape {
 }
 
 /** Reads the file as conf would, refusing what conf would refuse; no file holds nothing. */
-function readSettingsFile(path: string): SettingsShape['environments'] {
+function readSettingsFile(path: string): SettingsShape {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { environments: {} };
     throw settingsError(error, path);
   }
   let parsed: unknown;
@@ -94,7 +101,7 @@ function readSettingsFile(path: string): SettingsShape['environments'] {
     throw settingsError(error, path);
   }
   if (!isSettingsShape(parsed)) throw settingsError(new Error('Config schema violation'), path);
-  return parsed.environments ?? {};
+  return { environments: parsed.environments ?? {}, probes: parsed.probes ?? {} };
 }
 
 /**
@@ -106,9 +113,9 @@ export class SettingsStore {
   readonly path: string;
   readonly #conf: Conf<SettingsShape> | undefined;
   /** What a store opened for reading read when it was opened. */
-  readonly #read: SettingsShape['environments'];
+  readonly #read: SettingsShape;
 
-  private constructor(path: string, conf: Conf<SettingsShape> | undefined, read: SettingsShape['environments'] = {}) {
+  private constructor(path: string, conf: Conf<SettingsShape> | undefined, read: SettingsShape = { environments: {} }) {
     this.path = path;
     this.#conf = conf;
     this.#read = read;
@@ -151,9 +158,29 @@ export class SettingsStore {
   }
 
   all(): Partial<Record<EnvironmentName, EnvironmentSettings>> {
+    return this.#whole().environments;
+  }
+
+  /** What `probe --write` recorded for the environment, as it was written (its reader checks it). */
+  probeRecord(env: EnvironmentName): unknown {
+    return this.#whole().probes?.[env];
+  }
+
+  /**
+   * Sets several settings of one environment and records the probe that chose them, in one write:
+   * the file never holds the settings without the record of who wrote them, or the other way round.
+   */
+  applyProbe(env: EnvironmentName, settings: EnvironmentSettings, record: object): void {
+    const whole = this.#whole();
+    const environments = { ...whole.environments, [env]: { ...whole.environments[env], ...settings } };
+    this.#write({ ...whole, environments, probes: { ...whole.probes, [env]: record } });
+  }
+
+  #whole(): SettingsShape {
     if (!this.#conf) return this.#read;
     try {
-      return this.#conf.get('environments');
+      const store = this.#conf.store;
+      return { ...store, environments: store.environments ?? {} };
     } catch (error) {
       throw settingsError(error, this.path);
     }
@@ -164,23 +191,25 @@ export class SettingsStore {
   }
 
   set(env: EnvironmentName, key: SettingKey, value: string): void {
-    const environments = this.all();
-    this.#write({ ...environments, [env]: { ...environments[env], [key]: value } });
+    const whole = this.#whole();
+    const environments = whole.environments;
+    this.#write({ ...whole, environments: { ...environments, [env]: { ...environments[env], [key]: value } } });
   }
 
   unset(env: EnvironmentName, key: SettingKey): boolean {
-    const environments = this.all();
-    const current = { ...environments[env] };
+    const whole = this.#whole();
+    const current = { ...whole.environments[env] };
     if (!(key in current)) return false;
     delete current[key];
-    this.#write({ ...environments, [env]: current });
+    this.#write({ ...whole, environments: { ...whole.environments, [env]: current } });
     return true;
   }
 
-  #write(environments: SettingsShape['environments']): void {
+  /** The whole file in one write (conf writes it atomically, mode 0600, checked against SCHEMA). */
+  #write(whole: SettingsShape): void {
     if (!this.#conf) throw new Error('settings opened for reading cannot be written');
     try {
-      this.#conf.set('environments', environments);
+      this.#conf.store = whole;
     } catch (error) {
       throw settingsError(error, this.path);
     }

@@ -67,6 +67,21 @@ export function listUrl(baseUrl: string, path: string, filter: Readonly<Record<s
   return url;
 }
 
+/**
+ * The request headers of a list request, as spec 4.3's sample sends them: Authorization,
+ * Content-Type, and `limit`, `cursor` and `lastUpdatedDate` when given.
+ */
+export function listHeaders(
+  token: string,
+  page: { limit?: number | undefined; cursor?: string | undefined; lastUpdatedDate?: string | undefined } = {},
+): Record<string, string> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  if (page.limit !== undefined) headers.limit = String(page.limit);
+  if (page.cursor !== undefined) headers.cursor = page.cursor;
+  if (page.lastUpdatedDate !== undefined) headers.lastUpdatedDate = page.lastUpdatedDate;
+  return headers;
+}
+
 function badResponse(message: string, reason: ErrorReason, url: URL, facts: Record<string, unknown> = {}) {
   return new LedgerhookError('ERR_BAD_RESPONSE', message, { details: { reason, url: url.href, ...facts } });
 }
@@ -114,13 +129,11 @@ async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem>
   const telemetry = options.telemetry ?? noTelemetry;
   let requested = options.firstIndex ?? 0;
   const fetchPage = (cursor: string | undefined) => {
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${options.token}`,
-      'content-type': 'application/json',
-      limit: String(options.limit ?? DEFAULT_PAGE_LIMIT),
-    };
-    if (cursor !== undefined) headers.cursor = cursor;
-    if (options.lastUpdatedDate !== undefined) headers.lastUpdatedDate = options.lastUpdatedDate;
+    const headers = listHeaders(options.token, {
+      limit: options.limit ?? DEFAULT_PAGE_LIMIT,
+      cursor,
+      lastUpdatedDate: options.lastUpdatedDate,
+    });
     requested += 1;
     const facts = { 'ledgerhook.sync.page': requested, 'url.path': url.pathname };
     return traced(

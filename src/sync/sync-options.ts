@@ -118,8 +118,8 @@ export interface SyncDatasetOptions
   /**
    * Look back this far past the stored lastUpdatedDate (default 0): items changed at the boundary are
    * read again, which upserts by id make harmless. For a server that filters with a strict `>` at whole
-   * seconds, 1000 catches what changed in the same second as the last read. Applied only to an ISO
-   * date in UTC (`…Z`), which is what the spec shows; any other value is sent as stored.
+   * seconds, 1000 catches what changed in the same second as the last read. Applied to an ISO
+   * date-time in the server's own form (`Z`, an offset or no zone); any other value is sent as stored.
    */
   lagMs?: number | undefined;
   /**

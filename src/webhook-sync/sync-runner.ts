@@ -55,6 +55,7 @@ export async function runSync(
       store: options.store,
       backoff: runner.backoff,
       limit: options.limit,
+      lagMs: options.lagMs,
       expiredCursorStatuses: options.expiredCursorStatuses,
       timeoutMs: options.timeoutMs,
       dispatcher: options.dispatcher,

@@ -42,6 +42,8 @@ export interface WebhookSyncOptions {
   /** Where each user's data and state go (a FileStore keeps each user in a directory of their own). */
   store: DatasetStore;
   limit?: number | undefined;
+  /** Look back this far past the stored lastUpdatedDate (syncDataset's lagMs; the `lag` setting). */
+  lagMs?: number | undefined;
   /** Answers to a resumed read's cursor that mean it expired (syncDataset's expiredCursorStatuses). */
   expiredCursorStatuses?: readonly number[] | undefined;
   /** List paths that replace the catalogue's for some entities, e.g. `{ expense: '/expenses/expenses' }`. */

@@ -106,6 +106,11 @@ const ONCE: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
     ok: (f) => ['reconcile', 'expenses', '--base-url', f.mock.url, '--token', f.mock.token, '--out', f.out],
     fail: (f) => ['reconcile', '/never-synced', '--base-url', f.mock.url, '--token', f.mock.token, '--out', f.out],
   },
+  // Against the mock, which needs nothing but its base URL (stored by --write for local).
+  probe: {
+    ok: (f) => ['probe', '--env', 'local', '--base-url', f.mock.url, '--token', f.mock.token, '--write'],
+    fail: (f) => ['probe', '--env', 'local', '--base-url', f.mock.url, '--token', 'wrong'],
+  },
   history: {
     ok: (f) => ['history', 'expenses', '7', '--out', f.out],
     fail: (f) => ['history', 'expenses', '--out', f.out, '--store', 'mysql://x'],

@@ -69,10 +69,15 @@ describe('sync --lag: no row lost at a whole-second boundary (issue 21)', () => 
     }
   });
 
-  it('moves only ISO dates in UTC, keeping the server form; anything else is sent as stored', () => {
+  it('moves ISO date-times in the server form (zone, offset or none; its fraction); anything else is sent as stored', () => {
     assert.equal(lookBack('2026-11-24T10:00:05Z', 1000), '2026-11-24T10:00:04Z');
     assert.equal(lookBack('2026-11-24T10:00:05.250Z', 1000), '2026-11-24T10:00:04.250Z');
-    assert.equal(lookBack('2026-11-24T10:00:05+01:00', 1000), '2026-11-24T10:00:05+01:00');
+    assert.equal(lookBack('2026-11-24T10:00:05+01:00', 1000), '2026-11-24T10:00:04+01:00');
+    assert.equal(lookBack('2026-01-01T00:00:00+0530', 1000), '2025-12-31T23:59:59+0530');
+    assert.equal(lookBack('2026-11-24T10:00:05', 1000), '2026-11-24T10:00:04');
+    assert.equal(lookBack('2026-11-24T10:00:05.123456Z', 1000), '2026-11-24T10:00:04.123456Z');
+    // Cut, never rounded up: a lag only looks further back.
+    assert.equal(lookBack('2026-11-24T10:00:05Z', 1500), '2026-11-24T10:00:03Z');
     assert.equal(lookBack('opaque-cursor-7', 1000), 'opaque-cursor-7');
     assert.equal(lookBack('2026-11-24T10:00:05Z', 0), '2026-11-24T10:00:05Z');
   });

@@ -9,6 +9,7 @@ import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { CapturesCommandOptions, CapturesListOptions, CapturesShowOptions } from './definition.js';
 import { printable, renderDetail, printableLine } from '../../render-delivery.js';
 import { resolveWebhookSecrets } from '../../resolve-settings.js';
+import { resolveTolerance } from '../../resolve-service-settings.js';
 import { table } from '../../table.js';
 
 export async function run(options: CapturesCommandOptions, ctx: CliContext): Promise<void> {
@@ -105,7 +106,7 @@ async function show(options: CapturesShowOptions, ctx: CliContext): Promise<void
     return;
   }
   const secrets = await resolveWebhookSecrets(options, ctx);
-  const detail = await deliveryDetail(delivery, { secrets, toleranceSeconds: options.tolerance });
+  const detail = await deliveryDetail(delivery, { secrets, toleranceSeconds: await resolveTolerance(options, ctx) });
   if (options.json) writeJson(ctx, { file, ...detail });
   else renderDetail(detail, ctx);
 }

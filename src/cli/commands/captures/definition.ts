@@ -1,7 +1,7 @@
 import type { Command, OptionValues } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
-import { addJsonOption, addSecretOptions, toleranceOption } from '../../common-options.js';
+import { addJsonOption, addSecretOptions, storedToleranceOption } from '../../common-options.js';
 
 /** The selectors replay takes, so that what `captures list` shows is what `replay` sends. */
 function addSelectorOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
@@ -36,7 +36,7 @@ function showCommand(captures: Command) {
     )
     .argument('<file[#id|:index]>', 'capture file, optionally with #id or :index (0-based) of one delivery')
     .option('--raw', 'write only the exact body bytes to stdout')
-    .option(...toleranceOption('maximum webhook age for the checklist'));
+    .option(...storedToleranceOption('maximum webhook age for the checklist'));
   return addJsonOption(
     addSecretOptions(command, { repeatable: true }),
     'print the delivery (headers, token, checks, body) as one JSON document',

@@ -18,6 +18,7 @@ import {
 import { maskSecret } from '../../../webhook/secrets.js';
 import { validateVerificationPrefix } from '../../../webhook/verification-prefix.js';
 import { parseStatusList } from '../../../sync/expired-cursor.js';
+import { isServiceSettingKey, serviceSettingProblem } from '../../../settings/setting-values.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { ConfigCommandOptions } from './definition.js';
 import { promptHidden } from '../../prompt-hidden.js';
@@ -103,6 +104,11 @@ function validate(key: SettingKey, value: string): string {
     return statuses.join(',');
   }
   if (isPathSettingKey(key)) return checkEntityPath(value, key.slice(PATH_SETTING_PREFIX.length));
+  if (isServiceSettingKey(key)) {
+    const problem = serviceSettingProblem(key, value);
+    if (problem !== undefined) throw usageError(`${key}: ${problem}`, 'invalid_setting');
+    return value.trim();
+  }
   if (key === 'tokensFile') {
     // Stored absolute: a relative path would mean another file from another directory.
     const path = resolve(value);

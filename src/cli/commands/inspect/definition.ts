@@ -2,7 +2,12 @@ import type { Command } from '@commander-js/extra-typings';
 import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
-import { addJsonOption, addSecretOptions, addVerificationPrefixOption, toleranceOption } from '../../common-options.js';
+import {
+  addJsonOption,
+  addSecretOptions,
+  addVerificationPrefixOption,
+  storedToleranceOption,
+} from '../../common-options.js';
 
 function inspectCommand(program: Command) {
   const command = program
@@ -20,7 +25,7 @@ function inspectCommand(program: Command) {
     )
     .option('--host <host>', 'interface to bind (default 127.0.0.1; anything else exposes captured deliveries)')
     .option('--to <target>', 'default replay target shown in the page (a URL, host:port, :port or a port)')
-    .option(...toleranceOption('maximum webhook age for the checklist'));
+    .option(...storedToleranceOption('maximum webhook age for the checklist'));
   return addJsonOption(
     addVerificationPrefixOption(addSecretOptions(command, { repeatable: true })),
     'print one JSON line { kind: "inspecting", inspectorUrl, deliveries } when ready',

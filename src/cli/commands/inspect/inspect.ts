@@ -7,6 +7,7 @@ import { writeLine, type CliContext } from '../../context.js';
 import { jsonLine, markJsonLines } from '../../json-output.js';
 import type { InspectCommandOptions } from './definition.js';
 import { serveInspector } from '../../inspector-cli.js';
+import { resolveTolerance } from '../../resolve-service-settings.js';
 import { resolveVerificationPrefix, resolveWebhookSecrets } from '../../resolve-settings.js';
 
 export async function run(options: InspectCommandOptions, ctx: CliContext): Promise<void> {
@@ -27,7 +28,7 @@ export async function run(options: InspectCommandOptions, ctx: CliContext): Prom
     host: options.host,
     title: options.file,
     secrets,
-    toleranceSeconds: options.tolerance,
+    toleranceSeconds: await resolveTolerance(options, ctx),
     verificationPrefix: await resolveVerificationPrefix(options, ctx),
     forwardTo,
   });

@@ -14,9 +14,10 @@ import {
   addOtelOption,
   addSecretOptions,
   addVerificationHeaderOptions,
-  toleranceOption,
+  storedToleranceOption,
 } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
+import { MAX_PAGE_LIMIT } from '../../../settings/setting-values.js';
 
 function addServingOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
   command: Command<Args, Opts, Globals>,
@@ -81,7 +82,7 @@ function addServingOptions<Args extends unknown[], Opts extends OptionValues, Gl
       integer('--max-connections', { min: 1, max: 100_000 }),
       DEFAULT_MAX_CONNECTIONS,
     )
-    .option(...toleranceOption('maximum webhook age in seconds'));
+    .option(...storedToleranceOption('maximum webhook age in seconds'));
 }
 
 function addSyncOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
@@ -101,7 +102,11 @@ function addSyncOptions<Args extends unknown[], Opts extends OptionValues, Globa
     .option('--tokens <file>', 'with --sync: JSON file mapping userId to access token, for several users')
     .option('--base-url <url>', 'with --sync: API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
     .option('--out <dir>', 'with --sync: directory of the JSON files (one subdirectory per user)', './ledgerhook-data')
-    .option('--limit <n>', 'with --sync: page size', integer('--limit', { min: 1, max: 100_000 }), DEFAULT_PAGE_LIMIT)
+    .option(
+      '--limit <n>',
+      `with --sync: page size (default: the stored pageLimit, else ${DEFAULT_PAGE_LIMIT})`,
+      integer('--limit', { min: 1, max: MAX_PAGE_LIMIT }),
+    )
     .option(
       '--sync-concurrency <n>',
       'with --sync: datasets synced at once',

@@ -9,7 +9,10 @@ import type { ListenCommandOptions } from './definition.js';
 import { serveInspector } from '../../inspector-cli.js';
 
 /** What the inspector of `listen --ui` reads of listen's flags. */
-export type InspectorFlags = Pick<ListenCommandOptions, 'captureRefusedBodies' | 'uiPort' | 'uiHost' | 'tolerance'>;
+export type InspectorFlags = Pick<ListenCommandOptions, 'captureRefusedBodies' | 'uiPort' | 'uiHost'> & {
+  /** Resolved: the flag, the stored tolerance or the default. */
+  tolerance: number;
+};
 
 /**
  * `listen --ui`: the listener's delivery events feed the inspector through the same adapter as a

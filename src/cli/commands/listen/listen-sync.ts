@@ -9,6 +9,7 @@ import { readInputFile } from '../../read-input.js';
 import { fileStore, resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths, resolveEnvironment, settingsStore } from '../../resolve-settings.js';
 import type { Telemetry } from '../../../telemetry/telemetry.js';
+import { rateDispatcher, resolveLag, resolvePageLimit, resolveRateLimit } from '../../resolve-service-settings.js';
 
 /** An access token kept in a file (out of shell history and process lists); surrounding whitespace dropped. */
 async function readTokenFile(path: string): Promise<string> {
@@ -53,7 +54,9 @@ export async function createListenSync(
     store: await fileStore(ctx, options.out, { create: true }),
     paths: await resolveEntityPaths(options, ctx),
     expiredCursorStatuses: await resolveExpiredCursorStatuses(options, ctx),
-    limit: options.limit,
+    limit: await resolvePageLimit(options, ctx),
+    lagMs: await resolveLag({ env: options.env }, ctx),
+    dispatcher: await rateDispatcher(await resolveRateLimit({ env: options.env }, ctx), ctx),
     concurrency: options.syncConcurrency,
     reconcileEveryMs: options.reconcileEvery,
     keepDeleted: options.keepDeleted,

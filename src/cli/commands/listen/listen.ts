@@ -26,6 +26,7 @@ function shownByEvents(events: readonly RouteSelector[] | undefined): (event: Li
     matchesAny(events, deliveryNames(event.delivery.parsed));
 }
 import { resolveTelemetry } from '../../telemetry-flag.js';
+import { resolveTolerance } from '../../resolve-service-settings.js';
 import type { Telemetry } from '../../../telemetry/telemetry.js';
 
 type Inspector = ReturnType<typeof import('./listen-inspector.js').listenInspector>;
@@ -197,9 +198,11 @@ async function startServing(
   }
 }
 
-export async function run(options: ListenCommandOptions, ctx: CliContext): Promise<void> {
+export async function run(given: ListenCommandOptions, ctx: CliContext): Promise<void> {
   // JSON Lines: one event per line, each with kind and time; a failure ends the stream with an error line.
-  if (options.json) markJsonLines(ctx);
+  if (given.json) markJsonLines(ctx);
+  // --tolerance, else the stored tolerance, else 300: resolved once, for the listener and the inspector.
+  const options = { ...given, tolerance: await resolveTolerance(given, ctx) };
   // Ctrl-C is handled from the start: a signal that comes right after the first line must not kill the process.
   const { signal: stopped } = ctx;
   if (stopped.aborted) return;

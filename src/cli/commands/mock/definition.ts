@@ -1,6 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../../../defaults.js';
-import { DEFAULT_EXPENSE_ITEMS, DEFAULT_OTHER_ITEMS } from '../../../mock/mock-types.js';
+import { DEFAULT_EXPENSE_ITEMS, DEFAULT_OTHER_ITEMS, MAX_PAGE_SIZE } from '../../../mock/mock-types.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { decimal, durationList, examples, integer, rateLimit } from '../../parsers.js';
 import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
@@ -73,6 +73,11 @@ function mockCommand(program: Command) {
         )
         .choices(['ms', 's'])
         .default('ms'),
+    )
+    .option(
+      '--max-limit <n>',
+      `the largest page size it accepts; a larger limit answers 400 invalid_limit (not shown by the spec; default ${MAX_PAGE_SIZE})`,
+      integer('--max-limit', { min: 1, max: MAX_PAGE_SIZE }),
     );
   return addJsonOption(
     addVerificationHeaderOptions(addSecretOptions(command)),

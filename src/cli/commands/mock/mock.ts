@@ -83,6 +83,7 @@ export async function run(options: MockCommandOptions, ctx: CliContext): Promise
     deletedIdsOn: options.deletedIdsOn,
     since: options.since,
     granularity: options.granularity,
+    maxLimit: options.maxLimit,
     token: options.token,
     userId: options.user,
     churnSeconds: options.churn,

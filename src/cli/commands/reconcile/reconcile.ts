@@ -17,6 +17,7 @@ import { createProgressView } from '../../progress.js';
 import { fileStore, resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveToken } from '../../resolve-dataset.js';
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
+import { rateDispatcher, resolvePageLimit, resolveRateLimit } from '../../resolve-service-settings.js';
 import type { ReconcileCommandOptions } from './definition.js';
 import { renderReconcile as render } from './render-reconcile.js';
 
@@ -78,6 +79,8 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
         `no dataset has been synced from ${baseUrl} into ${store.stateLocation}: nothing to reconcile`,
         'dataset_not_synced',
       );
+    const limit = await resolvePageLimit(options, ctx);
+    const dispatcher = await rateDispatcher(await resolveRateLimit(options, ctx), ctx);
     const datasets: ReconcileOptions[] = targets.map(({ path, filter }) => ({
       baseUrl,
       token,
@@ -88,7 +91,8 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
       store,
       repair: options.repair,
       keepDeleted: options.keepDeleted,
-      limit: options.limit,
+      limit,
+      dispatcher,
       maxPages: options.maxPages,
       maxWaitMs: options.maxWait,
       maxResponseBytes: options.maxResponseBytes,

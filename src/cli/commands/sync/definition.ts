@@ -11,6 +11,7 @@ import { collect, decimal, duration, examples, formatDuration, integer, isoDate 
 import { addJsonOption, addOtelOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
 import { ENVIRONMENTS } from '../../../settings/environments.js';
+import { MAX_PAGE_LIMIT } from '../../../settings/setting-values.js';
 
 /**
  * What resolve-dataset.ts reads of the flags of sync, state, worker and listen --sync: which dataset
@@ -55,10 +56,9 @@ function syncCommand(program: Command) {
       program
         .createOption(
           '--lag <duration>',
-          'look back this far past the stored lastUpdatedDate, so that changes at the boundary are read again (1s for a server that filters with > at whole seconds)',
+          'look back this far past the stored lastUpdatedDate, so that changes at the boundary are read again (1s for a server that filters with > at whole seconds; default: the stored lag, which `ledgerhook probe --write` sets, else 0)',
         )
-        .argParser(duration('--lag', { minMs: 0, maxMs: 24 * 3_600_000 }))
-        .default(0, '0'),
+        .argParser(duration('--lag', { minMs: 0, maxMs: 24 * 3_600_000 })),
     )
     .addOption(
       program
@@ -130,9 +130,8 @@ export function addReadOptions(command: Command<[string | undefined], { all?: tr
   return command
     .option(
       '--limit <n>',
-      'page size (spec 4.3 recommends 100)',
-      integer('--limit', { min: 1, max: 100_000 }),
-      DEFAULT_PAGE_LIMIT,
+      `page size (default: the stored pageLimit, which \`ledgerhook probe --write\` sets, else ${DEFAULT_PAGE_LIMIT}, as spec 4.3 recommends)`,
+      integer('--limit', { min: 1, max: MAX_PAGE_LIMIT }),
     )
     .option('--out <dir>', 'directory of the JSON files', './ledgerhook-data')
     .option(

@@ -26,6 +26,7 @@ import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { progressHandler, type ReadSoFar } from './sync-output.js';
 import { report, verdict } from './sync-report.js';
 import { resolveTelemetry } from '../../telemetry-flag.js';
+import { rateDispatcher, resolveLag, resolvePageLimit, resolveRateLimit } from '../../resolve-service-settings.js';
 
 export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
   // --watch runs until stopped: JSON Lines (a failure at start-up is its error line).
@@ -59,6 +60,10 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   if (baseUrl === undefined) throw usageError('no base URL', 'missing_base_url');
   const token = await resolveToken(options, ctx);
   const expiredCursorStatuses = await resolveExpiredCursorStatuses(options, ctx);
+  const limit = await resolvePageLimit(options, ctx);
+  const lagMs = await resolveLag(options, ctx);
+  // The stored rateLimit: every dataset of the run shares one pace.
+  const dispatcher = await rateDispatcher(await resolveRateLimit(options, ctx), ctx);
   const storeUrl = resolveStoreUrl(options, ctx);
   const store = storeUrl
     ? await postgresStore(storeUrl, options.concurrency + 1, options.historyDays)
@@ -73,7 +78,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     paths: entityPaths,
     filter,
     store,
-    limit: options.limit,
+    limit,
     full: options.full,
     verify: options.verify,
     resume: options.resume,
@@ -82,7 +87,8 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     dryRun: options.dryRun,
     maxPages: options.maxPages,
     maxWaitMs: options.maxWait,
-    lagMs: options.lag,
+    lagMs,
+    dispatcher,
     keepDeleted: options.keepDeleted,
     contract: options.contract,
     maxResponseBytes: options.maxResponseBytes,

@@ -6,7 +6,7 @@ import {
   addJsonOption,
   addSecretOptions,
   addVerificationHeaderOptions,
-  toleranceOption,
+  storedToleranceOption,
 } from '../../common-options.js';
 
 function verifyCommand(program: Command) {
@@ -23,7 +23,7 @@ function verifyCommand(program: Command) {
       '--header <line>',
       "the whole header line, e.g. 'Service-Verification: eyJ...'; its name must be the verification header's",
     )
-    .option(...toleranceOption('maximum age in seconds (expired when now - iat >= tolerance)'))
+    .option(...storedToleranceOption('maximum age in seconds (expired when now - iat >= tolerance)'))
     .option(
       '--now <seconds>',
       'verify as if now were this time (seconds since the epoch)',

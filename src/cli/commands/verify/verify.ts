@@ -13,6 +13,7 @@ import { writeJson, writeLine, type CliContext } from '../../context.js';
 import { printable, printableLine } from '../../render-delivery.js';
 import type { VerifyCommandOptions } from './definition.js';
 import { pipedBody, readBodyArgument } from '../../read-input.js';
+import { resolveTolerance } from '../../resolve-service-settings.js';
 import {
   otherEnvironmentSecrets,
   requireWebhookSecrets,
@@ -207,7 +208,7 @@ export async function run(options: VerifyCommandOptions, ctx: CliContext): Promi
     secrets,
     // Loaded only when a signature fails: it tells "this is the production secret's token".
     otherSecrets: () => otherEnvironmentSecrets(options, ctx),
-    toleranceSeconds: options.tolerance,
+    toleranceSeconds: await resolveTolerance(options, ctx),
     now: nowSeconds === undefined ? undefined : () => nowSeconds * 1000,
     ignoreExpiry: options.ignoreExpiry === true,
     allowFutureIat: options.allowFutureIat === true,

@@ -4,6 +4,8 @@ import { decimal, durationOrOff, examples, integer } from '../../parsers.js';
 import { addJsonOption, addOtelOption } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
 import { addStoreOption } from '../store/definition.js';
+import { DEFAULT_PAGE_LIMIT } from '../../../defaults.js';
+import { MAX_PAGE_LIMIT } from '../../../settings/setting-values.js';
 
 function workerCommand(program: Command) {
   const command = program
@@ -23,10 +25,14 @@ function workerCommand(program: Command) {
       .option('--token-file <file>', 'read one access token for every user from a file (default: LEDGERHOOK_TOKEN)')
       .option('--token <token>', 'the same token as a value: visible in ps while the worker runs, prefer --token-file')
       .option('--concurrency <n>', 'jobs run at once by this worker', integer('--concurrency', { min: 1, max: 64 }), 4)
-      .option('--limit <n>', 'page size', integer('--limit', { min: 1, max: 100_000 }), 100)
+      .option(
+        '--limit <n>',
+        `page size (default: the stored pageLimit, else ${DEFAULT_PAGE_LIMIT})`,
+        integer('--limit', { min: 1, max: MAX_PAGE_LIMIT }),
+      )
       .option(
         '--rate-limit <requests/seconds>',
-        "a limit per access token you know the service has, e.g. 600/60, shared by all workers through Redis (default: none; a 429's Retry-After always pauses the token on every worker)",
+        "a limit per access token you know the service has, e.g. 600/60, shared by all workers through Redis (default: the stored rateLimit, which `ledgerhook probe --write` sets, else none; a 429's Retry-After always pauses the token on every worker)",
       )
       .option(
         '--lock-seconds <s>',

@@ -8,7 +8,8 @@ import { describeDrift } from '../../../sync/schema-drift.js';
 import type { WorkerCommandOptions } from './definition.js';
 import { resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
-import { parseRateLimit, resolveQueue, resolveStoreUrl } from '../../resolve-scale.js';
+import { resolveQueue, resolveStoreUrl } from '../../resolve-scale.js';
+import { resolveLag, resolvePageLimit, resolveRateLimit } from '../../resolve-service-settings.js';
 import { batchedLineWriter } from '../../batched-lines.js';
 import { formatDuration } from '../../durations.js';
 import { resolveTelemetry } from '../../telemetry-flag.js';
@@ -69,8 +70,10 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   const baseUrl = await resolveBaseUrl(options, ctx);
   if (baseUrl === undefined)
     throw usageError('no base URL: pass --base-url or set LEDGERHOOK_BASE_URL', 'missing_base_url');
-  // Off unless set: the spec shows no rate limit; a limit is the user's own knowledge of the service.
-  const rateLimit = options.rateLimit === undefined ? undefined : parseRateLimit(options.rateLimit);
+  // Off unless set: the spec shows no rate limit; a limit is the user's own knowledge (or probe's finding).
+  const rateLimit = await resolveRateLimit(options, ctx);
+  const limit = await resolvePageLimit(options, ctx);
+  const lagMs = await resolveLag(options, ctx);
   const telemetry = await resolveTelemetry(options, ctx);
   const paths = await resolveEntityPaths(options, ctx);
   const expiredCursorStatuses = await resolveExpiredCursorStatuses(options, ctx);
@@ -103,12 +106,13 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
     runSync: storeSync({
       store,
       baseUrl,
-      limit: options.limit,
+      limit,
+      lagMs,
       paths,
       keepDeleted: options.keepDeleted,
       expiredCursorStatuses,
     }),
-    runReconcile: storeReconcile({ store, baseUrl, limit: options.limit, paths, keepDeleted: options.keepDeleted }),
+    runReconcile: storeReconcile({ store, baseUrl, limit, paths, keepDeleted: options.keepDeleted }),
     reconcileEveryMs: options.reconcileEvery,
     reconcileJobs: () => reconcileJobs(store, baseUrl, paths),
     telemetry,
