@@ -2,7 +2,8 @@ import type { Command, OptionValues } from '@commander-js/extra-typings';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { ENVIRONMENTS } from '../settings/environments.js';
 import { toleranceProblem } from '../webhook/tolerance.js';
-import { collect, decimal, InvalidArgumentError } from './parsers.js';
+import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { collect, decimal } from './parsers.js';
 
 // Each helper is generic over the command it is given and returns it with its flags added, so that
 // the options of a command built with it are inferred (OptionsOf in runner.ts).
@@ -101,13 +102,14 @@ export function addJsonOption<Args extends unknown[], Opts extends OptionValues,
  * its place in each command's help.
  */
 export function toleranceOption(description: string) {
-  const parse = (text: string): number => {
-    const value = text.trim() === '' ? Number.NaN : Number(text);
-    const problem = toleranceProblem(value);
-    if (problem) throw new InvalidArgumentError(`--tolerance ${problem}, got "${text}".`);
-    return value;
-  };
-  return ['--tolerance <seconds>', description, parse, DEFAULT_TOLERANCE_SECONDS] as const;
+  return ['--tolerance <seconds>', description, parseTolerance, DEFAULT_TOLERANCE_SECONDS] as const;
+}
+
+function parseTolerance(text: string): number {
+  const value = text.trim() === '' ? Number.NaN : Number(text);
+  const problem = toleranceProblem(value);
+  if (problem) throw new InvalidArgumentError(`--tolerance ${problem}, got "${text}".`);
+  return value;
 }
 
 /**
@@ -118,6 +120,6 @@ export function storedToleranceOption(description: string) {
   return [
     '--tolerance <seconds>',
     `${description} (default: the stored tolerance, else ${DEFAULT_TOLERANCE_SECONDS})`,
-    integer('--tolerance', { min: 0 }),
+    parseTolerance,
   ] as const;
 }

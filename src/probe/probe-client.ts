@@ -1,7 +1,8 @@
 import type { Dispatcher } from 'undici';
 import { exchange } from '../http/fetch-attempt.js';
 import { abortableSleep } from '../http/fetch-json.js';
-import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../http/retry-policy.js';
+import { DEFAULT_RETRY_POLICY, parseRetryAfter } from '../http/retry-policy.js';
+import { backoffWait } from '../util/backoff.js';
 import { listHeaders, listUrl } from '../sync/paginate.js';
 import type { ProbeOptions } from './probe-types.js';
 
@@ -134,7 +135,12 @@ export class ProbeClient {
         if (retryAfterMs !== undefined) this.#withRetryAfter += 1;
       }
       const waitMs =
-        retryAfterMs ?? backoffDelay(DEFAULT_RETRY_POLICY, Math.min(attempt - 1, 20), this.#options.random);
+        retryAfterMs ??
+        backoffWait(
+          attempt,
+          { firstMs: DEFAULT_RETRY_POLICY.baseDelayMs, capMs: DEFAULT_RETRY_POLICY.maxDelayMs },
+          this.#options.random,
+        );
       if (waited + waitMs > budget)
         throw new ProbeStopped(
           `GET ${path} answered ${result.status} and waiting ${Math.ceil(waitMs / 1000)} s more would pass the ${Math.round(budget / 1000)} s wait budget`,

@@ -1,5 +1,6 @@
 import { DEFAULT_PAGE_LIMIT, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { parseDurationMs } from '../util/duration.js';
+import { toleranceProblem } from '../webhook/tolerance.js';
 
 /**
  * The values of the settings for what the spec leaves open about the service (its page size, the
@@ -49,10 +50,10 @@ export function parseRateLimit(text: string): RateLimit | string {
 
 /** `tolerance`: the webhook age, in whole seconds, past which a delivery is expired (spec 5.2, default 300). */
 export function parseTolerance(text: string): number | string {
-  const value = Number(text.trim());
-  if (!/^\d+$/.test(text.trim()) || value < 1 || value > MAX_TOLERANCE_SECONDS)
-    return `"${text.slice(0, 40)}" is not a number of seconds from 1 to ${MAX_TOLERANCE_SECONDS}`;
-  return value;
+  const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  const problem =
+    toleranceProblem(value) ?? (value > MAX_TOLERANCE_SECONDS ? `must be at most ${MAX_TOLERANCE_SECONDS}` : undefined);
+  return problem === undefined ? value : `"${text.slice(0, 40)}" ${problem}`;
 }
 
 export const formatRateLimit = (rate: RateLimit): string => `${rate.requests}/${rate.windowSeconds}`;
