@@ -10,6 +10,8 @@ import { defineInspect } from './commands/inspect/definition.js';
 import { defineListen } from './commands/listen/definition.js';
 import { defineMock } from './commands/mock/definition.js';
 import { defineQueue } from './commands/queue/definition.js';
+import { defineRecord } from './commands/record/definition.js';
+import { defineRecordings } from './commands/recordings/definition.js';
 import { defineFreshness } from './commands/freshness/definition.js';
 import { defineHistory } from './commands/history/definition.js';
 import { defineReconcile } from './commands/reconcile/definition.js';
@@ -41,6 +43,8 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define:
   [['captures'], defineCaptures],
   [['inspect'], defineInspect],
   [['mock'], defineMock],
+  [['record'], defineRecord],
+  [['recordings'], defineRecordings],
   [['sync'], defineSync],
   [['reconcile'], defineReconcile],
   [['freshness'], defineFreshness],

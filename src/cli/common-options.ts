@@ -102,3 +102,21 @@ export function addJsonOption<Args extends unknown[], Opts extends OptionValues,
 export function toleranceOption(description: string, { min = 0 } = {}) {
   return ['--tolerance <seconds>', description, integer('--tolerance', { min }), DEFAULT_TOLERANCE_SECONDS] as const;
 }
+
+/**
+ * --redact [fields] (record, listen, inspect): personal data replaced with a keyed hash before it is
+ * written or shown: the default set (e-mail addresses, names, descriptions, account and card numbers,
+ * IBANs) and the field names or JSON paths given.
+ */
+export function addRedactOption<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+  description: string,
+) {
+  return command.option('--redact [fields]', description);
+}
+
+/** The fields `--redact` names: undefined when it is not given, [] for the defaults alone. */
+export function redactFields(value: string | boolean | undefined): string[] | undefined {
+  if (value === undefined || value === false) return undefined;
+  return value === true ? [] : [value];
+}
