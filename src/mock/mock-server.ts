@@ -8,7 +8,13 @@ import { delay } from '../util/delay.js';
 import { type ChurnTimer, createChurn } from './churn.js';
 import { createMockWebhookSender, type MockWebhookEvent } from './mock-webhooks.js';
 import { MockService } from './mock-service.js';
-import { MOCK_BASE_PATH, type MockServiceOptions, type MutationResult } from './mock-types.js';
+import {
+  MOCK_BASE_PATH,
+  type MockRequest,
+  type MockResponse,
+  type MockServiceOptions,
+  type MutationResult,
+} from './mock-types.js';
 
 /** Kept for importers of the mock; the value lives in src/defaults.ts. */
 
@@ -50,8 +56,8 @@ async function readSmallBody(req: IncomingMessage): Promise<string> {
   return read.body.toString('utf8');
 }
 
-/** The node:http adapter: bytes in, bytes out; every decision is MockService.handle's. */
-function httpAdapter(service: MockService) {
+/** The node:http adapter: bytes in, bytes out; every decision is the service's `handle` (generated or recorded). */
+export function httpAdapter(service: { handle(request: MockRequest): Promise<MockResponse> }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const headers: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value[0] : value;
@@ -64,7 +70,11 @@ function httpAdapter(service: MockService) {
       req.socket.resetAndDestroy();
       return;
     }
-    sendJson(res, response.status, response.body, response.headers);
+    if (response.text === undefined) sendJson(res, response.status, response.body, response.headers);
+    else if (!res.headersSent && !res.destroyed)
+      res
+        .writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.text) })
+        .end(response.text);
   };
 }
 
