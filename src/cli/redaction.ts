@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
+import type { CaptureRecord } from '../capture/capture-record.js';
 import { usageError } from '../errors.js';
+import { redactCaptureRecord } from '../redact/redact-capture.js';
+import { parseRedactRules } from '../redact/redact-rules.js';
 import { createRedactor, type Redactor } from '../redact/redactor.js';
+import { redactFields } from './common-options.js';
 import { type CliContext, writeLine } from './context.js';
 import { keyFile } from './key-file.js';
 import { settingsStore } from './resolve-settings.js';
@@ -15,6 +19,8 @@ export const REDACTION_KEY_FILE = 'redaction.key';
  * days, by different commands, still hash equal, so recordings and captures join.
  */
 export async function resolveRedactor(fields: readonly string[] | undefined, ctx: CliContext): Promise<Redactor> {
+  // The rules first: a mistake in them makes no key.
+  parseRedactRules(fields ?? []);
   const file = join(dirname((await settingsStore(ctx)).path), REDACTION_KEY_FILE);
   const found = keyFile(file, 'redaction key', () => randomBytes(32).toString('hex'));
   if (found?.created)
@@ -30,4 +36,30 @@ export async function resolveRedactor(fields: readonly string[] | undefined, ctx
       'settings_invalid',
     );
   return createRedactor({ key: Buffer.from(found.value, 'hex'), fields });
+}
+
+/** What `--redact` does to a delivery shown or kept: its capture line, and its body as --print-body prints it. */
+export interface Redaction {
+  record: (record: CaptureRecord) => CaptureRecord;
+  body: (body: Buffer) => string;
+}
+
+/** `--redact [fields]` of listen and inspect: undefined when it is not given. */
+export async function captureRedaction(
+  value: string | boolean | undefined,
+  ctx: CliContext,
+): Promise<Redaction | undefined> {
+  const fields = redactFields(value);
+  if (fields === undefined) return undefined;
+  const redactor = await resolveRedactor(fields, ctx);
+  return {
+    record: (record) => redactCaptureRecord(record, redactor),
+    body: (body) => {
+      try {
+        return JSON.stringify(redactor.json(JSON.parse(body.toString('utf8'))).value);
+      } catch {
+        return `(${body.length} bytes that are not JSON, not shown: --redact cannot redact them field by field)`;
+      }
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CaptureWriter } from '../capture/capture-writer.js';
 import { DEFAULT_CAPTURE_QUEUE_BYTES } from '../capture/capture-subscriber.js';
@@ -30,6 +30,13 @@ function cannot(what: string, path: string, error: unknown, reason: 'recording_e
     `cannot ${what} ${path}: ${errnoSentence(error)}`,
     { cause: error, details: { reason, path } },
   );
+}
+
+/** Refuses a directory that already holds a recording, before anything is opened or made. */
+export function assertNoRecording(dir: string): void {
+  const path = join(dir, RECORDING_FILE);
+  if (existsSync(path))
+    throw cannot('start a recording in', path, Object.assign(new Error('exists'), { code: 'EEXIST' }), 'recording_exists');
 }
 
 /**

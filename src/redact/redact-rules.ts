@@ -84,11 +84,20 @@ export const DEFAULT_REDACTED_FIELDS: readonly string[] = [
 const DEFAULT_SET = new Set(DEFAULT_REDACTED_FIELDS);
 
 /**
- * Ids are never redacted: paging, deletedIds and joins rest on them. `id`, and any name ending in Id,
- * Ids, ID, _id or _ids (the spec's userId, categoryId, deletedIds).
+ * Ids are kept by the field rules: `id`, and any name ending in Id, Ids, ID, _id or _ids (the spec's
+ * userId, categoryId, deletedIds), so that joins rest on them.
  */
 export function isIdField(name: string): boolean {
   return name === 'id' || /(?:[a-z0-9]Ids?|ID|IDs|_ids?|-ids?)$/.test(name);
+}
+
+/**
+ * What paging rests on, never redacted whatever it holds: an item's id, the envelope's deletedIds,
+ * cursor and lastUpdatedDate. Any other id that holds an e-mail address (a userId, say) is hashed, and
+ * still joins: equal values hash equal.
+ */
+export function isPagingField(name: string): boolean {
+  return name === 'id' || name === 'deletedIds' || name === 'cursor' || name === 'lastUpdatedDate';
 }
 
 /** One segment of a JSON path: a key, any key or index, an index, or "at any depth from here". */
@@ -102,7 +111,7 @@ const MAX_RULE_LENGTH = 200;
 
 function pathError(text: string, why: string): Error {
   return usageError(
-    `cannot read the redaction rule "${text.slice(0, 80)}": ${why}; give a field name (email) or a JSON path such as $.data[*].note`,
+    `cannot read the redaction rule "${text.slice(0, 80)}": ${why}`,
     'invalid_redact_rule',
   );
 }
@@ -130,8 +139,8 @@ function parsePath(text: string): PathStep[] {
   }
   if (steps.length === 0) throw pathError(text, 'the path names no field');
   const last = steps.at(-1);
-  if (last && 'key' in last && isIdField(last.key))
-    throw pathError(text, `${last.key} is an id, and ids are kept so that paging and joins still work`);
+  if (last && 'key' in last && isPagingField(last.key))
+    throw pathError(text, `${last.key} is kept so that paging still works`);
   return steps;
 }
 
@@ -144,8 +153,7 @@ export function parseRedactRules(specs: readonly string[]): RedactRule[] {
     if (text.startsWith('$')) rules.push({ path: parsePath(text), text });
     else if (!/^[A-Za-z0-9_$ -]+$/.test(text))
       throw pathError(text, 'a field name holds letters, digits, _, - and spaces only');
-    else if (isIdField(text))
-      throw pathError(text, `${text} is an id, and ids are kept so that paging and joins still work`);
+    else if (isPagingField(text)) throw pathError(text, `${text} is kept so that paging still works`);
     else rules.push({ field: normaliseFieldName(text) });
   }
   if (rules.length > MAX_RULES) throw usageError(`more than ${MAX_RULES} redaction rules`, 'invalid_redact_rule');
@@ -172,9 +180,9 @@ function pathMatches(steps: readonly PathStep[], at: ReadonlyArray<string | numb
 /** Whether the field at `at` (its name last) is personal by the defaults or one of the rules. */
 export function fieldIsRedacted(rules: readonly RedactRule[], at: ReadonlyArray<string | number>): boolean {
   const name = at.at(-1);
-  if (typeof name !== 'string' || isIdField(name)) return false;
+  if (typeof name !== 'string' || isPagingField(name)) return false;
   const normalised = normaliseFieldName(name);
-  if (DEFAULT_SET.has(normalised)) return true;
+  if (DEFAULT_SET.has(normalised) && !isIdField(name)) return true;
   return rules.some((rule) => ('field' in rule ? rule.field === normalised : pathMatches(rule.path, at)));
 }
 

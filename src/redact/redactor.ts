@@ -5,6 +5,7 @@ import {
   fieldIsRedacted,
   isAccountNumber,
   isIdField,
+  isPagingField,
   parseRedactRules,
   type RedactRule,
   replaceEmails,
@@ -62,7 +63,10 @@ export function createRedactor(options: RedactorOptions): Redactor {
       replaced += 1;
       return hash(value);
     };
-    /** Everything beneath a redacted field: every string and number but ids (null and booleans say nothing). */
+    /**
+     * Everything beneath a redacted field: every string and number but ids, which are kept unless they
+     * are personal by their shape (null and booleans say nothing).
+     */
     const whole = (value: unknown, depth: number): unknown => {
       if (depth > MAX_DEPTH) return replace('too deep');
       if (typeof value === 'string') return value === '' || isRedactedValue(value) ? value : replace(value);
@@ -71,7 +75,11 @@ export function createRedactor(options: RedactorOptions): Redactor {
       if (!isObject(value)) return value;
       const out: Record<string, unknown> = {};
       for (const [name, entry] of Object.entries(value))
-        out[valueIsPersonal(name) ? replace(name) : name] = isIdField(name) ? entry : whole(entry, depth + 1);
+        out[valueIsPersonal(name) ? replace(name) : name] = !isIdField(name)
+          ? whole(entry, depth + 1)
+          : typeof entry === 'string' && !isPagingField(name) && valueIsPersonal(entry)
+            ? replace(entry)
+            : entry;
       return out;
     };
     const at: Array<string | number> = [];
@@ -81,7 +89,7 @@ export function createRedactor(options: RedactorOptions): Redactor {
       if (depth > MAX_DEPTH) return replace('too deep');
       if (typeof value === 'string') {
         const name = fieldName();
-        const kept = name !== undefined && (isIdField(name) || name === 'cursor' || name === 'lastUpdatedDate');
+        const kept = name !== undefined && isPagingField(name);
         return !kept && !isRedactedValue(value) && valueIsPersonal(value) ? replace(value) : value;
       }
       if (Array.isArray(value))

@@ -20,6 +20,10 @@ function inspectCommand(program: Command) {
     )
     .option('--host <host>', 'interface to bind (default 127.0.0.1; anything else exposes captured deliveries)')
     .option('--to <target>', 'default replay target shown in the page (a URL, host:port, :port or a port)')
+    .option(
+      '--redact [fields]',
+      'show personal data (e-mail addresses, names, descriptions, account and card numbers, IBANs, and these field names or JSON paths) as keyed hashes, e.g. for a screen share',
+    )
     .option(...toleranceOption('maximum webhook age for the checklist'));
   return addJsonOption(
     addVerificationPrefixOption(addSecretOptions(command, { repeatable: true })),
@@ -36,6 +40,7 @@ export function defineInspect(program: Command, run: RunCommand): void {
       examples(
         'ledgerhook inspect deliveries.jsonl',
         'ledgerhook inspect deliveries.jsonl --port 0 --secret-file sandbox.secret --to http://localhost:3000/webhooks',
+        'ledgerhook inspect ./bug-123 --redact   # a recording directory: its deliveries',
       ),
     )
     .action((file, options) => run(() => import('./inspect.js'), { ...options, file }));

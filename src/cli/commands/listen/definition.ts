@@ -34,6 +34,10 @@ function addServingOptions<Args extends unknown[], Opts extends OptionValues, Gl
     .option('--capture-sync', 'with --capture: fsync each write, so a 2xx delivery survives a power cut too')
     .option('--capture-refused-bodies', 'with --capture: keep the whole body of refused deliveries (default: 4 KiB)')
     .option(
+      '--redact [fields]',
+      'replace personal data (e-mail addresses, names, descriptions, account and card numbers, IBANs, and these field names or JSON paths, comma-separated) with a keyed hash before it is captured, shown by --ui or printed by --print-body',
+    )
+    .option(
       '--forward-to <[selector=]target>',
       "forward accepted deliveries to your app (repeatable): a target alone takes what no other route takes and, as the only route, answers with your app's status; 'INVOICE_*=:3000', 'ENTITY_UPDATE:expense=http://localhost:3001/hooks' take only matching deliveries",
       collect,
@@ -157,6 +161,7 @@ export function defineListen(program: Command, run: RunCommand): void {
       examples(
         'ledgerhook listen --capture deliveries.jsonl',
         'ledgerhook listen --capture deliveries.jsonl --capture-sync --capture-refused-bodies',
+        'ledgerhook listen --capture deliveries.jsonl --redact merchant,$.eventData.note   # no personal data on disk',
         'ledgerhook listen --port 4000 --forward-to http://localhost:3000/webhooks --secret-file sandbox.secret',
         "ledgerhook listen --forward-to 'INVOICE_*=:3000/invoices' --forward-to 'ENTITY_UPDATE:expense=:3001' --forward-to :3002",
         'ledgerhook listen --routes routes.json --events INVOICE_*,ENTITY_UPDATE --capture deliveries.jsonl',

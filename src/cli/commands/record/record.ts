@@ -1,6 +1,7 @@
 import { resolveTarget } from '../../../delivery/target.js';
 import { usageError } from '../../../errors.js';
-import { type RecordingListenerOptions, startRecording } from '../../../record/start-recording.js';
+import { assertNoRecording } from '../../../record/recording-writer.js';
+import { checkRecordBaseUrl, type RecordingListenerOptions, startRecording } from '../../../record/start-recording.js';
 import { plural } from '../../../util/plural.js';
 import { batchedLineWriter } from '../../batched-lines.js';
 import { redactFields } from '../../common-options.js';
@@ -58,6 +59,9 @@ export async function run(options: RecordCommandOptions, ctx: CliContext): Promi
   if (options.forwardTo !== undefined && options.listenPort === undefined)
     throw usageError('--forward-to goes with --listen-port', 'conflicting_flags');
   const baseUrl = (await resolveBaseUrl(options, ctx)) as string;
+  // Every input is checked before the redaction key is made (on first use) or a port is bound.
+  checkRecordBaseUrl(baseUrl);
+  assertNoRecording(options.out);
   const redactor = await resolveRedactor(redactFields(options.redact) ?? [], ctx);
   const out = batchedLineWriter(ctx.stdout);
   const webhooks = await listenerOptions(options, ctx, out);
