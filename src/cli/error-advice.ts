@@ -106,7 +106,8 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   recording_unreadable: () => 'give --from a directory written by `ledgerhook record --out DIR`',
   replay_secret_not_local: () =>
     'drop --env and --secret: a replay is signed with the local development secret (local-webhook.secret in the config directory), which your app then verifies with',
-  invalid_redact_rule: () => 'give --redact field names (email,merchant) or JSON paths ($.data[*].note), comma-separated',
+  invalid_redact_rule: () =>
+    'give --redact field names (email,merchant) or JSON paths ($.data[*].note), comma-separated',
 
   // check-consumer
   mock_port_in_use: () =>

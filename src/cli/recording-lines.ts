@@ -9,7 +9,8 @@ function contents(exchange: RecordedExchange): string {
   const body = exchange.body;
   if (exchange.error !== undefined) return exchange.error;
   if (!isObject(body)) return exchange.text !== undefined ? `${exchange.bodyBytes} bytes, not JSON` : '';
-  if (!Array.isArray(body.data)) return typeof body.error === 'string' ? `error ${body.error}` : 'a document';
+  if (exchange.status >= 300) return JSON.stringify(body).slice(0, 100);
+  if (!Array.isArray(body.data)) return 'a document';
   const parts = [`${body.data.length} item${body.data.length === 1 ? '' : 's'}`];
   if (typeof body.cursor === 'string' && body.cursor !== '') parts.push('cursor');
   else if ('cursor' in body) parts.push(`cursor: ${JSON.stringify(body.cursor)}`);

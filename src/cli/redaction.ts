@@ -45,10 +45,7 @@ export interface Redaction {
 }
 
 /** `--redact [fields]` of listen and inspect: undefined when it is not given. */
-export async function captureRedaction(
-  value: string | boolean | undefined,
-  ctx: CliContext,
-): Promise<Redaction | undefined> {
+export async function captureRedaction(value: string | undefined, ctx: CliContext): Promise<Redaction | undefined> {
   const fields = redactFields(value);
   if (fields === undefined) return undefined;
   const redactor = await resolveRedactor(fields, ctx);

@@ -146,6 +146,8 @@ export class RecordedMockService {
       ? this.#page(served, version?.changeTime ?? Number.NEGATIVE_INFINITY, request)
       : json(200, version?.document);
     if (reads !== undefined) this.#readDone(key, reads);
+    const delayMs = this.#faults?.latencyMs;
+    if (delayMs) response.delayMs = delayMs;
     return response;
   }
 

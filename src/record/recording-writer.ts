@@ -36,7 +36,12 @@ function cannot(what: string, path: string, error: unknown, reason: 'recording_e
 export function assertNoRecording(dir: string): void {
   const path = join(dir, RECORDING_FILE);
   if (existsSync(path))
-    throw cannot('start a recording in', path, Object.assign(new Error('exists'), { code: 'EEXIST' }), 'recording_exists');
+    throw cannot(
+      'start a recording in',
+      path,
+      Object.assign(new Error('exists'), { code: 'EEXIST' }),
+      'recording_exists',
+    );
 }
 
 /**

@@ -110,10 +110,7 @@ const MAX_RULES = 200;
 const MAX_RULE_LENGTH = 200;
 
 function pathError(text: string, why: string): Error {
-  return usageError(
-    `cannot read the redaction rule "${text.slice(0, 80)}": ${why}`,
-    'invalid_redact_rule',
-  );
+  return usageError(`cannot read the redaction rule "${text.slice(0, 80)}": ${why}`, 'invalid_redact_rule');
 }
 
 /** The steps a JSON path may take, tried in order: each a pattern and the steps it stands for. */
@@ -148,7 +145,8 @@ function parsePath(text: string): PathStep[] {
 export function parseRedactRules(specs: readonly string[]): RedactRule[] {
   const rules: RedactRule[] = [];
   for (const text of specs.flatMap((spec) => spec.split(',')).map((part) => part.trim())) {
-    if (text === '') continue;
+    // `defaults` names the default set alone (--redact defaults): it always applies.
+    if (text === '' || text === 'defaults') continue;
     if (text.length > MAX_RULE_LENGTH) throw pathError(text, `it is longer than ${MAX_RULE_LENGTH} characters`);
     if (text.startsWith('$')) rules.push({ path: parsePath(text), text });
     else if (!/^[A-Za-z0-9_$ -]+$/.test(text))

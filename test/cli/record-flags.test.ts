@@ -66,7 +66,7 @@ describe('record, recordings and mock --from refuse what cannot work, in one lin
     ['recordings show of a capture file', ['recordings', 'show', tempDir()], /holds no recording\.jsonl/],
     [
       'listen --redact with nothing to redact',
-      ['listen', '--redact', '--port', '0'],
+      ['listen', '--redact', 'defaults', '--port', '0'],
       /--redact goes with --capture FILE, --ui or --print-body/,
     ],
   ];

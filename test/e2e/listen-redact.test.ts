@@ -122,7 +122,14 @@ describe('--redact for listen --capture, --print-body and the inspector (issue 3
       })}\n`,
     );
     for (const redact of [true, false]) {
-      const inspect = startCli(['inspect', file, '--port', '0', '--json', ...(redact ? ['--redact', 'merchantRef'] : [])]);
+      const inspect = startCli([
+        'inspect',
+        file,
+        '--port',
+        '0',
+        '--json',
+        ...(redact ? ['--redact', 'merchantRef'] : []),
+      ]);
       try {
         const started = await inspect.waitFor((line) => line?.kind === 'inspecting');
         const base = new URL(started.inspectorUrl as string);

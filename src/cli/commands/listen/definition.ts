@@ -12,6 +12,7 @@ import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
 import {
   addJsonOption,
   addOtelOption,
+  addRedactOption,
   addSecretOptions,
   addVerificationHeaderOptions,
   toleranceOption,
@@ -33,10 +34,6 @@ function addServingOptions<Args extends unknown[], Opts extends OptionValues, Gl
     .option('--capture <file>', 'append every delivery to this JSON Lines file before answering it')
     .option('--capture-sync', 'with --capture: fsync each write, so a 2xx delivery survives a power cut too')
     .option('--capture-refused-bodies', 'with --capture: keep the whole body of refused deliveries (default: 4 KiB)')
-    .option(
-      '--redact [fields]',
-      'replace personal data (e-mail addresses, names, descriptions, account and card numbers, IBANs, and these field names or JSON paths, comma-separated) with a keyed hash before it is captured, shown by --ui or printed by --print-body',
-    )
     .option(
       '--forward-to <[selector=]target>',
       "forward accepted deliveries to your app (repeatable): a target alone takes what no other route takes and, as the only route, answers with your app's status; 'INVOICE_*=:3000', 'ENTITY_UPDATE:expense=http://localhost:3001/hooks' take only matching deliveries",
@@ -143,7 +140,12 @@ function listenCommand(program: Command) {
       "Receive webhook deliveries locally. Each is verified with the environment's secret (400 with the reason when invalid, like the spec's sample receiver), printed, optionally appended to a capture file (before it is answered) and forwarded byte-exact to your app. Under load or abuse it answers 503 with Retry-After instead of growing. Ctrl-C stops it cleanly and prints a summary.",
     );
   const queued = addQueueOptions(
-    addSyncOptions(addServingOptions(command)),
+    addSyncOptions(
+      addRedactOption(
+        addServingOptions(command),
+        'replace personal data (e-mail addresses, names, descriptions, account and card numbers, IBANs, and these field names or JSON paths, comma-separated; `defaults` for none beside them) with a keyed hash before it is captured, shown by --ui or printed by --print-body',
+      ),
+    ),
     'with --sync: instead of syncing here, enqueue a job per (user, dataset) in this Redis',
   );
   return addJsonOption(
@@ -161,7 +163,8 @@ export function defineListen(program: Command, run: RunCommand): void {
       examples(
         'ledgerhook listen --capture deliveries.jsonl',
         'ledgerhook listen --capture deliveries.jsonl --capture-sync --capture-refused-bodies',
-        'ledgerhook listen --capture deliveries.jsonl --redact merchant,$.eventData.note   # no personal data on disk',
+        'ledgerhook listen --capture deliveries.jsonl --redact defaults   # no personal data on disk',
+        'ledgerhook listen --capture deliveries.jsonl --ui --redact merchant,$.eventData.note',
         'ledgerhook listen --port 4000 --forward-to http://localhost:3000/webhooks --secret-file sandbox.secret',
         "ledgerhook listen --forward-to 'INVOICE_*=:3000/invoices' --forward-to 'ENTITY_UPDATE:expense=:3001' --forward-to :3002",
         'ledgerhook listen --routes routes.json --events INVOICE_*,ENTITY_UPDATE --capture deliveries.jsonl',

@@ -42,7 +42,7 @@ function recordCommand(program: Command) {
     );
   const recording = addRedactOption(
     command,
-    'more fields to redact beside the defaults: names at any depth or JSON paths, comma-separated (e.g. merchant,$.data[*].tags)',
+    'more fields to redact beside the defaults (which always apply): names at any depth or JSON paths, comma-separated (e.g. merchant,$.data[*].tags)',
   )
     .option('--fsync', 'fdatasync each batch of lines, so that an answered exchange survives a power cut too')
     .option(

@@ -24,6 +24,14 @@ export function defineRecordings(program: Command, run: RunCommand): void {
     .summary('look at a recording made by `ledgerhook record`')
     .description(
       'Read a recording directory: `recording.jsonl` (the timeline) and `deliveries.jsonl` (the webhook deliveries, a capture file that `ledgerhook captures` and `inspect` read too). A torn last line is skipped with a warning.',
+    )
+    .addHelpText(
+      'after',
+      examples(
+        'ledgerhook recordings show ./bug-123',
+        'ledgerhook captures list ./bug-123   # its webhook deliveries',
+        'ledgerhook mock --from ./bug-123',
+      ),
     );
   showCommand(recordings)
     .addHelpText(
