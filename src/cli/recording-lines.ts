@@ -33,10 +33,10 @@ export function exchangeText(exchange: RecordedExchange, ctx: CliContext): strin
       : exchange.status < 400
         ? String(exchange.status)
         : c.red(String(exchange.status));
-  const what = `${exchange.method} ${exchange.path}${exchange.query ? `?${exchange.query}` : ''}`;
-  return printableLine(
-    `${c.dim(exchange.at.slice(11, 23))} ${c.dim(`#${exchange.seq}`)} ${what}${paging.length ? ` ${c.dim(paging.join(' '))}` : ''} → ${status} ${contents(exchange)} ${c.dim(`(${exchange.ms} ms)`)}`,
-  );
+  // What came from the file or the network is escaped before colour is put around it.
+  const what = printableLine(`${exchange.method} ${exchange.path}${exchange.query ? `?${exchange.query}` : ''}`);
+  const sent = paging.length ? ` ${c.dim(printableLine(paging.join(' ')))}` : '';
+  return `${c.dim(printableLine(exchange.at.slice(11, 23)))} ${c.dim(`#${exchange.seq}`)} ${what}${sent} → ${status} ${printableLine(contents(exchange))} ${c.dim(`(${exchange.ms} ms)`)}`;
 }
 
 /** The --json fields of an exchange: what it was, never its body. */

@@ -78,24 +78,52 @@ export function httpAdapter(service: { handle(request: MockRequest): Promise<Moc
   };
 }
 
-/** The service with its edges attached: webhooks for every mutation, and the churn timer. */
-function wireService(options: MockServerOptions) {
+export type MockSenderOptions = Pick<
+  MockServerOptions,
+  'webhookUrl' | 'webhookSecret' | 'headerName' | 'verificationPrefix' | 'onWebhook' | 'webhookRetryScheduleMs'
+>;
+
+/** A mock's webhook sender (generated or recorded): none without a URL; a URL without a secret is refused. */
+export function mockWebhookSender(options: MockSenderOptions) {
   const { webhookUrl, webhookSecret } = options;
   if (webhookUrl && !webhookSecret)
     throw new LedgerhookError('ERR_USAGE', 'sending webhooks needs a webhook secret to sign them with', {
       details: { reason: 'mock_webhook_secret_missing' },
     });
-  const sender =
-    webhookUrl && webhookSecret
-      ? createMockWebhookSender({
-          url: webhookUrl,
-          secret: webhookSecret,
-          headerName: options.headerName,
-          verificationPrefix: options.verificationPrefix,
-          onEvent: options.onWebhook,
-          retryScheduleMs: options.webhookRetryScheduleMs,
-        })
-      : undefined;
+  return webhookUrl && webhookSecret
+    ? createMockWebhookSender({
+        url: webhookUrl,
+        secret: webhookSecret,
+        headerName: options.headerName,
+        verificationPrefix: options.verificationPrefix,
+        onEvent: options.onWebhook,
+        retryScheduleMs: options.webhookRetryScheduleMs,
+      })
+    : undefined;
+}
+
+/** A mock service (generated or recorded) on node:http; port 0 picks a free port. */
+export function serveMock(
+  service: { handle(request: MockRequest): Promise<MockResponse> },
+  options: { port?: number | undefined; host?: string | undefined },
+) {
+  const handle = httpAdapter(service);
+  return serve(
+    (req, res) => {
+      handle(req, res).catch((error: Error) => sendJson(res, 500, { error: 'internal_error', message: error.message }));
+    },
+    {
+      port: options.port ?? DEFAULT_MOCK_PORT,
+      host: options.host,
+      serverOptions: { keepAliveTimeout: 5000 },
+      closeGraceMs: 0,
+    },
+  );
+}
+
+/** The service with its edges attached: webhooks for every mutation, and the churn timer. */
+function wireService(options: MockServerOptions) {
+  const sender = mockWebhookSender(options);
   const service = new MockService({
     ...options,
     onMutation: (result) => {
@@ -114,18 +142,7 @@ function wireService(options: MockServerOptions) {
 /** Serves a MockService over node:http (port 0 picks a free port). */
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const { service, sender, churn } = wireService(options);
-  const handle = httpAdapter(service);
-  const served = await serve(
-    (req, res) => {
-      handle(req, res).catch((error: Error) => sendJson(res, 500, { error: 'internal_error', message: error.message }));
-    },
-    {
-      port: options.port ?? DEFAULT_MOCK_PORT,
-      host: options.host,
-      serverOptions: { keepAliveTimeout: 5000 },
-      closeGraceMs: 0,
-    },
-  );
+  const served = await serveMock(service, options);
   churn.set(options.churnSeconds);
   return {
     url: `${served.origin}${MOCK_BASE_PATH}`,

@@ -1,9 +1,5 @@
-import { DEFAULT_MOCK_PORT } from '../defaults.js';
-import { serve } from '../http/serve.js';
-import { sendJson } from '../http/send-json.js';
 import { readRecording } from '../record/read-recording.js';
-import { createMockWebhookSender, type MockWebhookEvent } from './mock-webhooks.js';
-import { httpAdapter } from './mock-server.js';
+import { type MockSenderOptions, mockWebhookSender, serveMock } from './mock-server.js';
 import {
   type DeletedIdsOn,
   type Granularity,
@@ -15,7 +11,11 @@ import { buildHistory, type RecordedHistory } from './recorded-history.js';
 import { RecordedMockService } from './recorded-service.js';
 import { createStory, type StoryEvent, type StoryTimer } from './recorded-story.js';
 
-export interface RecordedMockOptions {
+/**
+ * The recorded webhooks are sent again to `webhookUrl` only, whatever the recording holds, signed with
+ * `webhookSecret` (the caller gives the local one: never a secret of the service's).
+ */
+export interface RecordedMockOptions extends MockSenderOptions {
   /** The recording directory (`ledgerhook record --out`). */
   from: string;
   port?: number | undefined;
@@ -30,20 +30,10 @@ export interface RecordedMockOptions {
   granularity?: Granularity | undefined;
   /** 10 plays the recording ten times faster. */
   speed?: number | undefined;
-  /**
-   * Where the recorded webhooks are sent again: only here, whatever the recording holds, and signed
-   * with `webhookSecret` (the local one: never a secret of the service's).
-   */
-  webhookUrl?: URL | undefined;
-  webhookSecret?: string | undefined;
-  headerName?: string | undefined;
-  verificationPrefix?: string | undefined;
-  webhookRetryScheduleMs?: readonly number[] | undefined;
   /** A recording larger than this is refused before it is read. */
   maxRecordingBytes?: number | undefined;
   now?: (() => number) | undefined;
   timer?: StoryTimer | undefined;
-  onWebhook?: ((event: MockWebhookEvent) => void) | undefined;
   onStory?: ((event: StoryEvent) => void) | undefined;
 }
 
@@ -66,17 +56,7 @@ export interface RunningRecordedMock {
 export async function startRecordedMock(options: RecordedMockOptions): Promise<RunningRecordedMock> {
   const recording = await readRecording(options.from, { maxBytes: options.maxRecordingBytes });
   const history = buildHistory(recording, { since: options.since, granularity: options.granularity });
-  const sender =
-    options.webhookUrl && options.webhookSecret
-      ? createMockWebhookSender({
-          url: options.webhookUrl,
-          secret: options.webhookSecret,
-          headerName: options.headerName,
-          verificationPrefix: options.verificationPrefix,
-          onEvent: options.onWebhook,
-          retryScheduleMs: options.webhookRetryScheduleMs,
-        })
-      : undefined;
+  const sender = mockWebhookSender(options);
   let service: RecordedMockService | undefined;
   const story = createStory({
     history,
@@ -98,18 +78,7 @@ export async function startRecordedMock(options: RecordedMockOptions): Promise<R
     onRequest: () => story.start(),
     onRead: () => story.read(),
   });
-  const handle = httpAdapter(service);
-  const served = await serve(
-    (req, res) => {
-      handle(req, res).catch((error: Error) => sendJson(res, 500, { error: 'internal_error', message: error.message }));
-    },
-    {
-      port: options.port ?? DEFAULT_MOCK_PORT,
-      host: options.host,
-      serverOptions: { keepAliveTimeout: 5000 },
-      closeGraceMs: 0,
-    },
-  );
+  const served = await serveMock(service, options);
   if (!history.startsWithRead) story.start();
   return {
     url: `${served.origin}${MOCK_BASE_PATH}`,

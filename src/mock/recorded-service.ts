@@ -40,13 +40,17 @@ const PRINTABLE = /^[\t\x20-\x7e]*$/;
 /** A recorded answer as the mock gives it again: its status, body and the headers that are safe to repeat. */
 export function recordedResponse(answer: RecordedAnswer): MockResponse {
   if (answer.status === 0) return { status: 0, headers: {}, body: null, drop: true };
+  // An informational status is no answer to give again (and would leave the connection hanging).
+  const status = answer.status >= 200 ? answer.status : 502;
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers))
     if (SERVED_HEADERS.test(name) && PRINTABLE.test(value)) headers[name] = value;
-  if (answer.body !== undefined) return json(answer.status, answer.body, headers);
+  if (answer.body !== undefined) return json(status, answer.body, headers);
+  // A recorded page that was not JSON (a proxy's HTML error, say) is served inert: never run as a page.
+  const inert = { 'x-content-type-options': 'nosniff', 'content-security-policy': "default-src 'none'; sandbox" };
   return {
-    status: answer.status,
-    headers: { 'content-type': 'text/plain', ...headers },
+    status,
+    headers: { 'content-type': 'text/plain', ...headers, ...inert },
     body: null,
     text: answer.text ?? '',
   };

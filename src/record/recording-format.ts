@@ -71,7 +71,8 @@ export interface RecordedDeliveryMark {
 export type RecordingLine = RecordingHeader | RecordedExchange | RecordedDeliveryMark;
 
 const MAX_PATH = 2048;
-const MAX_TEXT = 8192;
+/** A header's worth (Node refuses request headers past 16 KiB in all). */
+const MAX_TEXT = 16_384;
 /** Control characters never come from a real recording: they could drive a terminal. */
 const CONTROL = /\p{Cc}/u;
 

@@ -1,7 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';
-import { DEFAULT_MAX_RECORDED_BODY_BYTES } from '../defaults.js';
+import { DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_RECORDED_BODY_BYTES } from '../defaults.js';
 import type { DeliverySubscriber } from '../delivery/delivery-events.js';
 import { LedgerhookError } from '../errors.js';
 import { serve } from '../http/serve.js';
@@ -98,7 +98,13 @@ export async function startRecording(options: RecordingOptions): Promise<Running
       if (handler) handler.handler(req, res);
       else res.writeHead(503, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"error":"starting"}');
     },
-    { port: options.port ?? 0, host: options.host, serverOptions: { keepAliveTimeout: 5000 } },
+    {
+      port: options.port ?? 0,
+      host: options.host,
+      serverOptions: { keepAliveTimeout: 5000 },
+      // Each request holds its answer (up to the response cap) until it is recorded: connections are bounded.
+      maxConnections: DEFAULT_MAX_CONNECTIONS,
+    },
   );
   let writer: RecordingWriter | undefined;
   let listener: RunningListener | undefined;

@@ -57,17 +57,14 @@ function storyLine(event: StoryEvent, ctx: CliContext): string | undefined {
   const time = c.dim(new Date().toISOString().slice(11, 23));
   if (event.type === 'story-started') return c.dim('the recording plays from here');
   if (event.type === 'story-done') return c.dim('the recording has played to its end; its data stays served');
-  const dataset = event.dataset.replace(/\?$/, '');
+  // Names read from the recording are escaped before colour is put around them.
+  const dataset = printableLine(event.dataset.replace(/\?$/, ''));
   if (event.type === 'waiting-for-read')
-    return printableLine(
-      `${time} ${c.dim(`the next change of ${dataset} waits for your read of it (the recording read it ${event.recorded} times before, you ${event.reads})`)}`,
-    );
+    return `${time} ${c.dim(`the next change of ${dataset} waits for your read of it (the recording read it ${event.recorded} times before, you ${event.reads})`)}`;
   if (event.type === 'read-not-seen')
-    return printableLine(
-      `${time} ${c.yellow(`${dataset}: your consumer has not read it as the recording did (${event.reads} of ${event.recorded} reads); the story goes on`)}`,
-    );
-  const what = `${dataset}: ${plural(event.changed, 'item')} changed, ${event.deleted} deleted (lastUpdatedDate ${event.lastUpdatedDate})`;
-  return printableLine(`${time} ${what}${event.announcedBy ? c.dim(` as announced by ${event.announcedBy}`) : ''}`);
+    return `${time} ${c.yellow(`${dataset}: your consumer has not read it as the recording did (${event.reads} of ${event.recorded} reads); the story goes on`)}`;
+  const what = `${dataset}: ${plural(event.changed, 'item')} changed, ${event.deleted} deleted (lastUpdatedDate ${printableLine(event.lastUpdatedDate)})`;
+  return `${time} ${what}${event.announcedBy ? c.dim(` as announced by ${printableLine(event.announcedBy)}`) : ''}`;
 }
 
 export async function runFromRecording(options: MockCommandOptions, ctx: CliContext): Promise<void> {
@@ -101,11 +98,7 @@ export async function runFromRecording(options: MockCommandOptions, ctx: CliCont
     verificationPrefix: webhookUrl ? await resolveVerificationPrefix(localFlags, ctx) : undefined,
     webhookRetryScheduleMs: options.webhookRetries,
     onWebhook: (event) =>
-      out.write(
-        options.json
-          ? jsonLine(event.type, { ...event, type: undefined })
-          : printableLine(webhookLine(event, ctx.color)),
-      ),
+      out.write(options.json ? jsonLine(event.type, { ...event, type: undefined }) : webhookLine(event, ctx.color)),
     onStory: (event) => {
       const line = options.json ? jsonLine(event.type, { ...event, type: undefined }) : storyLine(event, ctx);
       if (line) out.write(line);

@@ -3,6 +3,7 @@ import { usageError } from '../../../errors.js';
 import { assertNoRecording } from '../../../record/recording-writer.js';
 import { checkRecordBaseUrl, type RecordingListenerOptions, startRecording } from '../../../record/start-recording.js';
 import { plural } from '../../../util/plural.js';
+import { shellQuote } from '../../../util/shell-quote.js';
 import { batchedLineWriter } from '../../batched-lines.js';
 import { redactFields } from '../../common-options.js';
 import { type CliContext, writeLine } from '../../context.js';
@@ -124,6 +125,6 @@ export async function run(options: RecordCommandOptions, ctx: CliContext): Promi
   else
     writeLine(
       ctx.stdout,
-      `\nrecorded ${plural(exchanges, 'exchange')}${recording.listener ? ` and ${plural(deliveries, 'delivery', 'deliveries')}` : ''} into ${options.out}; replay it with \`ledgerhook mock --from ${options.out}\``,
+      `\nrecorded ${plural(exchanges, 'exchange')}${recording.listener ? ` and ${plural(deliveries, 'delivery', 'deliveries')}` : ''} into ${options.out}; replay it with \`ledgerhook mock --from ${shellQuote(options.out)}\``,
     );
 }
