@@ -65,5 +65,5 @@ export const DEFAULT_MAX_PENDING_MOCK_WEBHOOKS = 1000;
 export const DEFAULT_MAX_RECORDING_BYTES = 1024 * 1024 * 1024;
 /** record: an answer larger than this is forwarded but not recorded (a capture line stays far below its cap). */
 export const DEFAULT_MAX_RECORDED_BODY_BYTES = 8 * 1024 * 1024;
-/** mock --from: a recording is served from memory; a larger one is refused before it is read. */
-export const DEFAULT_MAX_REPLAYED_RECORDING_BYTES = 256 * 1024 * 1024;
+/** mock --from: a recording is served from memory (a few times its size once parsed); a larger one is refused before it is read. */
+export const DEFAULT_MAX_REPLAYED_RECORDING_BYTES = 128 * 1024 * 1024;

@@ -99,12 +99,16 @@ export interface AnswerFacts {
   error?: string | undefined;
 }
 
-/** The query's values, redacted as text: a filter may carry an e-mail address too. */
+/** A query parameter that carries a credential (some clients send their token in the URL): never recorded. */
+const CREDENTIAL_PARAM =
+  /^(access[_-]?token|token|api[_-]?key|apikey|key|secret|client[_-]?secret|password|auth|signature|sig)$/i;
+
+/** The query's values, redacted as text (a filter may carry an e-mail address too); credentials left out. */
 function redactQuery(query: string, redactor: Redactor): string {
   if (query === '') return '';
   const params = new URLSearchParams(query);
   const out = new URLSearchParams();
-  for (const [name, value] of params) out.append(name, redactor.text(value));
+  for (const [name, value] of params) if (!CREDENTIAL_PARAM.test(name)) out.append(name, redactor.text(value));
   return out.toString();
 }
 

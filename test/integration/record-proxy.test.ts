@@ -72,14 +72,14 @@ describe('the recording proxy (issue 38)', () => {
     const recording = await startRecording({ baseUrl: api.baseUrl, dir, redactor });
     cleanups.push(recording.close);
     const origin = new URL(recording.proxyUrl).origin;
-    const page = await send(origin, '/rest/v5/expenses?type=PENDING', {
+    const page = await send(origin, '/rest/v5/expenses?type=PENDING&access_token=query-secret', {
       headers: { authorization: 'Bearer top-secret-token', limit: '10', 'accept-encoding': 'gzip', cookie: 'c=1' },
     });
     assert.equal(page.status, 200);
     assert.deepEqual(JSON.parse(page.body), PAGE, 'the client gets the service answer as it was');
     assert.equal(page.headers['x-ratelimit-remaining'], '9');
     const reached = api.seen[0];
-    assert.equal(reached?.url, '/rest/v5/expenses?type=PENDING');
+    assert.equal(reached?.url, '/rest/v5/expenses?type=PENDING&access_token=query-secret');
     assert.equal(reached?.headers.authorization, 'Bearer top-secret-token');
     assert.equal(reached?.headers['accept-encoding'], undefined, 'the service is asked for plain bytes');
     assert.equal(reached?.headers.host, new URL(api.baseUrl).host);
@@ -97,7 +97,7 @@ describe('the recording proxy (issue 38)', () => {
     assert.equal(zipped.status, 200);
     await recording.close();
     const text = readFileSync(join(dir, 'recording.jsonl'), 'utf8');
-    for (const secret of ['top-secret-token', 'Bearer', 'alice@example.com', 'session=abc', 'c=1'])
+    for (const secret of ['top-secret-token', 'Bearer', 'query-secret', 'alice@example.com', 'session=abc', 'c=1'])
       assert.ok(!text.includes(secret), secret);
     const [header, first, second] = timeline(dir);
     assert.equal(header.baseUrl, api.baseUrl);
