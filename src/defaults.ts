@@ -13,6 +13,7 @@ export const DEFAULT_PAGE_LIMIT = 100;
 export const DEFAULT_LISTEN_PORT = 4000;
 export const DEFAULT_MOCK_PORT = 4010;
 export const DEFAULT_INSPECTOR_PORT = 4020;
+export const DEFAULT_RECORD_PORT = 4030;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** The inspector: bodies held in memory at most (the page keeps the newest deliveries within it). */
 export const DEFAULT_INSPECTOR_HELD_BODY_BYTES = 128 * 1024 * 1024;
@@ -61,3 +62,10 @@ export const DEFAULT_MAX_PENDING_FORWARD_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_MAX_PENDING_MOCK_WEBHOOKS = 1000;
 /** probe: requests it makes at most against the service, unless told otherwise. */
 export const DEFAULT_PROBE_MAX_REQUESTS = 60;
+
+/** record: the timeline file stops growing here (a recording of a million items is ~500 MB). */
+export const DEFAULT_MAX_RECORDING_BYTES = 1024 * 1024 * 1024;
+/** record: an answer larger than this is forwarded but not recorded (a capture line stays far below its cap). */
+export const DEFAULT_MAX_RECORDED_BODY_BYTES = 8 * 1024 * 1024;
+/** mock --from: a recording is served from memory (a few times its size once parsed); a larger one is refused before it is read. */
+export const DEFAULT_MAX_REPLAYED_RECORDING_BYTES = 128 * 1024 * 1024;

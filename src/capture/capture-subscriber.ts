@@ -1,4 +1,5 @@
 import type { AttemptRecord } from './attempt-record.js';
+import type { CaptureRecord } from './capture-record.js';
 import type { DeliverySubscriber } from '../delivery/delivery-events.js';
 import { captureRecordFrom, type CaptureRecordOptions } from './capture-from-delivery.js';
 import { CaptureWriter, type CaptureWriterOptions } from './capture-writer.js';
@@ -10,6 +11,8 @@ export interface CaptureOptions extends CaptureRecordOptions, CaptureWriterOptio
   /** The JSON Lines file deliveries are appended to. */
   path: string;
   maxQueueBytes?: number | undefined;
+  /** Applied to each delivery's line before it is written (redaction): nothing before it reaches the disk. */
+  redact?: ((record: CaptureRecord) => CaptureRecord) | undefined;
 }
 
 export type CaptureSubscriber = DeliverySubscriber & {
@@ -27,7 +30,10 @@ export async function openCaptureSubscriber(options: CaptureOptions): Promise<Ca
   const maxQueueBytes = options.maxQueueBytes ?? DEFAULT_CAPTURE_QUEUE_BYTES;
   return {
     writer,
-    record: (delivery) => writer.append(captureRecordFrom(delivery, options)),
+    record: (delivery) => {
+      const record = captureRecordFrom(delivery, options);
+      return writer.append(options.redact ? options.redact(record) : record);
+    },
     recordAttempt: (attempt) => writer.append(attempt),
     hasRoom: () => writer.queuedBytes < maxQueueBytes,
     close: () => writer.close(),

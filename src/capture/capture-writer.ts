@@ -90,8 +90,8 @@ export class CaptureWriter {
     return this.#queuedBytes;
   }
 
-  /** Resolves once the record's line is in the file. */
-  append(record: CaptureRecord | AttemptRecord): Promise<void> {
+  /** Resolves once the record's line is in the file (a recording's lines go through here too). */
+  append(record: CaptureRecord | AttemptRecord | object): Promise<void> {
     if (this.#failure) return Promise.reject(this.#error());
     const line = `${JSON.stringify(record)}\n`;
     this.#queuedBytes += line.length;

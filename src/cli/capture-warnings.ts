@@ -1,19 +1,33 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { readCaptures, type CaptureFileSelection, type CaptureSelector } from '../capture/read-captures.js';
+import { DELIVERIES_FILE, RECORDING_FILE } from '../record/recording-format.js';
 import { usageError } from '../errors.js';
 import { plural } from '../util/plural.js';
 import { writeLine, type CliContext } from './context.js';
 
 const SHOWN = 3;
 
+/** A recording directory (`ledgerhook record --out`) stands for its deliveries, a capture file. */
+export function recordingDeliveries(path: string): string {
+  try {
+    if (statSync(path).isDirectory() && existsSync(join(path, RECORDING_FILE))) return join(path, DELIVERIES_FILE);
+  } catch {
+    // Not there: readCaptures names the path in its error.
+  }
+  return path;
+}
+
 /**
  * Reads a capture for the commands that show it. Skipped lines (a torn last line after a crash)
  * are warnings, a few at most; a file with lines but no capture at all is the wrong file.
  */
 export async function readCaptureFile(
-  file: string,
+  given: string,
   ctx: CliContext,
   select?: CaptureSelector,
 ): Promise<CaptureFileSelection> {
+  const file = recordingDeliveries(given);
   const capture = await readCaptures(file, select);
   const { total, warnings } = capture;
   if (total === 0 && warnings.length > 0)

@@ -11,6 +11,8 @@ import { defineListen } from './commands/listen/definition.js';
 import { defineMock } from './commands/mock/definition.js';
 import { defineProbe } from './commands/probe/definition.js';
 import { defineQueue } from './commands/queue/definition.js';
+import { defineRecord } from './commands/record/definition.js';
+import { defineRecordings } from './commands/recordings/definition.js';
 import { defineFreshness } from './commands/freshness/definition.js';
 import { defineHistory } from './commands/history/definition.js';
 import { defineReconcile } from './commands/reconcile/definition.js';
@@ -43,6 +45,8 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define:
   [['inspect'], defineInspect],
   [['mock'], defineMock],
   [['probe'], defineProbe],
+  [['record'], defineRecord],
+  [['recordings'], defineRecordings],
   [['sync'], defineSync],
   [['reconcile'], defineReconcile],
   [['freshness'], defineFreshness],

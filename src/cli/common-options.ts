@@ -123,3 +123,21 @@ export function storedToleranceOption(description: string) {
     parseTolerance,
   ] as const;
 }
+
+/**
+ * --redact FIELDS (record, listen, inspect): personal data replaced with a keyed hash before it is
+ * written or shown: the default set (e-mail addresses, names, descriptions, account and card numbers,
+ * IBANs) and the field names or JSON paths given; `defaults` names none beside them. A required value
+ * (never an optional one): the command line stays one that the plain parser reads without commander.
+ */
+export function addRedactOption<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+  description: string,
+) {
+  return command.option('--redact <fields>', description);
+}
+
+/** The fields `--redact` names beside the defaults: undefined when it is not given. */
+export function redactFields(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : [value];
+}

@@ -105,6 +105,15 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   // mock
   mock_webhook_secret_missing: () => 'give it with --secret, --secret-file or LEDGERHOOK_WEBHOOK_SECRET',
 
+  // record and mock --from
+  recording_exists: () => 'give --out a new directory (a recording is never overwritten)',
+  recording_full: () => 'stop and start another recording, or raise --max-bytes',
+  recording_unreadable: () => 'give --from a directory written by `ledgerhook record --out DIR`',
+  replay_secret_not_local: () =>
+    'drop --env and --secret: a replay is signed with the local development secret (local-webhook.secret in the config directory), which your app then verifies with',
+  invalid_redact_rule: () =>
+    'give --redact field names (email,merchant) or JSON paths ($.data[*].note), comma-separated',
+
   // check-consumer
   mock_port_in_use: () =>
     'stop the `ledgerhook mock` running there (check-consumer serves its own there, so that a consumer set up for it is driven as it is), or give --mock-port N and point your consumer at that port',

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { errnoSentence, makeDirectory } from '../util/fs-errors.js';
 import { dirname, join } from 'node:path';
 import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../defaults.js';
-import { LedgerhookError } from '../errors.js';
 import type { EnvironmentName } from '../settings/environments.js';
 import type { SettingsStore } from '../settings/settings-store.js';
 import { type CliContext, writeLine } from './context.js';
+import { keyFile } from './key-file.js';
 
 /**
  * The `local` environment: `ledgerhook mock` at its default address with its token, and a
@@ -62,35 +60,12 @@ export function localWebhookSecret(
   create: boolean,
 ): { secret: string; file: string } | undefined {
   const file = join(dirname(store.path), 'local-webhook.secret');
-  const read = () => {
-    try {
-      const secret = readFileSync(file, 'utf8').trim();
-      return secret === '' ? undefined : { secret, file };
-    } catch {
-      return undefined;
-    }
-  };
-  const existing = read();
-  if (existing || !create) return existing;
-  try {
-    makeDirectory(dirname(file));
-    // 'wx': two commands starting at once never make two secrets; the second reads the first's.
-    writeFileSync(file, `whsec_${randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });
+  const make = create ? () => `whsec_${randomBytes(32).toString('hex')}` : undefined;
+  const found = keyFile(file, 'local development secret', make);
+  if (found?.created)
     writeLine(
       ctx.stderr,
       `created a local development webhook secret in ${file} (used only with the local environment; sandbox and production never use it). Give it to your app: WEBHOOK_SECRET="$(cat '${file}')"`,
     );
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EEXIST')
-      throw new LedgerhookError(
-        'ERR_USAGE',
-        `cannot create the local development secret ${file}: ${errnoSentence(error)}`,
-        {
-          cause: error,
-          details: { reason: 'settings_unwritable', path: file },
-        },
-      );
-  }
-  return read();
+  return found && { secret: found.value, file };
 }

@@ -20,8 +20,8 @@ export type Attempt =
 const MAX_ERROR_BODY = 2000;
 export const aborted = (cause?: unknown) => new LedgerhookError('ERR_ABORTED', 'stopped', { cause });
 
-/** Reads the body up to `max` bytes; undefined when it is bigger (the connection is dropped). */
-async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string | undefined> {
+/** Reads an answer's bytes up to `max`; undefined when it is bigger (the connection is dropped). */
+export async function readCappedBytes(body: Dispatcher.ResponseData['body'], max: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -32,7 +32,11 @@ async function readCapped(body: Dispatcher.ResponseData['body'], max: number): P
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks, size);
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string | undefined> {
+  return (await readCappedBytes(body, max))?.toString('utf8');
 }
 
 function tooLarge(href: string, max: number): ExchangeFailure {

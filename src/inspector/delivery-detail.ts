@@ -1,6 +1,7 @@
 import { captureBody } from '../capture/capture-record.js';
 import type { AttemptRecord, RouteStanding } from '../capture/attempt-record.js';
 import { routeStandings } from '../capture/route-standings.js';
+import { isRedactedRecord } from '../redact/redact-capture.js';
 import { firstDifferenceFromSigned } from '../webhook/diagnostics.js';
 import { DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { bodySha256Base64 } from '../webhook/body-hash.js';
@@ -82,6 +83,10 @@ export interface DetailOptions {
   syncs?: SyncResult[] | undefined;
 }
 
+/** What the page says of a delivery whose personal data was redacted before it was written or shown. */
+export const REDACTED_HINT =
+  'redacted: personal values are keyed hashes and the token was dropped with them; the verdict is the one at receipt';
+
 function tokenOf(delivery: InspectorDelivery): string | undefined {
   const value = delivery.record.headers[delivery.record.headerName];
   return Array.isArray(value) ? value[0] : value;
@@ -151,7 +156,10 @@ export async function deliveryDetail(
   let warnings: string[] = [];
   let message = delivery.message;
   const secrets = options.secrets ?? [];
-  if (secrets.length > 0 && !delivery.bodyTruncated) {
+  // A redacted line has no token left to check (and a body it was never signed over): its verdict at receipt stands.
+  const redacted = isRedactedRecord(record);
+  if (redacted) hints = [REDACTED_HINT];
+  if (secrets.length > 0 && !delivery.bodyTruncated && !redacted) {
     const result = await verifyWebhook({
       body: captureBody(record),
       token,

@@ -1,3 +1,4 @@
+import { firstIndex } from '../util/first-index.js';
 import { generateItem, type GeneratorContext, type MockItem } from './entity-generators.js';
 
 /** One change of one item: what it was just before (null: it did not exist yet). */
@@ -144,15 +145,9 @@ export class MockDataset {
     const before = new Map<number, MockItem | null>();
     const afterAsOf = new Map<number, MockItem | null>();
     // The log is in time order: find the first change after `since`.
-    let low = 0;
-    let high = this.#changes.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const at = this.#changes[middle]?.at ?? Number.POSITIVE_INFINITY;
-      if (at <= since) low = middle + 1;
-      else high = middle;
-    }
-    for (const change of this.#changes.slice(low)) {
+    const changes = this.#changes;
+    const low = firstIndex(changes.length, (index) => (changes[index] as Change).at > since);
+    for (const change of changes.slice(low)) {
       if (change.at <= asOf) {
         if (!before.has(change.id)) before.set(change.id, change.before);
       } else if (!afterAsOf.has(change.id)) {

@@ -8,7 +8,13 @@ import { delay } from '../util/delay.js';
 import { type ChurnTimer, createChurn } from './churn.js';
 import { createMockWebhookSender, type MockWebhookEvent } from './mock-webhooks.js';
 import { MockService } from './mock-service.js';
-import { MOCK_BASE_PATH, type MockServiceOptions, type MutationResult } from './mock-types.js';
+import {
+  MOCK_BASE_PATH,
+  type MockRequest,
+  type MockResponse,
+  type MockServiceOptions,
+  type MutationResult,
+} from './mock-types.js';
 
 /** Kept for importers of the mock; the value lives in src/defaults.ts. */
 
@@ -50,8 +56,8 @@ async function readSmallBody(req: IncomingMessage): Promise<string> {
   return read.body.toString('utf8');
 }
 
-/** The node:http adapter: bytes in, bytes out; every decision is MockService.handle's. */
-function httpAdapter(service: MockService) {
+/** The node:http adapter: bytes in, bytes out; every decision is the service's `handle` (generated or recorded). */
+export function httpAdapter(service: { handle(request: MockRequest): Promise<MockResponse> }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const headers: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value[0] : value;
@@ -64,28 +70,60 @@ function httpAdapter(service: MockService) {
       req.socket.resetAndDestroy();
       return;
     }
-    sendJson(res, response.status, response.body, response.headers);
+    if (response.text === undefined) sendJson(res, response.status, response.body, response.headers);
+    else if (!res.headersSent && !res.destroyed)
+      res
+        .writeHead(response.status, { ...response.headers, 'content-length': Buffer.byteLength(response.text) })
+        .end(response.text);
   };
 }
 
-/** The service with its edges attached: webhooks for every mutation, and the churn timer. */
-function wireService(options: MockServerOptions) {
+export type MockSenderOptions = Pick<
+  MockServerOptions,
+  'webhookUrl' | 'webhookSecret' | 'headerName' | 'verificationPrefix' | 'onWebhook' | 'webhookRetryScheduleMs'
+>;
+
+/** A mock's webhook sender (generated or recorded): none without a URL; a URL without a secret is refused. */
+export function mockWebhookSender(options: MockSenderOptions) {
   const { webhookUrl, webhookSecret } = options;
   if (webhookUrl && !webhookSecret)
     throw new LedgerhookError('ERR_USAGE', 'sending webhooks needs a webhook secret to sign them with', {
       details: { reason: 'mock_webhook_secret_missing' },
     });
-  const sender =
-    webhookUrl && webhookSecret
-      ? createMockWebhookSender({
-          url: webhookUrl,
-          secret: webhookSecret,
-          headerName: options.headerName,
-          verificationPrefix: options.verificationPrefix,
-          onEvent: options.onWebhook,
-          retryScheduleMs: options.webhookRetryScheduleMs,
-        })
-      : undefined;
+  return webhookUrl && webhookSecret
+    ? createMockWebhookSender({
+        url: webhookUrl,
+        secret: webhookSecret,
+        headerName: options.headerName,
+        verificationPrefix: options.verificationPrefix,
+        onEvent: options.onWebhook,
+        retryScheduleMs: options.webhookRetryScheduleMs,
+      })
+    : undefined;
+}
+
+/** A mock service (generated or recorded) on node:http; port 0 picks a free port. */
+export function serveMock(
+  service: { handle(request: MockRequest): Promise<MockResponse> },
+  options: { port?: number | undefined; host?: string | undefined },
+) {
+  const handle = httpAdapter(service);
+  return serve(
+    (req, res) => {
+      handle(req, res).catch((error: Error) => sendJson(res, 500, { error: 'internal_error', message: error.message }));
+    },
+    {
+      port: options.port ?? DEFAULT_MOCK_PORT,
+      host: options.host,
+      serverOptions: { keepAliveTimeout: 5000 },
+      closeGraceMs: 0,
+    },
+  );
+}
+
+/** The service with its edges attached: webhooks for every mutation, and the churn timer. */
+function wireService(options: MockServerOptions) {
+  const sender = mockWebhookSender(options);
   const service = new MockService({
     ...options,
     onMutation: (result) => {
@@ -104,18 +142,7 @@ function wireService(options: MockServerOptions) {
 /** Serves a MockService over node:http (port 0 picks a free port). */
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const { service, sender, churn } = wireService(options);
-  const handle = httpAdapter(service);
-  const served = await serve(
-    (req, res) => {
-      handle(req, res).catch((error: Error) => sendJson(res, 500, { error: 'internal_error', message: error.message }));
-    },
-    {
-      port: options.port ?? DEFAULT_MOCK_PORT,
-      host: options.host,
-      serverOptions: { keepAliveTimeout: 5000 },
-      closeGraceMs: 0,
-    },
-  );
+  const served = await serveMock(service, options);
   churn.set(options.churnSeconds);
   return {
     url: `${served.origin}${MOCK_BASE_PATH}`,

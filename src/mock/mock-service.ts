@@ -1,4 +1,5 @@
 import { ENTITIES, SAMPLE_LIST_PATH } from '../catalogue/entities.js';
+import { authorise } from './bearer.js';
 import { DEFAULT_USER_ID } from '../samples/sample-body.js';
 import { churnSeconds } from './churn.js';
 import { CursorCodec } from './cursor.js';
@@ -130,21 +131,13 @@ export class MockService {
       throw mockError(405, 'method_not_allowed', `${request.method} is not supported here; list endpoints are GET`, {
         allow: 'GET',
       });
-    this.#authorise(request);
+    authorise(request, this.token);
     const fault = this.#faults?.check(request);
     if (fault) return fault;
     const response = json(200, this.#list(dataset, path, url, request));
     const delayMs = this.#faults?.latencyMs;
     if (delayMs) response.delayMs = delayMs;
     return response;
-  }
-
-  #authorise(request: MockRequest): void {
-    const header = request.headers.authorization;
-    if (!header)
-      throw mockError(401, 'unauthorized', 'missing Authorization header; send "Authorization: Bearer <ACCESS_TOKEN>"');
-    const match = /^Bearer (.+)$/.exec(header);
-    if (!match || match[1] !== this.token) throw mockError(401, 'unauthorized', 'the access token is not valid');
   }
 
   #list(dataset: MockDataset, path: string, url: URL, request: MockRequest): ListEnvelope | MockItem {

@@ -71,6 +71,8 @@ export interface MockResponse {
   status: number;
   headers: Record<string, string>;
   body: unknown;
+  /** Sent as these bytes instead of `body` as JSON (a recorded answer that was not JSON). */
+  text?: string;
   /** Reset the connection instead of answering (fault injection). */
   drop?: boolean;
   /** Wait this long before answering (fault injection). */

@@ -78,6 +78,8 @@ export function webhooksForMutation(result: MutationResult): WebhookBodyObject[]
  */
 export function createMockWebhookSender(options: MockWebhookOptions): {
   send(result: MutationResult): void;
+  /** Sends these exact bytes (a recorded delivery), signed now, in order; resolves once its first attempt is answered. */
+  resend(body: WebhookBodyObject, raw: Buffer): Promise<void>;
   /** Resolves once every webhook queued so far was sent, retries included. */
   idle(): Promise<void>;
   /** Drops the retries still waiting (the mock is stopping). */
@@ -88,10 +90,10 @@ export function createMockWebhookSender(options: MockWebhookOptions): {
   const stopped = new AbortController();
   const schedule = options.retryScheduleMs ?? [];
   const maxPending = options.maxPendingRetries ?? DEFAULT_MAX_PENDING_MOCK_WEBHOOKS;
-  const post = async (body: WebhookBodyObject): Promise<{ status: number } | { error: string }> => {
+  const post = async (raw: string | Buffer): Promise<{ status: number } | { error: string }> => {
     try {
       // The delivery modules' options are optional without `| undefined`: set them only when given.
-      const build: BuildDeliveryOptions = { body: JSON.stringify(body), secret: options.secret };
+      const build: BuildDeliveryOptions = { body: raw, secret: options.secret };
       if (options.headerName) build.headerName = options.headerName;
       if (options.verificationPrefix) build.verificationPrefix = options.verificationPrefix;
       const delivery = await buildDelivery(build);
@@ -102,8 +104,8 @@ export function createMockWebhookSender(options: MockWebhookOptions): {
       return { error: error instanceof LedgerhookError ? error.message : String(error) };
     }
   };
-  const deliver = async (body: WebhookBodyObject, attempt: number): Promise<void> => {
-    const answer = await post(body);
+  const deliver = async (body: WebhookBodyObject, attempt: number, raw: string | Buffer): Promise<void> => {
+    const answer = await post(raw);
     const ok = 'status' in answer && answer.status >= 200 && answer.status < 300;
     const wait = ok || stopped.signal.aborted || retries.size >= maxPending ? undefined : schedule[attempt - 1];
     const numbered = schedule.length > 0 ? { attempt } : {};
@@ -118,7 +120,7 @@ export function createMockWebhookSender(options: MockWebhookOptions): {
     options.onEvent?.({ type: 'webhook-retry', body, attempt, ...answer, retryInMs: wait });
     // Off the ordered queue: later webhooks are not held back by one waiting (as a real sender's retries).
     const retry = (options.sleep ?? delay)(wait, stopped.signal).then(
-      () => deliver(body, attempt + 1),
+      () => deliver(body, attempt + 1, raw),
       () => {},
     );
     retries.add(retry);
@@ -126,7 +128,12 @@ export function createMockWebhookSender(options: MockWebhookOptions): {
   };
   return {
     send(result) {
-      for (const body of webhooksForMutation(result)) queue = queue.then(() => deliver(body, 1));
+      for (const body of webhooksForMutation(result)) queue = queue.then(() => deliver(body, 1, JSON.stringify(body)));
+    },
+    resend(body, raw) {
+      const sent = queue.then(() => deliver(body, 1, raw));
+      queue = sent;
+      return sent;
     },
     async idle() {
       await queue;

@@ -1,5 +1,5 @@
 import type { CursorCodec, CursorState } from './cursor.js';
-import type { MockDataset } from './dataset.js';
+import type { ChangesBetween } from './dataset.js';
 import type { MockItem } from './entity-generators.js';
 import { mockError } from './mock-error.js';
 import {
@@ -10,6 +10,17 @@ import {
   MAX_PAGE_SIZE,
   type SinceBoundary,
 } from './mock-types.js';
+
+/**
+ * What paging reads of a dataset: the generated one (dataset.ts) and a recorded one
+ * (recorded-dataset.ts) are paged by the same rules.
+ */
+export interface PagedDataset {
+  /** Before this time nothing is known: a lastUpdatedDate older than it gets a full read. */
+  readonly baseTime: number;
+  itemsAsOf(asOf: number, afterId?: number): Iterable<MockItem>;
+  changesBetween(since: number, asOf: number): ChangesBetween;
+}
 
 /** Query parameters of a list request, sorted by name: together with the path they name a dataset (rule 6). */
 export type Filter = Array<[string, string]>;
@@ -81,12 +92,12 @@ function take(source: Iterable<MockItem>, limit: number): { page: MockItem[]; mo
   return { page, more: false };
 }
 
-function* fullRead(dataset: MockDataset, state: CursorState, filter: Filter): Generator<MockItem> {
+function* fullRead(dataset: PagedDataset, state: CursorState, filter: Filter): Generator<MockItem> {
   for (const item of dataset.itemsAsOf(state.asOf, state.lastId)) if (matches(item, filter)) yield item;
 }
 
 /** Spec 4.3 rule 5: items changed in (since, asOf] that match, and ids that left the filtered dataset. */
-function incrementalRead(dataset: MockDataset, state: CursorState, since: number, filter: Filter, limit: number) {
+function incrementalRead(dataset: PagedDataset, state: CursorState, since: number, filter: Filter, limit: number) {
   const changes = dataset.changesBetween(since, state.asOf);
   function* changed(): Generator<MockItem> {
     for (const id of changes.ids) {
@@ -103,7 +114,7 @@ function incrementalRead(dataset: MockDataset, state: CursorState, since: number
 }
 
 export interface PageRequest {
-  dataset: MockDataset;
+  dataset: PagedDataset;
   state: CursorState;
   firstPage: boolean;
   filter: Filter;

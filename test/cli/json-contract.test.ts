@@ -5,6 +5,7 @@
  * with a spawned sample through main.ts itself; JSON Lines commands are spawned.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -55,6 +56,8 @@ interface Fixtures {
   env: Record<string, string>;
   /** One output directory for the sync and reconcile rows. */
   out: string;
+  /** A recording directory (ledgerhook record), empty but for its header. */
+  recording: string;
 }
 
 type Args = (f: Fixtures) => string[];
@@ -94,6 +97,10 @@ const ONCE: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
   replay: {
     ok: (f) => ['replay', f.capture, '--to', f.receiver, '--secret', SECRET],
     fail: (f) => ['replay', `${f.capture}.missing`, '--to', f.receiver, '--secret', SECRET],
+  },
+  'recordings show': {
+    ok: (f) => ['recordings', 'show', f.recording],
+    fail: (f) => ['recordings', 'show', `${f.recording}.missing`],
   },
   'captures list': { ok: (f) => ['captures', 'list', f.capture], fail: (f) => ['captures', 'list', `${f.capture}.x`] },
   'captures show': { ok: (f) => ['captures', 'show', f.capture], fail: (f) => ['captures', 'show', `${f.capture}:9`] },
@@ -149,6 +156,22 @@ const LINES: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
     fail: (f) => ['listen', '--port', f.env.BUSY ?? ''],
   },
   mock: { ok: () => ['mock', '--port', '0'], fail: (f) => ['mock', '--port', f.env.BUSY ?? ''] },
+  record: {
+    ok: (f) => ['record', '--base-url', f.mock.url, '--out', join(tempDir(), 'recording'), '--port', '0'],
+    fail: (f) => [
+      'record',
+      '--base-url',
+      f.mock.url,
+      '--out',
+      join(tempDir(), 'recording'),
+      '--port',
+      f.env.BUSY ?? '',
+    ],
+  },
+  'mock --from': {
+    ok: (f) => ['mock', '--from', f.recording, '--port', '0'],
+    fail: (f) => ['mock', '--from', `${f.recording}.missing`, '--port', '0'],
+  },
   inspect: {
     ok: (f) => ['inspect', f.capture, '--port', '0', '--secret', SECRET],
     fail: (f) => ['inspect', `${f.capture}.missing`],
@@ -245,7 +268,13 @@ describe('one JSON contract for every --json (issue 19)', () => {
       env.STORE = schema.url;
       dropSchema = () => schema.drop();
     }
-    fixtures = { capture, receiver: receiver.url, mock, token, env, out: join(dir, 'out') };
+    const recording = join(dir, 'recording');
+    mkdirSync(recording);
+    writeFileSync(
+      join(recording, 'recording.jsonl'),
+      `${JSON.stringify({ kind: 'recording', format: 1, startedAt: new Date().toISOString(), baseUrl: mock.url, basePath: '/rest/v5', redaction: { keyId: 'k', fields: [] } })}\n`,
+    );
+    fixtures = { capture, receiver: receiver.url, mock, token, env, out: join(dir, 'out'), recording };
   });
 
   after(async () => {
@@ -255,7 +284,10 @@ describe('one JSON contract for every --json (issue 19)', () => {
   });
 
   it('covers every command that takes --json, once-only or JSON Lines', () => {
-    const tabled = [...Object.keys(ONCE), ...Object.keys(LINES).filter((name) => name !== 'sync --watch')].sort();
+    const tabled = [
+      ...Object.keys(ONCE),
+      ...Object.keys(LINES).filter((name) => name !== 'sync --watch' && name !== 'mock --from'),
+    ].sort();
     assert.deepEqual(tabled, jsonCommands());
   });
 

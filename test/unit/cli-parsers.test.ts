@@ -115,7 +115,8 @@ describe('ledgerhook mock options (in-process)', () => {
     assert.equal(options.port, DEFAULT_MOCK_PORT);
     assert.deepEqual(
       [options.host, options.seed, options.items, options.otherItems, options.deletedIdsOn],
-      ['127.0.0.1', 42, 202, 25, 'first'],
+      // deletedIdsOn: unset, so that the mock's own default (first) or, with --from, the recording's applies.
+      ['127.0.0.1', 42, 202, 25, undefined],
     );
     assert.equal(options.token, undefined);
   });

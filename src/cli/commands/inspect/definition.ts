@@ -4,6 +4,7 @@ import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
 import {
   addJsonOption,
+  addRedactOption,
   addSecretOptions,
   addVerificationPrefixOption,
   storedToleranceOption,
@@ -26,8 +27,12 @@ function inspectCommand(program: Command) {
     .option('--host <host>', 'interface to bind (default 127.0.0.1; anything else exposes captured deliveries)')
     .option('--to <target>', 'default replay target shown in the page (a URL, host:port, :port or a port)')
     .option(...storedToleranceOption('maximum webhook age for the checklist'));
+  const redacting = addRedactOption(
+    command,
+    'show personal data (e-mail addresses, names, descriptions, account and card numbers, IBANs, and these field names or JSON paths; `defaults` for none beside them) as keyed hashes, e.g. for a screen share',
+  );
   return addJsonOption(
-    addVerificationPrefixOption(addSecretOptions(command, { repeatable: true })),
+    addVerificationPrefixOption(addSecretOptions(redacting, { repeatable: true })),
     'print one JSON line { kind: "inspecting", inspectorUrl, deliveries } when ready',
   );
 }
@@ -41,6 +46,7 @@ export function defineInspect(program: Command, run: RunCommand): void {
       examples(
         'ledgerhook inspect deliveries.jsonl',
         'ledgerhook inspect deliveries.jsonl --port 0 --secret-file sandbox.secret --to http://localhost:3000/webhooks',
+        'ledgerhook inspect ./bug-123 --redact defaults   # a recording directory: its deliveries',
       ),
     )
     .action((file, options) => run(() => import('./inspect.js'), { ...options, file }));

@@ -1,4 +1,4 @@
-import { readCaptureFile } from '../../capture-warnings.js';
+import { readCaptureFile, recordingDeliveries } from '../../capture-warnings.js';
 import { appendCaptureRecord } from '../../../capture/append-record.js';
 import { resolveTarget } from '../../../delivery/target.js';
 import { memorySource } from '../../../inspector/inspector-source.js';
@@ -8,6 +8,7 @@ import { jsonLine, markJsonLines } from '../../json-output.js';
 import type { InspectCommandOptions } from './definition.js';
 import { serveInspector } from '../../inspector-cli.js';
 import { resolveTolerance } from '../../resolve-service-settings.js';
+import { captureRedaction } from '../../redaction.js';
 import { resolveVerificationPrefix, resolveWebhookSecrets } from '../../resolve-settings.js';
 
 export async function run(options: InspectCommandOptions, ctx: CliContext): Promise<void> {
@@ -19,11 +20,13 @@ export async function run(options: InspectCommandOptions, ctx: CliContext): Prom
   const { records } = await readCaptureFile(options.file, ctx);
   const forwardTo = options.to === undefined ? undefined : resolveTarget(options.to).href;
   const secrets = await resolveWebhookSecrets(options, ctx);
-  const source = memorySource(records);
+  // --redact: the page never receives a personal value (the file is left as it is).
+  const redaction = await captureRedaction(options.redact, ctx);
+  const source = memorySource(redaction ? records.map(redaction.record) : records);
   // An edited delivery sent from the page is appended to the file it was edited from (one whole line,
   // O_APPEND), so that `captures show` finds it and its editedFrom link.
   const inspector = await serveInspector(source, {
-    recordSent: (record) => appendCaptureRecord(options.file, record),
+    recordSent: (record) => appendCaptureRecord(recordingDeliveries(options.file), record),
     port: options.port,
     host: options.host,
     title: options.file,

@@ -12,6 +12,7 @@ import { DEFAULT_INSPECTOR_PORT } from '../../../defaults.js';
 import {
   addJsonOption,
   addOtelOption,
+  addRedactOption,
   addSecretOptions,
   addVerificationHeaderOptions,
   storedToleranceOption,
@@ -144,7 +145,12 @@ function listenCommand(program: Command) {
       "Receive webhook deliveries locally. Each is verified with the environment's secret (400 with the reason when invalid, like the spec's sample receiver), printed, optionally appended to a capture file (before it is answered) and forwarded byte-exact to your app. Under load or abuse it answers 503 with Retry-After instead of growing. Ctrl-C stops it cleanly and prints a summary.",
     );
   const queued = addQueueOptions(
-    addSyncOptions(addServingOptions(command)),
+    addSyncOptions(
+      addRedactOption(
+        addServingOptions(command),
+        'replace personal data (e-mail addresses, names, descriptions, account and card numbers, IBANs, and these field names or JSON paths, comma-separated; `defaults` for none beside them) with a keyed hash before it is captured, shown by --ui or printed by --print-body',
+      ),
+    ),
     'with --sync: instead of syncing here, enqueue a job per (user, dataset) in this Redis',
   );
   return addJsonOption(
@@ -162,6 +168,8 @@ export function defineListen(program: Command, run: RunCommand): void {
       examples(
         'ledgerhook listen --capture deliveries.jsonl',
         'ledgerhook listen --capture deliveries.jsonl --capture-sync --capture-refused-bodies',
+        'ledgerhook listen --capture deliveries.jsonl --redact defaults   # no personal data on disk',
+        'ledgerhook listen --capture deliveries.jsonl --ui --redact merchant,$.eventData.note',
         'ledgerhook listen --port 4000 --forward-to http://localhost:3000/webhooks --secret-file sandbox.secret',
         "ledgerhook listen --forward-to 'INVOICE_*=:3000/invoices' --forward-to 'ENTITY_UPDATE:expense=:3001' --forward-to :3002",
         'ledgerhook listen --routes routes.json --events INVOICE_*,ENTITY_UPDATE --capture deliveries.jsonl',

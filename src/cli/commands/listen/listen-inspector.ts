@@ -22,12 +22,15 @@ export function listenInspector(
   options: InspectorFlags,
   secrets: readonly LabelledSecret[],
   verificationPrefix?: string | undefined,
+  /** --redact: applied to each delivery before the page can see it. */
+  redact?: ((record: CaptureRecord) => CaptureRecord) | undefined,
 ) {
   const source = memorySource();
   return {
     onListenerEvent(event: ListenerEvent): void {
-      if (event.type === 'delivery')
-        source.push(captureRecordFrom(event.delivery, { refusedBodies: options.captureRefusedBodies }));
+      if (event.type !== 'delivery') return;
+      const record = captureRecordFrom(event.delivery, { refusedBodies: options.captureRefusedBodies });
+      source.push(redact ? redact(record) : record);
     },
     /** An attempt made after the answer joins its delivery's record (shown in the detail view). */
     onForwardEvent(event: ForwardEvent): void {

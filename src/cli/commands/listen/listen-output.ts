@@ -22,6 +22,8 @@ export function listenerPrinter(
   options: Pick<ListenCommandOptions, 'json' | 'printBody'>,
   ctx: CliContext,
   out: LineWriter,
+  /** --redact: the body as it may be printed. */
+  redactBody?: ((body: Buffer) => string) | undefined,
 ) {
   return (event: ListenerEvent) => {
     if (options.json) {
@@ -34,7 +36,10 @@ export function listenerPrinter(
     }
     if (event.type === 'delivery') {
       out.write(deliveryLine(event.delivery, ctx));
-      if (options.printBody) out.write(printable(prettyBody(event.delivery.body.toString('utf8'))));
+      if (options.printBody) {
+        const body = redactBody ? redactBody(event.delivery.body) : event.delivery.body.toString('utf8');
+        out.write(printable(prettyBody(body)));
+      }
     } else if (event.type === 'refused')
       out.write(ctx.color.dim(`refused ${event.method} ${event.path}: ${event.status || 'aborted'} ${event.reason}`));
     else writeLine(ctx.stderr, `${ctx.color.red('capture error:')} ${event.message}`);

@@ -8,6 +8,7 @@ import type { ListenCommandOptions } from './definition.js';
 import type { InspectorFlags } from './listen-inspector.js';
 import { resolveHeaderName, resolveVerificationPrefix, resolveWebhookSecrets } from '../../resolve-settings.js';
 import { createListenSync } from './listen-sync.js';
+import { captureRedaction, type Redaction } from '../../redaction.js';
 import { createListenQueue, queueSubscriber } from './listen-queue.js';
 import { listenerPrinter, printBanner, printListenSummary, queuePrinter, syncPrinter } from './listen-output.js';
 import { redactRedisUrl } from '../../../queue/queue-target.js';
@@ -46,6 +47,9 @@ function checkPairs(options: ListenCommandOptions): void {
     );
   if (!options.capture && (options.captureSync || options.captureRefusedBodies))
     throw usageError('--capture-sync and --capture-refused-bodies go with --capture FILE', 'conflicting_flags');
+  const ui = options.ui || options.uiPort !== undefined || options.uiHost !== undefined;
+  if (options.redact !== undefined && !options.capture && !ui && !options.printBody)
+    throw usageError('--redact goes with --capture FILE, --ui or --print-body (what it redacts)', 'conflicting_flags');
 }
 
 function checkFlags(
@@ -65,9 +69,10 @@ async function loadInspector(
   options: InspectorFlags & Pick<ListenCommandOptions, 'ui'>,
   secrets: readonly LabelledSecret[],
   verificationPrefix: string | undefined,
+  redaction: Redaction | undefined,
 ): Promise<Inspector | undefined> {
   return options.ui || options.uiPort !== undefined || options.uiHost !== undefined
-    ? (await import('./listen-inspector.js')).listenInspector(options, secrets, verificationPrefix)
+    ? (await import('./listen-inspector.js')).listenInspector(options, secrets, verificationPrefix, redaction?.record)
     : undefined;
 }
 
@@ -113,6 +118,8 @@ interface Wiring {
   ui: Inspector | undefined;
   syncing: Syncing;
   telemetry: Telemetry | undefined;
+  /** --redact: what is captured, shown and printed has its personal data replaced first. */
+  redaction: Redaction | undefined;
 }
 
 /** Binds the listener with every flag translated, its events fed to the inspector and the printer. */
@@ -122,9 +129,9 @@ function startListening(
   out: LineWriter,
   wiring: Wiring,
 ): Promise<RunningListener> {
-  const { secrets, headerName, verificationPrefix, routing, ui, syncing, telemetry } = wiring;
+  const { secrets, headerName, verificationPrefix, routing, ui, syncing, telemetry, redaction } = wiring;
   const { sync, queued } = syncing;
-  const printEvent = listenerPrinter(options, ctx, out);
+  const printEvent = listenerPrinter(options, ctx, out, redaction?.body);
   const shown = shownByEvents(routing.events);
   return startListener({
     port: options.port,
@@ -141,7 +148,12 @@ function startListening(
     idleTimeoutMs: Math.round(options.idleTimeout * 1000),
     maxConnections: options.maxConnections,
     capture: options.capture
-      ? { path: options.capture, sync: options.captureSync, refusedBodies: options.captureRefusedBodies }
+      ? {
+          path: options.capture,
+          sync: options.captureSync,
+          refusedBodies: options.captureRefusedBodies,
+          redact: redaction?.record,
+        }
       : undefined,
     routes: routing.routes,
     events: routing.events,
@@ -216,7 +228,8 @@ export async function run(given: ListenCommandOptions, ctx: CliContext): Promise
   const verificationPrefix = await resolveVerificationPrefix(options, ctx);
   const out = batchedLineWriter(ctx.stdout);
   const forwards = heldUntilReady(forwardPrinter(options, ctx, out));
-  const ui = await loadInspector(options, secrets, verificationPrefix);
+  const redaction = await captureRedaction(options.redact, ctx);
+  const ui = await loadInspector(options, secrets, verificationPrefix, redaction);
   const syncing = await openSyncing(options, ctx, out, ui, telemetry);
   const { queueUrl, queued, sync } = syncing;
   const { listener, inspector } = await startServing(options, ctx, out, {
@@ -228,6 +241,7 @@ export async function run(given: ListenCommandOptions, ctx: CliContext): Promise
     ui,
     syncing,
     telemetry,
+    redaction,
   });
   printBanner(options, ctx, {
     url: listener.url,

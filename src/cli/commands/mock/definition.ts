@@ -52,9 +52,11 @@ function mockCommand(program: Command) {
     )
     .addOption(
       program
-        .createOption('--deleted-ids-on <page>', 'which page of an incremental read carries deletedIds')
-        .choices(['first', 'last', 'every'])
-        .default('first'),
+        .createOption(
+          '--deleted-ids-on <page>',
+          'which page of an incremental read carries deletedIds (default: first; with --from, as recorded)',
+        )
+        .choices(['first', 'last', 'every']),
     )
     .addOption(
       program
@@ -69,10 +71,26 @@ function mockCommand(program: Command) {
       program
         .createOption(
           '--granularity <unit>',
-          'precision of lastUpdatedDate, sent and compared: ms, or s (whole seconds; with --since exclusive a change in the same second as a read is lost unless sync --lag 1s)',
+          "precision of lastUpdatedDate, sent and compared: ms, or s (whole seconds; with --since exclusive a change in the same second as a read is lost unless sync --lag 1s); default ms, with --from the recording's",
         )
-        .choices(['ms', 's'])
-        .default('ms'),
+        .choices(['ms', 's']),
+    )
+    .option(
+      '--from <dir>',
+      'serve a recording made by `ledgerhook record` instead of generated data: its datasets with their quirks, and (with --webhook-url) its webhooks again, re-signed with the local secret',
+    )
+    .option(
+      '--speed <factor>',
+      'with --from: play the recording this many times faster (10: a minute in six seconds)',
+      decimal('--speed', { min: 0.001, max: 100_000 }),
+    )
+    .addOption(
+      program
+        .createOption(
+          '--faults <source>',
+          "with --from: recorded answers the recorded 429s, 5xx and dropped connections again, each at its place among its dataset's requests",
+        )
+        .choices(['recorded']),
     )
     .option(
       '--max-limit <n>',
@@ -99,6 +117,8 @@ export function defineMock(program: Command, run: RunCommand): void {
         '# the whole loop locally: the mock retries what listen (or your app) does not take',
         'ledgerhook mock --webhook-url :4000 --webhook-retries 1s,5s,30s --churn 5',
         'ledgerhook mock --fail-rate 0.1 --rate-limit 100/60 --latency 50',
+        '# a recording of the sandbox (ledgerhook record) as a local API, its webhooks ten times faster:',
+        'ledgerhook mock --from ./bug-123 --webhook-url :3000 --speed 10 --faults recorded',
         `curl -X POST -d '{"path":"/expenses","create":2,"update":1,"delete":1,"retype":1}' http://127.0.0.1:4010/__mock/mutate`,
       ),
     )

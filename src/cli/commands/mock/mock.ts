@@ -1,14 +1,14 @@
 import type { ChalkInstance } from 'chalk';
-import { formatDuration } from '../../durations.js';
 import { usageError } from '../../../errors.js';
 import { resolveTarget } from '../../../delivery/target.js';
 import { startMockServer } from '../../../mock/mock-server.js';
-import type { MockWebhookEvent } from '../../../mock/mock-webhooks.js';
 import type { MutationResult } from '../../../mock/mock-types.js';
 import { batchedLineWriter } from '../../batched-lines.js';
 import { type CliContext, writeLine } from '../../context.js';
 import { jsonLine, markJsonLines } from '../../json-output.js';
 import type { MockCommandOptions } from './definition.js';
+import { runFromRecording } from './mock-from.js';
+import { webhookLine } from './webhook-line.js';
 import { requireWebhookSecrets, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
 
 /** "12:00:01.123 /expenses: created 7,8; deleted 3" */
@@ -24,21 +24,6 @@ function mutationLine(result: MutationResult, c: ChalkInstance): string {
     .map(([verb, ids]) => `${verb} ${ids.join(',')}`)
     .join('; ');
   return `${c.dim(result.at.slice(11, 23))} ${result.path}: ${what || 'no change'}`;
-}
-
-function webhookLine(event: MockWebhookEvent, c: ChalkInstance): string {
-  const what =
-    event.body.type === 'ENTITY_UPDATE'
-      ? `ENTITY_UPDATE ${event.body.entities.join(',')}`
-      : `LIFECYCLE_EVENT ${event.body.event}`;
-  const nth = event.attempt === undefined ? '' : ` (attempt ${event.attempt})`;
-  if (event.type === 'webhook-retry')
-    return c.yellow(
-      `  webhook ${what} → ${event.status ?? `failed: ${event.error}`}${nth}; retry in ${formatDuration(event.retryInMs)}`,
-    );
-  return event.type === 'webhook-sent'
-    ? c.dim(`  webhook ${what} → ${event.status}${nth}`)
-    : c.red(`  webhook ${what} failed: ${event.error}${nth}`);
 }
 
 function printBanner(ctx: CliContext, mock: { url: string; token: string }, webhookUrl: URL | undefined): void {
@@ -66,6 +51,9 @@ export async function run(options: MockCommandOptions, ctx: CliContext): Promise
   // Ctrl-C is handled from the start: a signal that comes right after the first line must not kill the process.
   const { signal: stopped } = ctx;
   if (stopped.aborted) return;
+  if (options.from !== undefined) return runFromRecording(options, ctx);
+  if (options.speed !== undefined || options.faults !== undefined)
+    throw usageError('--speed and --faults go with --from DIR', 'conflicting_flags');
   const webhookUrl = options.webhookUrl !== undefined ? resolveTarget(options.webhookUrl) : undefined;
   if (options.webhookRetries && !webhookUrl)
     throw usageError('--webhook-retries goes with --webhook-url', 'conflicting_flags');
