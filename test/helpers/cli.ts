@@ -61,7 +61,7 @@ export function assertOneLineError(result: CliResult): void {
   const lines = all.filter(
     (line) =>
       !/^warning: --(secret|token) puts the value/.test(line) &&
-      !/^(\/\S*: |checking \S+ \(|sending \d+ × )/.test(line),
+      !/^(\/\S*: |checking \S+ \(|sending \d+ × |probing \S+: request \d+ )/.test(line),
   );
   if (lines.length !== 1 || lines[0] !== all.at(-1) || /\n\s+at /.test(result.stderr) || result.stderr.trim() === '') {
     throw new Error(`expected one line on stderr, got:\n${result.stderr}`);
