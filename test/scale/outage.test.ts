@@ -93,7 +93,13 @@ describe('a delivery answered 2xx is synced, even across an outage (issue 17)', 
       // The old budget was 5 attempts; 8 transient failures prove it is gone.
       await waitUntil(() => failures().length >= 8, '8 transient failures');
       assert.ok(failures().every((event) => event.type === 'sync-failed' && event.willRetry));
-      const status = await queueStatus({ url: REDIS_URL, queueName });
+      // Between its attempts the job is delayed, and status lists it as retrying; during an attempt it
+      // is active (with full jitter the wait may be a few ms), so one snapshot may fall on either.
+      let status = await queueStatus({ url: REDIS_URL, queueName });
+      await waitUntil(async () => {
+        status = await queueStatus({ url: REDIS_URL, queueName });
+        return status.retrying.length > 0;
+      }, 'queue status listing the job as retrying');
       assert.equal(status.failed, 0, 'no job ended failed during the outage');
       const retrying = status.retrying[0];
       assert.ok(retrying, JSON.stringify(status));
