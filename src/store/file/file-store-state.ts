@@ -81,12 +81,6 @@ export function recordKey(outDir: string, stateKey: string): string {
   return `out=${percentEncode(outDir)} ${stateKey}`;
 }
 
-/** The output directory of a record written before keys named it: its file's directory (or the user's parent). */
-function outDirOf(record: FileStoreRecord): string {
-  const dir = dirname(record.file);
-  return record.userId === '' ? dir : dirname(dir);
-}
-
 function parseRecords(path: string, text: string): StateRecords {
   let value: unknown;
   try {
@@ -97,10 +91,9 @@ function parseRecords(path: string, text: string): StateRecords {
   if (!isObject(value) || !isObject(value.datasets)) throw invalid(path, 'no "datasets" object');
   const records: StateRecords = {};
   for (const [key, record] of Object.entries(value.datasets)) {
-    if (!isRecord(record)) throw invalid(path, `the record ${JSON.stringify(key)} is not a dataset state`);
-    // State files written before the output directory was part of the key are migrated as they are
-    // read (and written back so by the next update), never refused.
-    records[key.startsWith('out=') ? key : recordKey(outDirOf(record), key)] = record;
+    if (!key.startsWith('out=') || !isRecord(record))
+      throw invalid(path, `the record ${JSON.stringify(key)} is not a dataset state`);
+    records[key] = record;
   }
   return records;
 }
