@@ -92,6 +92,7 @@ export const ERROR_REASONS = [
   'no_entities',
   'no_page',
   'no_receiver_case_left',
+  'not_a_regular_file',
   'not_an_envelope',
   'not_found',
   'nothing_selected',

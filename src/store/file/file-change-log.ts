@@ -1,6 +1,6 @@
 import { idKey, type ItemId } from '../../dataset/item-id.js';
 import { changeEntries, type ChangeOrigin, type HistoryEntry } from '../dataset-history.js';
-import type { ChangeSet } from '../dataset-store.js';
+import type { ChangeSet, HistoryOptions } from '../dataset-store.js';
 import { appendChanges, changeLogPath, markRun, pruneChangeLog, readHistory } from './change-log.js';
 import type { Item } from './data-file.js';
 import type { FileStoreRecord, StateFile } from './file-store-state.js';
@@ -38,8 +38,13 @@ export class FileChangeLog {
   }
 
   /** A file belongs to one owner (file-store.ts), so its record is found by the file alone. */
-  async history(file: string, state: StateFile, id?: ItemId): Promise<HistoryEntry[]> {
+  async history(file: string, state: StateFile, id?: ItemId, options: HistoryOptions = {}): Promise<HistoryEntry[]> {
     const record = Object.values(await state.read()).find((entry) => entry.file === file);
-    return readHistory(changeLogPath(file), [record?.run, record?.pending?.run], id);
+    const read = await readHistory(changeLogPath(file), [record?.run, record?.pending?.run], {
+      id,
+      last: options.last,
+    });
+    if (read.skipped > 0) options.onSkipped?.(read.skipped);
+    return read.entries;
   }
 }

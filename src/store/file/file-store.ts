@@ -12,6 +12,7 @@ import type {
   FullLoad,
   FullLoadOptions,
   FullReadReason,
+  HistoryOptions,
   StoredItem,
   TakenCheckpoint,
 } from '../dataset-store.js';
@@ -157,12 +158,12 @@ export class FileStore implements DatasetStore {
     return this.#locked(file, (lease) => mergeAndCommit(this.#commits, this.#log, ref, file, changes, state, lease));
   }
 
-  history(ref: Pick<DatasetRef, 'userId' | 'dataset'>, id?: ItemId): Promise<HistoryEntry[]> {
-    return this.#log.history(this.fileFor(ref), this.stateFile, id);
+  history(ref: Pick<DatasetRef, 'userId' | 'dataset'>, id?: ItemId, options?: HistoryOptions): Promise<HistoryEntry[]> {
+    return this.#log.history(this.fileFor(ref), this.stateFile, id, options);
   }
 
-  async tombstones(ref: Pick<DatasetRef, 'userId' | 'dataset'>): Promise<HistoryEntry[]> {
-    return foldTombstones(await this.history(ref));
+  async tombstones(ref: Pick<DatasetRef, 'userId' | 'dataset'>, options?: HistoryOptions): Promise<HistoryEntry[]> {
+    return foldTombstones(await this.history(ref, undefined, { onSkipped: options?.onSkipped }));
   }
 
   async saveDocument(ref: DatasetRef, body: unknown, state: DatasetState): Promise<void> {
