@@ -71,6 +71,7 @@ export const ERROR_REASONS = [
   'invalid_tolerance',
   'invalid_verification_prefix',
   'io_failed',
+  'layout_conflict',
   'listen_failed',
   'lock_lost',
   'malformed_token',

@@ -81,6 +81,9 @@ export function recordKey(outDir: string, stateKey: string): string {
   return `out=${percentEncode(outDir)} ${stateKey}`;
 }
 
+/** How the keys of an output directory's records start. */
+export const outDirKey = (outDir: string): string => recordKey(outDir, '');
+
 function parseRecords(path: string, text: string): StateRecords {
   let value: unknown;
   try {
@@ -128,7 +131,9 @@ export class StateFile {
   }
 
   /** Runs `change` on the current records under the lock and writes the result if it says so. */
-  async update<T>(change: (records: StateRecords) => { write: boolean; result: T }): Promise<T> {
+  async update<T>(
+    change: (records: StateRecords) => { write: boolean; result: T } | Promise<{ write: boolean; result: T }>,
+  ): Promise<T> {
     const dir = dirname(this.path);
     let lease: LockLease;
     try {
@@ -143,7 +148,7 @@ export class StateFile {
     }
     try {
       const records = await this.read();
-      const { write, result } = change(records);
+      const { write, result } = await change(records);
       if (write) await this.#write(records, lease);
       return result;
     } finally {

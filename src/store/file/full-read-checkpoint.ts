@@ -10,7 +10,7 @@ import { writeFailed } from './write-failed.js';
 import type { StagedMark } from './full-read-writer.js';
 import { type KeptBytes, openKept, readKept } from './staged-bytes.js';
 import { alive } from './stale-temp-files.js';
-import { tempFileName, tempFileOwner } from './temp-name.js';
+import { CHECKPOINT_SUFFIX, STAGING_SUFFIX, tempFileName, tempFileOwner } from './temp-name.js';
 
 /**
  * The file store's checkpoints of full reads (issue 21). Beside the data file, a run keeps its pages
@@ -22,8 +22,6 @@ import { tempFileName, tempFileOwner } from './temp-name.js';
  * staging file against it, cuts it back to the recorded length and goes on. One record per run, a
  * few hundred bytes: bounded.
  */
-const STAGING = '.staging';
-const CHECKPOINT = '.checkpoint';
 
 /** Files of this process's live loads: another run in the same process neither takes nor sweeps them. */
 const held = new Set<string>();
@@ -58,7 +56,7 @@ function parseRecord(text: string, fileName: string): CheckpointRecord | undefin
   }
   if (!isObject(value) || value.version !== 1 || typeof value.staging !== 'string') return undefined;
   // Input like any other: only a staging name of this very file, never a path elsewhere.
-  if (tempFileOwner(value.staging, fileName, STAGING) === undefined) return undefined;
+  if (tempFileOwner(value.staging, fileName, STAGING_SUFFIX) === undefined) return undefined;
   if (!isStagedMark(value.staged) || !isReadCheckpoint(value.read)) return undefined;
   return value as unknown as CheckpointRecord;
 }
@@ -108,7 +106,7 @@ export class CheckpointSlot {
   static fresh(file: string): CheckpointSlot {
     const nonce = randomBytes(4).toString('hex');
     const at = (suffix: string) => join(dirname(file), tempFileName(basename(file), process.pid, nonce, suffix));
-    return new CheckpointSlot(at(CHECKPOINT), at(STAGING), basename(file));
+    return new CheckpointSlot(at(CHECKPOINT_SUFFIX), at(STAGING_SUFFIX), basename(file));
   }
 
   /**
@@ -164,7 +162,7 @@ export class FileTakenCheckpoint implements TakenCheckpoint {
 
   static async open(path: string, fileName: string): Promise<FileTakenCheckpoint> {
     const record = await readRecord(path, fileName).catch(() => undefined);
-    const stagingPath = join(dirname(path), record?.staging ?? tempFileName(fileName, 0, '00000000', STAGING));
+    const stagingPath = join(dirname(path), record?.staging ?? tempFileName(fileName, 0, '00000000', STAGING_SUFFIX));
     const slot = new CheckpointSlot(path, stagingPath, fileName);
     const check = record ? await checkStaging(stagingPath, record.staged) : 'its record cannot be read';
     return new FileTakenCheckpoint(slot, record, check);
@@ -191,7 +189,7 @@ async function sweepStaging(dir: string, fileName: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const named = new Set<string>();
   for (const name of names) {
-    if (tempFileOwner(name, fileName, CHECKPOINT) === undefined) continue;
+    if (tempFileOwner(name, fileName, CHECKPOINT_SUFFIX) === undefined) continue;
     try {
       const record = await readRecord(join(dir, name), fileName);
       if (record) named.add(record.staging);
@@ -200,7 +198,7 @@ async function sweepStaging(dir: string, fileName: string): Promise<void> {
     }
   }
   for (const name of names) {
-    const pid = tempFileOwner(name, fileName, STAGING);
+    const pid = tempFileOwner(name, fileName, STAGING_SUFFIX);
     if (pid !== undefined && !named.has(name) && unowned(join(dir, name), pid))
       await rm(join(dir, name), { force: true });
   }
@@ -221,9 +219,9 @@ export async function takeFileCheckpoint(file: string, hooks: TakeHooks = {}): P
   const names = await readdir(dir).catch(() => [] as string[]);
   const taken: FileTakenCheckpoint[] = [];
   for (const name of names) {
-    const pid = tempFileOwner(name, fileName, CHECKPOINT);
+    const pid = tempFileOwner(name, fileName, CHECKPOINT_SUFFIX);
     if (pid === undefined || !unowned(join(dir, name), pid)) continue;
-    const mine = join(dir, tempFileName(fileName, process.pid, undefined, CHECKPOINT));
+    const mine = join(dir, tempFileName(fileName, process.pid, undefined, CHECKPOINT_SUFFIX));
     // Held before the name exists: it carries this process's pid, so to another run of this process
     // only `held` says it is taken. Marked after the rename (as it was), a run listing the directory
     // in between took it again: both runs had it, sharing one staging file (a loaded machine did it).
