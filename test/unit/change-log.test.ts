@@ -3,7 +3,8 @@
  * drops old versions but never a current tombstone.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { HistoryEntry } from '../../src/store/dataset-history.js';
@@ -101,5 +102,20 @@ describe('change log', () => {
       ['r1', 'r3'],
     );
     assert.equal(read.skipped, 1, 'the cut line is counted');
+  });
+
+  it("a pipe or a symlink under the log's name is refused at once, for reading and appending", async () => {
+    const dir = tempDir();
+    const pipe = join(dir, 'pipe.changes.jsonl');
+    execFileSync('mkfifo', [pipe]);
+    const link = join(dir, 'link.changes.jsonl');
+    symlinkSync(join(dir, 'elsewhere'), link);
+    for (const path of [pipe, link]) {
+      await assert.rejects(readHistory(path, []), { details: { reason: 'not_a_regular_file', path } } as never);
+      await assert.rejects(markRun(path, 'r1', '2026-01-01T00:00:00.000Z', true), {
+        details: { reason: 'not_a_regular_file', path },
+      } as never);
+    }
+    assert.equal(existsSync(join(dir, 'elsewhere')), false, 'nothing created through the link');
   });
 });

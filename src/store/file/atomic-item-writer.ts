@@ -3,7 +3,8 @@ import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DATA_FILE_MODE, type FileDigest, type Item } from './data-file.js';
 import { settleBoth, syncDirectory } from './durable-replace.js';
-import { type KeptBytes, openKept } from './staged-bytes.js';
+import { openRegular } from './regular-file.js';
+import type { KeptBytes } from './staged-bytes.js';
 import { tempFileName } from './temp-name.js';
 import { writeFailed } from './write-failed.js';
 import { WriteBehind } from './write-behind.js';
@@ -57,7 +58,7 @@ export class AtomicItemWriter {
    */
   static async continue(target: string, temp: string, kept: KeptBytes): Promise<AtomicItemWriter> {
     try {
-      const handle = await openKept(temp, constants.O_WRONLY | constants.O_APPEND);
+      const handle = await openRegular(temp, constants.O_WRONLY | constants.O_APPEND);
       try {
         await handle.truncate(kept.bytes);
       } catch (error) {

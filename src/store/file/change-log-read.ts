@@ -1,43 +1,32 @@
 import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { captureLines } from '../../capture/capture-lines.js';
 import { LedgerhookError } from '../../errors.js';
 import { isObject } from '../../util/is-object.js';
 import { type HistoryEntry, historyEntryFrom } from '../dataset-history.js';
 import { DATA_FILE_MODE } from './data-file.js';
+import { notRegular, openRegular } from './regular-file.js';
 
 /*
  * Reading back a change log (change-log.ts) as captures are read (capture-lines.ts): streamed, a
  * line over the cap skipped and counted, a run of zero bytes (a hole) skipped. The log is only ever
- * a regular file, opened without following a symlink: a link to /dev/zero would be an endless read,
- * one to a file elsewhere a write there.
+ * a regular file, opened without following a symlink (regular-file.ts).
  */
 
-function notRegular(path: string): LedgerhookError {
-  return new LedgerhookError(
-    'ERR_IO',
-    `${path} is not a regular file (a symlink, a device or a pipe); nothing was read from or written to it`,
-    { details: { reason: 'not_a_regular_file', path } },
-  );
-}
-
-/** The log opened as a regular file, never through a symlink; undefined when a log to read is not there. */
+/** The log opened as a regular file (regular-file.ts); undefined when a log to read is not there. */
 export async function openLog(path: string, flags: number): Promise<FileHandle | undefined> {
-  let handle: FileHandle;
   try {
-    // O_NONBLOCK: a pipe planted under the name must not hold the open until someone writes to it.
-    handle = await open(path, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, DATA_FILE_MODE);
+    return await openRegular(path, flags, DATA_FILE_MODE);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && (flags & constants.O_CREAT) === 0) return undefined;
-    if (code === 'ELOOP' || code === 'ENXIO') throw notRegular(path);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && (flags & constants.O_CREAT) === 0) return undefined;
+    if (notRegular(error))
+      throw new LedgerhookError(
+        'ERR_IO',
+        `${path} is not a regular file (a symlink, a device or a pipe); nothing was read from or written to it`,
+        { details: { reason: 'not_a_regular_file', path } },
+      );
     throw error;
   }
-  if (!(await handle.stat()).isFile()) {
-    await handle.close();
-    throw notRegular(path);
-  }
-  return handle;
 }
 
 export interface Marker {

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { type FileHandle, open, rename, rm, writeFile } from 'node:fs/promises';
+import { type FileHandle, rename, rm, writeFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { openRegular } from './regular-file.js';
 
 /**
  * The bytes of a checkpoint record file (full-read-checkpoint.ts): two slots, at 0 and at SLOT_BYTES,
@@ -80,7 +81,7 @@ export class RecordFileWriter {
       throw error;
     }
     // Never through a symlink: one planted under the record's name after the rename is refused.
-    this.#handle = await open(this.#path, constants.O_RDWR | constants.O_NOFOLLOW);
+    this.#handle = await openRegular(this.#path, constants.O_RDWR);
     return true;
   }
 

@@ -8,7 +8,8 @@ import { RECORD_FILE_BYTES, RecordFileWriter, recordText } from './checkpoint-re
 import { DATA_FILE_MODE } from './data-file.js';
 import { writeFailed } from './write-failed.js';
 import type { StagedMark } from './full-read-writer.js';
-import { type KeptBytes, openKept, readKept } from './staged-bytes.js';
+import { openRegular } from './regular-file.js';
+import { type KeptBytes, readKept } from './staged-bytes.js';
 import { alive } from './stale-temp-files.js';
 import { CHECKPOINT_SUFFIX, STAGING_SUFFIX, tempFileName, tempFileOwner } from './temp-name.js';
 
@@ -63,7 +64,7 @@ function parseRecord(text: string, fileName: string): CheckpointRecord | undefin
 
 /** The record (a regular file of at most two slots, never read through a symlink), or undefined. */
 async function readRecord(path: string, fileName: string): Promise<CheckpointRecord | undefined> {
-  const handle = await openKept(path, constants.O_RDONLY);
+  const handle = await openRegular(path, constants.O_RDONLY);
   const buffer = Buffer.alloc(RECORD_FILE_BYTES);
   let read: number;
   try {

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { FileChecksum } from './file-checksum.js';
+import { notRegular, openRegular } from './regular-file.js';
 
 /** The bytes of a staging file a checkpoint kept, as read back: how many, their checksum, the items they hold. */
 export interface KeptBytes {
@@ -12,36 +13,19 @@ export interface KeptBytes {
 const CHUNK = 4 * 1024 * 1024;
 
 /**
- * Opens a file a checkpoint names (its staging file): never through a symlink (O_NOFOLLOW), and
- * only a regular file. The name is input like any other: whoever planted a link there must not
- * have a resumed read truncate or append to what it points at.
- */
-export async function openKept(path: string, flags: number): Promise<FileHandle> {
-  const handle = await open(path, flags | constants.O_NOFOLLOW);
-  try {
-    if (!(await handle.stat()).isFile())
-      throw Object.assign(new Error(`${path} is not a regular file`), { code: 'EFTYPE' });
-    return handle;
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-}
-
-/**
  * Reads back the first `bytes` of a staging file: their CRC-32 (file-checksum.ts, the checksum its
  * record keeps, taken over every byte the writer wrote, separators included) and the items they
  * hold (the writer puts a newline after "[" and between items, and none after the last item), or
- * why they cannot be read.
+ * why they cannot be read (gone, or not a regular file: regular-file.ts).
  */
 export async function readKept(path: string, bytes: number): Promise<KeptBytes | string> {
   let handle: FileHandle;
   try {
-    handle = await openKept(path, constants.O_RDONLY);
+    handle = await openRegular(path, constants.O_RDONLY);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return 'its staging file is gone';
-    return `its staging file cannot be read (${code === 'ELOOP' || code === 'EFTYPE' ? 'not a regular file' : (code ?? 'error')})`;
+    return `its staging file cannot be read (${notRegular(error) ? 'not a regular file' : (code ?? 'error')})`;
   }
   try {
     const size = (await handle.stat()).size;
