@@ -177,6 +177,27 @@ describe('file store layout', () => {
     }
   });
 
+  it('never moves from a place the state names outside the output directory (the state is input too)', async () => {
+    const h = await harness();
+    try {
+      await syncDataset({ ...h.options('Alice'), store: h.store() });
+      const outside = tempDir();
+      mkdirSync(join(outside, 'secret'));
+      writeFileSync(join(outside, 'secret', 'things.json'), '[\n]\n');
+      for (const place of [
+        join(outside, 'secret', 'things.json'),
+        `${h.out}/../${outside.split('/').pop()}/secret/things.json`,
+      ]) {
+        recordPlaces(h.stateFile, () => place);
+        await syncDataset({ ...h.options('Alice'), store: h.store() });
+        assert.deepEqual(readdirSync(join(outside, 'secret')), ['things.json'], place);
+        assert.deepEqual(readdirSync(h.out), ['Alice@0']);
+      }
+    } finally {
+      await h.server.close();
+    }
+  });
+
   it("finds a file's owner by userId and dataset, not by the spelling of its path", async () => {
     const h = await harness();
     try {

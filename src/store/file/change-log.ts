@@ -72,11 +72,13 @@ async function lastCommitted(path: string, stateRuns: readonly (string | undefin
     .finally(() => handle.close());
   for (let window = FIRST_WINDOW; ; window *= 4) {
     const from = Math.max(0, size - window);
-    const entries: HistoryEntry[] = [];
+    // The newest `last` so far, cut back once twice as many are held (no shift per entry).
+    let entries: HistoryEntry[] = [];
     const { skipped } = await eachCommitted(path, from, stateRuns, (entry) => {
       entries.push(entry);
-      if (entries.length > last) entries.shift();
+      if (entries.length >= 2 * last) entries = entries.slice(-last);
     });
+    entries = entries.slice(-last);
     if (entries.length >= last || from === 0) return { entries, skipped };
   }
 }

@@ -86,12 +86,11 @@ export class FileStore implements DatasetStore {
    * it now. A refusal (both names there) is said again by the next use, not remembered.
    */
   #migrated(): Promise<void> {
-    this.#layout ??= migrateLayout(this.stateFile, outDirKey(this.outDir), (record) => this.fileFor(record)).catch(
-      (error: unknown) => {
-        this.#layout = undefined;
-        throw error;
-      },
-    );
+    const outDir = { path: this.outDir, key: outDirKey(this.outDir) };
+    this.#layout ??= migrateLayout(this.stateFile, outDir, (record) => this.fileFor(record)).catch((error: unknown) => {
+      this.#layout = undefined;
+      throw error;
+    });
     return this.#layout;
   }
 

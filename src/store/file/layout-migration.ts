@@ -1,5 +1,5 @@
 import { lstat, rename, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, normalize } from 'node:path';
 import { LedgerhookError } from '../../errors.js';
 import { changeLogPath } from './change-log.js';
 import type { FileStoreRecord, StateFile, StateRecords } from './file-store-state.js';
@@ -21,25 +21,47 @@ import { PROCESS_FILE_SUFFIXES } from './temp-name.js';
  */
 export async function migrateLayout(
   stateFile: StateFile,
-  /** How this output directory's record keys start (outDirKey). */
-  outDir: string,
+  /** The output directory (resolved), and how its record keys start (outDirKey). */
+  outDir: { path: string; key: string },
   fileFor: (record: FileStoreRecord) => string,
 ): Promise<void> {
   const moves = (records: StateRecords) =>
-    Object.entries(records).filter(([key, record]) => key.startsWith(outDir) && record.file !== fileFor(record));
+    Object.entries(records).filter(
+      ([key, record]) => key.startsWith(outDir.key) && movable(record, outDir.path) && record.file !== target(record),
+    );
+  /** Where the record's file goes: undefined for a userId or dataset that names no file (left alone). */
+  const target = (record: FileStoreRecord): string | undefined => {
+    try {
+      return fileFor(record);
+    } catch {
+      return undefined;
+    }
+  };
   // The usual case, nothing to move, costs one read of the state and no lock.
   if (moves(await stateFile.read()).length === 0) return;
   await stateFile.update(async (records) => {
     const due = moves(records);
     if (due.length === 0) return { write: false, result: undefined };
-    await refuseShared(Object.entries(records).filter(([key]) => key.startsWith(outDir)));
+    await refuseShared(Object.entries(records).filter(([key]) => key.startsWith(outDir.key)));
     for (const [, record] of due) {
-      const target = fileFor(record);
-      await moveDataset(record, target);
-      record.file = target;
+      const to = target(record);
+      if (to === undefined) continue;
+      await moveDataset(record, to);
+      record.file = to;
     }
     return { write: true, result: undefined };
   });
+}
+
+/**
+ * Whether a record's file is where a layout of this output directory puts one: a name in it, or in
+ * a user's directory in it, spelt plainly. The state is input like any other: a place elsewhere
+ * (a path out of the directory, through `..`) is never moved from.
+ */
+function movable(record: FileStoreRecord, outDir: string): boolean {
+  const file = record.file;
+  if (!isAbsolute(file) || normalize(file) !== file || basename(file) === '') return false;
+  return (record.userId === '' ? dirname(file) : dirname(dirname(file))) === outDir;
 }
 
 function conflict(message: string, path: string): LedgerhookError {
