@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 
 /** A capture line longer than this is damaged (real lines are a few KiB, a kept body at most 1 MiB in Base64). */
 export const MAX_CAPTURE_LINE_BYTES = 16 * 1024 * 1024;
@@ -22,9 +22,13 @@ export type CaptureLine =
 /**
  * The lines of a capture file, streamed as bytes: memory stays at one chunk plus one line, however
  * large the file. An overlong line is never held whole: past the cap its bytes are only counted.
+ * Also the bounds of every other JSON Lines file read back (the store's change log): `source` may be
+ * a handle its caller opened (and closes), read from byte `from` (its first line may then be a part).
  */
-export async function* captureLines(path: string): AsyncGenerator<CaptureLine> {
-  const handle = await open(path, 'r');
+export async function* captureLines(source: string | FileHandle, from?: number): AsyncGenerator<CaptureLine> {
+  const handle = typeof source === 'string' ? await open(source, 'r') : source;
+  // Sequential reads unless a start is given: a pipe cannot be read at a position.
+  let position = from ?? null;
   try {
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     let parts: Buffer[] = [];
@@ -47,8 +51,9 @@ export async function* captureLines(path: string): AsyncGenerator<CaptureLine> {
       return { kind: 'line', number, text: text.endsWith('\r') ? text.slice(0, -1) : text, last: isLast };
     };
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, null);
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, position);
       if (bytesRead === 0) break;
+      if (position !== null) position += bytesRead;
       const data = chunk.subarray(0, bytesRead);
       let start = 0;
       while (start < data.length) {
@@ -79,6 +84,6 @@ export async function* captureLines(path: string): AsyncGenerator<CaptureLine> {
       if (line) yield line;
     }
   } finally {
-    await handle.close();
+    if (typeof source === 'string') await handle.close();
   }
 }

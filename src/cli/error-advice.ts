@@ -75,6 +75,9 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
     'give each account (or server) its own database or schema in --store, or `ledgerhook state reset DATASET` and sync with --full to hand the data over',
   out_dir_not_writable: () => 'choose a writable directory with --out',
   path_outside_out_dir: () => 'remove the symlink, or choose another --out',
+  layout_conflict: () =>
+    'move one of them out of the output directory (what is gone is read in full on its next sync), or use another --out',
+  not_a_regular_file: () => 'move it away: ledgerhook keeps only regular files there, and starts a new one',
   state_file_invalid: () => 'or point LEDGERHOOK_CONFIG_DIR at another directory',
   state_file_unreadable: () => 'check its permissions, or point LEDGERHOOK_CONFIG_DIR at another directory',
   state_file_unwritable: () => 'make the directory writable, or point LEDGERHOOK_CONFIG_DIR at another one',

@@ -109,6 +109,14 @@ export interface FullLoad {
  */
 export type FullReadReason = 'first-sync' | 'requested' | 'data-missing' | 'token-changed';
 
+/** How much of a history to read, and who is told of what could not be read. */
+export interface HistoryOptions {
+  /** Without an id: the last `last` changes only (the file store reads them from the end of its log). */
+  last?: number | undefined;
+  /** Told how many stored lines were skipped, unread (too long, not JSON): the file store's log. */
+  onSkipped?: ((lines: number) => void) | undefined;
+}
+
 export interface DatasetStore {
   readonly kind: 'files' | 'postgres';
   /**
@@ -166,9 +174,9 @@ export interface DatasetStore {
    * The recorded versions of one item (oldest first), or of every item, each with where it came from;
    * kept `historyDays` (a store option). Full reads are not itemised: they replace the dataset.
    */
-  history(ref: Pick<DatasetRef, 'userId' | 'dataset'>, id?: ItemId): Promise<HistoryEntry[]>;
+  history(ref: Pick<DatasetRef, 'userId' | 'dataset'>, id?: ItemId, options?: HistoryOptions): Promise<HistoryEntry[]>;
   /** The items removed while tombstones were kept, each with its last content, when and why it left. */
-  tombstones(ref: Pick<DatasetRef, 'userId' | 'dataset'>): Promise<HistoryEntry[]>;
+  tombstones(ref: Pick<DatasetRef, 'userId' | 'dataset'>, options?: HistoryOptions): Promise<HistoryEntry[]>;
   reset(ref: Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,8 +1,10 @@
 /**
- * The ONE identity encoding (issue #10). A user's directory, a dataset's state key and a queue's
- * job id are all derived from here, so two different users (or datasets) can never share one,
- * and one user can never end up with two. Everything here is pure and collision-free:
- * percent-encoding is reversible, so distinct inputs give distinct outputs.
+ * The ONE identity encoding. A user's directory, a dataset's file name, a dataset's state key and a
+ * queue's job id are all derived from here, so two different users (or datasets) can never share
+ * one, and one user can never end up with two. Everything here is pure and collision-free:
+ * percent-encoding is reversible, so distinct inputs give distinct outputs; names on disk are also
+ * apart on case-insensitive file systems (portableName). Keys and job ids are exact strings and
+ * keep the plain encoding.
  */
 import { createHash } from 'node:crypto';
 import { LedgerhookError } from '../errors.js';
@@ -14,12 +16,13 @@ const SAFE_BYTE = /^[A-Za-z0-9_-]$/;
 
 /**
  * Percent-encodes every UTF-8 byte outside [A-Za-z0-9_-] (and outside `extra`), uppercase hex:
- * `a/b` → `a%2Fb`, `a_b` stays, `..` → `%2E%2E`. Reversible with decodeURIComponent.
+ * `a/b` → `a%2Fb`, `a_b` stays, `..` → `%2E%2E`. Reversible with decodeURIComponent. `all`: every
+ * byte, safe ones too.
  */
-export function percentEncode(text: string, extra = ''): string {
+export function percentEncode(text: string, extra = '', all = false): string {
   let out = '';
   for (const char of text) {
-    if (SAFE_BYTE.test(char) || (extra !== '' && extra.includes(char))) {
+    if (!all && (SAFE_BYTE.test(char) || (extra !== '' && extra.includes(char)))) {
       out += char;
       continue;
     }
@@ -29,11 +32,11 @@ export function percentEncode(text: string, extra = ''): string {
 }
 
 /**
- * A webhook's userId as one directory name under the output directory. Refuses what cannot be a
- * user of its own ('' , '.', '..') and ids too long for a file name; everything else (including
- * `/`, NUL, any script) is encoded, never replaced.
+ * A webhook's userId as a key part: its percent-encoding. Refuses what cannot be a user of its own
+ * ('' , '.', '..') and ids too long for a name; everything else (including `/`, NUL, any script) is
+ * encoded, never replaced.
  */
-export function userDirName(userId: string): string {
+function encodedUserId(userId: string): string {
   if (userId === '' || userId === '.' || userId === '..')
     throw new LedgerhookError('ERR_USAGE', `userId ${JSON.stringify(userId)} cannot name a user`, {
       details: { reason: 'bad_user_id', userId },
@@ -52,6 +55,11 @@ export function userDirName(userId: string): string {
       { details: { reason: 'bad_user_id', length: userId.length } },
     );
   return encoded;
+}
+
+/** A user's directory under the output directory: the encoded userId as a portable name (`Alice` → `Alice@0`). */
+export function userDirName(userId: string): string {
+  return portableName(encodedUserId(userId), MAX_DIR_NAME, userId);
 }
 
 /** Spec 4.3 rule 6, one dataset = path + filter: `/expenses?type=PENDING` (filter sorted by key). */
@@ -84,7 +92,7 @@ export function normaliseBaseUrl(baseUrl: string): string {
  * (a plain CLI sync). Only [A-Za-z0-9_%=-]: safe as a key part, a job id or a path segment.
  */
 export function ownerKey(ref: { userId: string; tokenFingerprint: string }): string {
-  return ref.userId === '' ? `token=${ref.tokenFingerprint}` : `user=${userDirName(ref.userId)}`;
+  return ref.userId === '' ? `token=${ref.tokenFingerprint}` : `user=${encodedUserId(ref.userId)}`;
 }
 
 /** The state key of a dataset: `<owner>@<baseUrl><dataset>`; the owner part never holds an `@`. */
@@ -97,19 +105,84 @@ export function jobId(ref: { userId: string; tokenFingerprint: string; baseUrl: 
   return percentEncode(stateKey(ref), '=');
 }
 
+/** A directory name stays well under the 255-byte limit of common file systems. */
+const MAX_DIR_NAME = 240;
+/** A data file's name before `.json`: room for the names made beside it (`.<name>.json.<pid>.<nonce>.staging`). */
 const MAX_FILE_STEM = 150;
+/** Windows' device names: no file or directory may be called so, whatever follows a dot. */
+const RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])$/i;
+const CAPITAL = /[A-Z]/;
 
 /**
- * The file name of a dataset, unique per dataset key: its percent-encoding (`/expenses` →
- * `expenses.json`, `/expenses?type=PENDING` → `expenses%3Ftype=PENDING.json`, `/` → `+root.json`). A very long key
- * keeps a readable prefix plus a hash; an encoded name never contains a dot, so the two forms
- * cannot collide.
+ * The positions of the capital letters in `stem` outside its %XX escapes, as runs: `0`, `14-20`,
+ * `0,5`; '' when there is none.
+ */
+function capitals(stem: string): string {
+  const runs: string[] = [];
+  let start = -1;
+  for (let at = 0; at <= stem.length; at += 1) {
+    if (stem[at] === '%') {
+      if (start >= 0) runs.push(start === at - 1 ? `${start}` : `${start}-${at - 1}`);
+      start = -1;
+      at += 2;
+      continue;
+    }
+    const capital = at < stem.length && CAPITAL.test(stem[at] ?? '');
+    if (capital && start < 0) start = at;
+    if (!capital && start >= 0) {
+      runs.push(start === at - 1 ? `${start}` : `${start}-${at - 1}`);
+      start = -1;
+    }
+  }
+  return runs.join(',');
+}
+
+/**
+ * An encoded name (only [A-Za-z0-9_-], %XX escapes with capital hex, and the separators `.`, `=`
+ * and `+` of datasetFileName) made safe as a file or directory name on every system:
+ * - case-insensitive file systems (macOS, Windows) fold `Alice` and `alice` into one name: a name
+ *   with capital letters ends in `@` and their positions (`Alice@0`, `expenses.type=PENDING@14-20`),
+ *   so two names differing only in case differ in that suffix too, and a name without capitals has
+ *   no suffix (an encoding never holds `@`: it is %40);
+ * - a Windows device name (`con`, `nul.x`) gets its first letter escaped (`%63on`), which no
+ *   encoding produces either;
+ * - a name longer than `limit` keeps a readable prefix and `@h` with 16 hex of SHA-256 of `exact`
+ *   (`@` then a letter: no list of positions starts so).
+ * Never empty, never `.` or `..`, no `/`, `\` or NUL: every such character is escaped before.
+ */
+function portableName(encoded: string, limit: number, exact: string): string {
+  const first = encoded.split('.')[0] ?? '';
+  const stem = RESERVED.test(first) ? `${percentEncode(encoded.slice(0, 1), '', true)}${encoded.slice(1)}` : encoded;
+  const cases = capitals(stem);
+  const name = cases === '' ? stem : `${stem}@${cases}`;
+  if (name.length <= limit) return name;
+  const hash = createHash('sha256').update(exact, 'utf8').digest('hex').slice(0, 16);
+  return `${stem.slice(0, limit - 18)}@h${hash}`;
+}
+
+/** A path segment or filter part of a dataset's file name: '' is `+` (no encoding makes a lone `+`). */
+const part = (text: string) => (text === '' ? '+' : percentEncode(text));
+
+/**
+ * The file name of a dataset, unique per dataset key and readable: the path's segments and the
+ * filter's `key=value` pairs joined by `.` (`/expenses` → `expenses.json`, `/expenses?type=PENDING`
+ * → `expenses.type=PENDING@14-20.json`, `/expenses/categories` → `expenses.categories.json`, `/` →
+ * `+.json`), every other character percent-encoded (a `.`, `=`, `+` or `@` in a segment, key or
+ * value is %2E, %3D, %2B, %40), made portable by portableName. Only a key datasetKey makes is
+ * taken: then path and filter are one-to-one with the key, and the name with both (a segment never
+ * holds a bare `=`, a filter pair always does).
  */
 export function datasetFileName(dataset: string): string {
-  // Exactly one leading slash is dropped, so `/root`, `//root` and `/root/` stay three names; the
-  // root `/` gets a name with `+`, which no encoding ever produces (`root` is `/root`'s).
-  const encoded = percentEncode(dataset.startsWith('/') ? dataset.slice(1) : dataset, '=') || '+root';
-  if (encoded.length <= MAX_FILE_STEM) return `${encoded}.json`;
-  const hash = createHash('sha256').update(dataset, 'utf8').digest('hex').slice(0, 16);
-  return `${encoded.slice(0, MAX_FILE_STEM - 20)}.${hash}.json`;
+  const { path, filter } = parseDatasetKey(dataset);
+  if (!dataset.startsWith('/') || datasetKey(path, filter) !== dataset)
+    throw new LedgerhookError(
+      'ERR_USAGE',
+      `${JSON.stringify(dataset)} is not a dataset key (a path and a sorted filter)`,
+      {
+        details: { reason: 'invalid_dataset_path', dataset },
+      },
+    );
+  const segments = path.slice(1).split('/').map(part);
+  const pairs = Object.entries(filter).map(([key, value]) => `${percentEncode(key)}=${percentEncode(value)}`);
+  return `${portableName([...segments, ...pairs].join('.'), MAX_FILE_STEM, dataset)}.json`;
 }

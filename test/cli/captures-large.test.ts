@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { appendFileSync, statfsSync, truncateSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { BIN, tempDir } from '../helpers/cli.js';
+import { runCliMeasured, tempDir } from '../helpers/cli.js';
 
 const GIB = 1024 ** 3;
 
@@ -24,28 +23,6 @@ function line(id: string): string {
   })}\n`;
 }
 
-/** Runs the CLI and reports its peak RSS (VmHWM, read just before it exits, via a preloaded hook). */
-function runMeasured(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; peakMb: number }> {
-  const hook = join(tempDir(), 'peak.cjs');
-  writeFileSync(
-    hook,
-    "process.on('exit',()=>{const m=/VmHWM:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status','utf8'));process.stderr.write('\\nPEAK_KB '+(m?m[1]:0)+'\\n')})",
-  );
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--require', hook, BIN, ...args], {
-      env: { ...process.env, NO_COLOR: '1', LEDGERHOOK_CONFIG_DIR: tempDir() },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => {
-      const peakKb = Number(/PEAK_KB (\d+)/.exec(stderr)?.[1] ?? 0);
-      resolve({ code, stdout, stderr: stderr.replace(/\nPEAK_KB \d+\n/, ''), peakMb: peakKb / 1024 });
-    });
-  });
-}
-
 describe('captures of any size (issue 17)', () => {
   const dir = tempDir();
   const free = statfsSync(dir).bavail * statfsSync(dir).bsize;
@@ -62,7 +39,7 @@ describe('captures of any size (issue 17)', () => {
     truncateSync(file, GIB + 4096);
     appendFileSync(file, `\n${line('dlv_last1')}${line('dlv_last2')}${line('dlv_last3')}`);
     try {
-      const list = await runMeasured(['captures', 'list', file, '--last', '2', '--json']);
+      const list = await runCliMeasured(['captures', 'list', file, '--last', '2', '--json']);
       assert.equal(list.code, 0, list.stderr);
       const listed = JSON.parse(list.stdout);
       assert.deepEqual(
@@ -70,7 +47,7 @@ describe('captures of any size (issue 17)', () => {
         ['dlv_last2', 'dlv_last3'],
       );
       assert.ok(list.peakMb < 100, `captures list --last 2 peaked at ${list.peakMb.toFixed(0)} MB`);
-      const show = await runMeasured(['captures', 'show', `${file}#dlv_last2`, '--raw']);
+      const show = await runCliMeasured(['captures', 'show', `${file}#dlv_last2`, '--raw']);
       assert.equal(show.code, 0, show.stderr);
       assert.match(show.stdout, /ENTITY_UPDATE/);
       assert.ok(show.peakMb < 100, `captures show peaked at ${show.peakMb.toFixed(0)} MB`);

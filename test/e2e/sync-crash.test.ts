@@ -77,8 +77,8 @@ describe('sync survives being killed', () => {
       assert.deepEqual(JSON.parse(readFileSync(JSON.parse(final.stdout).file, 'utf8')), truth());
       // The data file and its change log (the history of the incremental runs), nothing else.
       assert.deepEqual(
-        readdirSync(out).filter((name) => name !== 'expenses%2Fexpenses%3Ftype=PENDING.changes.jsonl'),
-        ['expenses%2Fexpenses%3Ftype=PENDING.json'],
+        readdirSync(out).filter((name) => name !== 'expenses.expenses.type=PENDING@23-29.changes.jsonl'),
+        ['expenses.expenses.type=PENDING@23-29.json'],
         'temporary files of killed runs are cleaned up',
       );
     } finally {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +50,26 @@ export function runCli(
     child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * runCli with the process's peak resident memory (VmHWM, read just before it exits, through a
+ * preloaded hook) and its wall time: the bounds a large or hostile input must keep.
+ */
+export async function runCliMeasured(
+  args: string[],
+  options: Parameters<typeof runCli>[1] = {},
+): Promise<CliResult & { peakMb: number; ms: number }> {
+  const hook = join(tempDir(), 'peak.cjs');
+  writeFileSync(
+    hook,
+    "process.on('exit',()=>{const m=/VmHWM:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status','utf8'));process.stderr.write('\\nPEAK_KB '+(m?m[1]:0)+'\\n')})",
+  );
+  const started = performance.now();
+  const result = await runCli(args, { ...options, env: { NODE_OPTIONS: `--require ${hook}`, ...options.env } });
+  const ms = performance.now() - started;
+  const peakKb = Number(/PEAK_KB (\d+)/.exec(result.stderr)?.[1] ?? 0);
+  return { ...result, stderr: result.stderr.replace(/\nPEAK_KB \d+\n/, ''), peakMb: peakKb / 1024, ms };
 }
 
 /** Asserts the error contract: exactly one line on stderr, never a stack trace. */

@@ -3,7 +3,17 @@
  * continued, and when it is dropped. The end-to-end kill tests are in test/e2e/sync-resume.test.ts.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FileStore } from '../../src/store/file/file-store.js';
@@ -111,6 +121,34 @@ describe('file store checkpoints (issue 21)', () => {
       }
     });
   }
+
+  // A kept file is input like any other: a symlink planted under its name is never followed, so a
+  // resumed read cannot truncate or append to what it points at.
+  for (const planted of ['.staging', '.checkpoint'] as const)
+    it(`a ${planted} file that is a symlink is refused (dropped, read from page 1), and nothing outside is written`, async () => {
+      const api = await startResumableListServer({ accounts: { 'token-a': 95 } });
+      const h = harness(api);
+      try {
+        await h.stopAt(4);
+        const name = readdirSync(h.out).find((entry) => entry.endsWith(planted)) ?? '';
+        const outside = join(tempDir(), 'elsewhere');
+        renameSync(join(h.out, name), outside);
+        symlinkSync(outside, join(h.out, name));
+        const before = readFileSync(outside);
+        const summary = await syncDataset(h.options());
+        assert.equal(summary.resumeDiscarded, 'damaged');
+        assert.equal(summary.resumed, undefined);
+        assert.deepEqual(readFileSync(outside), before, 'the file the link points at is untouched');
+        assert.deepEqual(h.data(), api.truth('token-a'));
+        assert.ok(lstatSync(join(h.out, 'things.json')).isFile(), 'the data file is a file of its own');
+        assert.deepEqual(
+          readdirSync(h.out).filter((entry) => !entry.endsWith('.changes.jsonl')),
+          ['things.json'],
+        );
+      } finally {
+        await api.close();
+      }
+    });
 
   it('a checkpoint moved to another directory, or for another server, or under a state committed since, is dropped', async () => {
     const api = await startResumableListServer({ accounts: { 'token-a': 95 } });

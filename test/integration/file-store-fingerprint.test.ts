@@ -97,7 +97,7 @@ describe('FileStore fingerprint (no-change incremental runs are one stat)', () =
       const state = JSON.parse(readFileSync(stateFile, 'utf8'));
       const [key] = Object.keys(state.datasets);
       assert.ok(key && typeof state.datasets[key].fingerprint === 'string');
-      state.datasets[key].checksum = 'sha256:other';
+      state.datasets[key].checksum = 'crc32:0badc0de:1';
       writeFileSync(stateFile, JSON.stringify(state));
       assert.equal((await syncDataset(options)).mode, 'incremental');
       await assert.rejects(syncDataset({ ...options, verify: true }), damaged);
@@ -119,7 +119,7 @@ describe('FileStore fingerprint (no-change incremental runs are one stat)', () =
       const stateFile = join(env.LEDGERHOOK_CONFIG_DIR, 'state.json');
       const state = JSON.parse(readFileSync(stateFile, 'utf8'));
       for (const record of Object.values(state.datasets) as Array<{ checksum: string }>)
-        record.checksum = 'sha256:other';
+        record.checksum = 'crc32:0badc0de:1';
       writeFileSync(stateFile, JSON.stringify(state));
       assert.equal((await runInProcess(args, { env })).code, 0, 'nothing changed, the fingerprint vouches');
       const verified = await runInProcess([...args, '--verify'], { env });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startMockServer } from '../../src/index.js';
@@ -35,32 +35,6 @@ describe('state belongs to the data it describes (issue 19)', () => {
       const list = JSON.parse((await runCli(['state', 'list', '--json'], { env })).stdout);
       const files = (list.datasets as Array<{ data: string }>).map((record) => record.data);
       assert.deepEqual(files.sort(), [join(a, 'invoices.json'), join(b, 'invoices.json')].sort());
-    });
-  });
-
-  it('a state file written before output folders were part of the key is migrated, not refused', async () => {
-    await withMock(async (mock) => {
-      const config = tempDir();
-      const env = { LEDGERHOOK_CONFIG_DIR: config, LEDGERHOOK_TOKEN: mock.token };
-      const out = tempDir();
-      const args = ['sync', 'invoices', '--base-url', mock.url, '--out', out];
-      assert.equal((await runCli(args, { env })).code, 0);
-      const stateFile = join(config, 'state.json');
-      const state = JSON.parse(readFileSync(stateFile, 'utf8'));
-      // The earlier format: keys without the output folder.
-      const old = Object.fromEntries(
-        Object.entries(state.datasets).map(([key, record]) => [key.replace(/^out=\S+ /, ''), record]),
-      );
-      assert.ok(Object.keys(old).every((key) => !key.startsWith('out=')));
-      writeFileSync(stateFile, JSON.stringify({ datasets: old }));
-      const again = await runCli(args, { env });
-      assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stdout, /incremental/);
-      const migrated = Object.keys(JSON.parse(readFileSync(stateFile, 'utf8')).datasets);
-      assert.ok(
-        migrated.every((key) => key.startsWith('out=')),
-        migrated.join(),
-      );
     });
   });
 

@@ -1,13 +1,13 @@
 /**
  * The checkpoint record file's two slots (src/store/file/checkpoint-record-file.ts): the newest whole
- * record is read back; a write torn in the newest slot leaves the one before; an earlier version's
- * whole-file record still reads; a record too long for a slot is written whole.
+ * record is read back; a write torn in the newest slot leaves the one before; a record too long for
+ * a slot is not written, and the one before stands.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { RecordFileWriter, recordText, SLOT_BYTES } from '../../src/store/file/checkpoint-record-file.js';
 
@@ -83,21 +83,23 @@ describe('checkpoint record file (issue 23)', () => {
     assert.equal(recordText(readFileSync(path)), record(2, 'Zürich – 東京 ✓'));
   });
 
-  it('reads a record an earlier version wrote whole, and writes a record too long for a slot whole', async () => {
+  it('writes no record too long for a slot: the one before stands, and the next ones go on alternating', async () => {
     const { path, temp } = place();
-    writeFileSync(path, `${record(3)}\n`);
-    assert.deepEqual(JSON.parse(recordText(readFileSync(path)) ?? ''), JSON.parse(record(3)));
     const writer = new RecordFileWriter(path, 0o600);
     const long = record(4, 'y'.repeat(SLOT_BYTES));
-    await writer.write(long, temp());
-    // After a whole one the next starts over (whole, slot 0), and the ones after it alternate again:
-    // each read back is the newest (found in review: a sequence tie once read back the older one).
-    for (let pages = 5; pages <= 8; pages += 1) {
+    assert.equal(await writer.write(long, temp()), false);
+    assert.deepEqual(readdirSync(dirname(path)), [], 'nothing written for a first record too long');
+    for (let pages = 5; pages <= 6; pages += 1) assert.equal(await writer.write(record(pages), temp()), true);
+    assert.equal(await writer.write(long, temp()), false);
+    assert.equal(recordText(readFileSync(path)), record(6));
+    for (let pages = 7; pages <= 9; pages += 1) {
       await writer.write(record(pages), temp());
       assert.equal(recordText(readFileSync(path)), record(pages));
     }
-    await writer.write(long, temp());
-    assert.deepEqual(JSON.parse(recordText(readFileSync(path)) ?? ''), JSON.parse(long));
     await writer.close();
+  });
+
+  it('a file written whole as JSON (no slots) is no record', () => {
+    assert.equal(recordText(Buffer.from(`${record(3)}\n`)), undefined);
   });
 });

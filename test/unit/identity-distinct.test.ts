@@ -45,13 +45,16 @@ describe('no two users share anything (issue 17)', () => {
     assert.equal(parseWebhookBody('{"userId":"\\ufffd","type":"ENTITY_UPDATE","entities":[]}').ok, true);
   });
 
-  it('every dataset key maps to its own file name', () => {
-    const keys = ['/', '/root', '/root/', '//root', '/a/b', '/a_b', '/a%2Fb', '/+root', '/expenses?type=PENDING'];
+  it('every dataset key maps to its own file name; what is not a dataset key is refused', () => {
+    const keys = ['/', '/root', '/root/', '/a//b', '/a/b', '/a_b', '/a%2Fb', '/+root', '/+', '/expenses?type=PENDING'];
     const names = keys.map(datasetFileName);
     assert.equal(new Set(names).size, keys.length, names.join(' '));
-    // The names of existing datasets stay as they were.
-    assert.equal(datasetFileName('/expenses'), 'expenses.json');
-    assert.equal(datasetFileName('/expenses?type=PENDING'), 'expenses%3Ftype=PENDING.json');
+    for (const key of ['', 'expenses', '//root', '/a?b', '/a?b=1&a=2', '/a?x=%41'])
+      assert.throws(
+        () => datasetFileName(key),
+        (error: { details?: { reason?: string } }) => error.details?.reason === 'invalid_dataset_path',
+        key,
+      );
   });
 });
 

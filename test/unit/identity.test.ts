@@ -10,7 +10,7 @@ import {
 } from '../../src/store/identity.js';
 
 describe('identity (one encoding for directory, state key and job id)', () => {
-  it('userDirName percent-encodes every byte outside [A-Za-z0-9_-]', () => {
+  it('userDirName percent-encodes every byte outside [A-Za-z0-9_-], and says where its capitals are', () => {
     for (const [userId, expected] of [
       ['alice', 'alice'],
       ['a_b', 'a_b'],
@@ -19,7 +19,14 @@ describe('identity (one encoding for directory, state key and job id)', () => {
       ['_', '_'],
       ['...', '%2E%2E%2E'],
       ['a b', 'a%20b'],
-      ['%2F', '%252F'],
+      ['%2F', '%252F@4'],
+      ['Alice', 'Alice@0'],
+      ['ALICE', 'ALICE@0-4'],
+      ['aLiCe', 'aLiCe@1,3'],
+      ['user_7F3C', 'user_7F3C@6,8'],
+      ['a@0', 'a%400'],
+      ['con', '%63on'],
+      ['Nul', '%4Eul'],
       ['\u0000', '%00'],
       ['顧客', '%E9%A1%A7%E5%AE%A2'],
       ['ユーザー', '%E3%83%A6%E3%83%BC%E3%82%B6%E3%83%BC'],
@@ -62,6 +69,8 @@ describe('identity (one encoding for directory, state key and job id)', () => {
       datasetKey('/expenses.expenses'),
       datasetKey('/expenses', { type: 'a b' }),
       datasetKey('/expenses', { type: 'a+b' }),
+      datasetKey('/expenses', { 'expenses.type': 'x' }),
+      datasetKey('/expenses/type=x'),
       datasetKey('/x', { long: 'v'.repeat(400) }),
       datasetKey('/x', { long: `${'v'.repeat(399)}w` }),
     ];
@@ -72,7 +81,54 @@ describe('identity (one encoding for directory, state key and job id)', () => {
       assert.ok(name.length < 200, name);
       assert.doesNotMatch(name, /[/\\]/);
     }
-    assert.equal(datasetFileName('/expenses'), 'expenses.json');
+  });
+
+  it('datasetFileName is readable: segments and filter pairs joined by dots', () => {
+    for (const [key, name] of [
+      ['/expenses', 'expenses.json'],
+      ['/expenses?type=pending', 'expenses.type=pending.json'],
+      ['/expenses?type=PENDING', 'expenses.type=PENDING@14-20.json'],
+      ['/expenses/categories', 'expenses.categories.json'],
+      ['/bankAccounts', 'bankAccounts@4.json'],
+      ['/expenses?type=a+b&x=1.2', 'expenses.type=a%20b.x=1%2E2.json'],
+      ['/', '+.json'],
+      ['/con', '%63on.json'],
+    ] as const)
+      assert.equal(datasetFileName(key), name, key);
+  });
+
+  it('names differing only in case never meet, even folded by a case-insensitive file system', () => {
+    /** Every case variant of `text`'s letters (up to 2^6 of them). */
+    const variants = (text: string): string[] => {
+      let out = [''];
+      for (const char of text) {
+        const both = char.toLowerCase() === char.toUpperCase() ? [char] : [char.toLowerCase(), char.toUpperCase()];
+        out = out.flatMap((prefix) => both.map((next) => prefix + next)).slice(0, 64);
+      }
+      return out;
+    };
+    const users = ['alice', 'a.lI', 'con', 'x%41y', 'ß-é', 'u_7f3c', `${'ab'.repeat(90)}cd`].flatMap(variants);
+    const datasets = [
+      ...variants('/expenses').map((path) => datasetKey(path)),
+      ...variants('pending').map((type) => datasetKey('/expenses', { type })),
+      ...variants('aux').map((path) => datasetKey(`/${path}`, { q: 'Nul' })),
+      ...variants('v'.repeat(190)).map((value) => datasetKey('/x', { long: value })),
+    ];
+    for (const [inputs, name] of [
+      [users, userDirName],
+      [datasets, datasetFileName],
+    ] as const) {
+      const names = inputs.map(name);
+      const folded = new Set(names.map((each) => each.toLowerCase()));
+      assert.equal(folded.size, new Set(inputs).size, 'distinct once folded');
+      for (const each of names) {
+        assert.ok(each !== '' && each !== '.' && each !== '..', each);
+        // Only the encoding's alphabet: no separator, NUL or other control, nothing Windows forbids.
+        assert.match(each, /^[A-Za-z0-9_%=+@,.-]+$/, each);
+        assert.doesNotMatch(each, /\.$/, each);
+        assert.doesNotMatch(each.split('.')[0] ?? '', /^(con|prn|aux|nul|com[1-9]|lpt[1-9])$/i, each);
+      }
+    }
   });
 
   it('tokenFingerprint is short, stable and never the token', () => {

@@ -1,6 +1,6 @@
 /**
- * A page serialised at once (issue 23) must give the bytes and the digest of the item-by-item path,
- * whatever the items hold; where it cannot tell the items apart it gives way to that path.
+ * A page serialised at once (issue 23) must give the bytes of the item-by-item path, whatever the
+ * items hold; where it cannot tell the items apart it gives way to that path.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -8,25 +8,19 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { AtomicItemWriter } from '../../src/store/file/atomic-item-writer.js';
 import type { FileDigest, Item } from '../../src/store/file/data-file.js';
-import { ItemDigest } from '../../src/store/file/item-digest.js';
 import { FullReadWriter } from '../../src/store/file/full-read-writer.js';
 import { pageLines } from '../../src/store/file/page-lines.js';
 import { tempDir } from '../helpers/cli.js';
 
-/** The item-by-item bytes and digest of one page. */
+/** The item-by-item bytes of one page. */
 function itemByItem(items: readonly Item[]) {
-  const lines = items.map((item) => JSON.stringify(item));
-  const digest = new ItemDigest();
-  for (const line of lines) digest.add(line);
-  return { lines: lines.join(',\n'), digest: digest.result() };
+  return { lines: items.map((item) => JSON.stringify(item)).join(',\n'), count: items.length };
 }
 
 function viaPage(items: readonly Item[]) {
   const page = pageLines(items);
   if (page === undefined) return undefined;
-  const digest = new ItemDigest();
-  digest.addLines(page.digest, page.count);
-  return { lines: page.lines.toString('utf8'), digest: digest.result() };
+  return { lines: page.lines.toString('utf8'), count: page.count };
 }
 
 const HOSTILE: Item[] = [
@@ -40,7 +34,7 @@ const HOSTILE: Item[] = [
 ];
 
 describe('pageLines (issue 23)', () => {
-  it('gives the bytes and digest of JSON.stringify item by item, for hostile contents', () => {
+  it('gives the bytes of JSON.stringify item by item, for hostile contents', () => {
     for (let size = 1; size <= HOSTILE.length; size += 1) {
       const items = HOSTILE.slice(0, size);
       assert.deepEqual(viaPage(items), itemByItem(items), `the first ${size}`);

@@ -1,9 +1,10 @@
-import { open, rename, rm, truncate } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DATA_FILE_MODE, type FileDigest, type Item } from './data-file.js';
 import { settleBoth, syncDirectory } from './durable-replace.js';
-import { checksumOf } from './file-checksum.js';
-import { ItemDigest } from './item-digest.js';
+import { openRegular } from './regular-file.js';
+import type { KeptBytes } from './staged-bytes.js';
 import { tempFileName } from './temp-name.js';
 import { writeFailed } from './write-failed.js';
 import { WriteBehind } from './write-behind.js';
@@ -11,27 +12,28 @@ import { WriteBehind } from './write-behind.js';
 /**
  * Writes a new version of a file beside it under a temporary name; `commit` fsyncs and renames
  * it over the old one (atomic on POSIX), `discard` removes it. Until commit, the old file stands.
- * Here: the items' framing (the JSON array, one item a line) and their digest; the bytes go out
- * buffered, behind the caller, through write-behind.ts.
+ * Here: the items' framing (the JSON array, one item a line) and their count; the bytes go out
+ * buffered, behind the caller, through write-behind.ts, which takes their checksum.
  */
 export class AtomicItemWriter {
   /** The file's bytes, buffered and written behind the caller, with their checksum. */
   readonly #out: WriteBehind;
   readonly #target: string;
   readonly #temp: string;
-  #digest: ItemDigest;
+  /** Items written by `write`, `writeJson` and `copyLines` (and kept, for a continued file). */
+  #items: number;
   /** Whether an item is in the file yet (the next one is preceded by ",\n"). */
   #started: boolean;
-  /** Items copied by `copyRaw`, counted by the caller (`countCopied`): not in the line digest. */
+  /** Items copied by `copyRaw`, counted by the caller (`countCopied`). */
   #copied = 0;
   #done = false;
 
-  private constructor(out: WriteBehind, target: string, temp: string, digest = new ItemDigest()) {
+  private constructor(out: WriteBehind, target: string, temp: string, items = 0) {
     this.#out = out;
     this.#target = target;
     this.#temp = temp;
-    this.#digest = digest;
-    this.#started = digest.items > 0;
+    this.#items = items;
+    this.#started = items > 0;
   }
 
   /** A new file under `temp` (default: a fresh temporary name beside the target). */
@@ -50,39 +52,29 @@ export class AtomicItemWriter {
   }
 
   /**
-   * Goes on writing a file kept by a checkpoint: cut back to the `bytes` it recorded (whatever was
-   * written after it is dropped) with the digest of the items up to there.
+   * Goes on writing a file kept by a checkpoint: cut back to the bytes it recorded (whatever was
+   * written after them is dropped), with their items and checksum as read back (`kept`). Opened as
+   * the checkpoint's files are read: never through a symlink, a regular file only.
    */
-  static async continue(target: string, temp: string, digest: ItemDigest, bytes: number): Promise<AtomicItemWriter> {
+  static async continue(target: string, temp: string, kept: KeptBytes): Promise<AtomicItemWriter> {
     try {
-      await truncate(temp, bytes);
-      const handle = await open(temp, 'a', DATA_FILE_MODE);
-      // The checksum of the bytes kept: read back once (a resumed read is rare; its record stays as it was).
-      const out = new WriteBehind(handle, bytes, await checksumOf(temp, bytes));
-      return new AtomicItemWriter(out, target, temp, digest);
+      const handle = await openRegular(temp, constants.O_WRONLY | constants.O_APPEND);
+      try {
+        await handle.truncate(kept.bytes);
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+      return new AtomicItemWriter(new WriteBehind(handle, kept.bytes, kept.checksum), target, temp, kept.items);
     } catch (error) {
       throw writeFailed(target, error);
     }
   }
 
-  /**
-   * Starts the file over, empty (a merge that found the old file not as expected goes back to the
-   * line-by-line merge). Same temporary name.
-   */
-  async restart(): Promise<void> {
-    await this.#out.settle();
-    await this.#out.handle.close();
-    this.#out.reset(await open(this.#temp, 'w', DATA_FILE_MODE));
-    this.#digest = new ItemDigest();
-    this.#started = false;
-    this.#copied = 0;
-    this.#out.add('[\n');
-  }
-
-  /** Writes out what is buffered; returns the bytes in the file and the line digest of its items (checkpoints). */
+  /** Writes out what is buffered; returns the bytes in the file, its items and their checksum (checkpoints). */
   async flush(): Promise<{ bytes: number; digest: FileDigest }> {
     await this.#out.flush();
-    return { bytes: this.#out.written, digest: this.#digest.peek() };
+    return { bytes: this.#out.written, digest: this.#result() };
   }
 
   /** Closes the file and leaves it where it is (a checkpoint keeps it for a later run). */
@@ -94,7 +86,7 @@ export class AtomicItemWriter {
   }
 
   get count(): number {
-    return this.#digest.items + this.#copied;
+    return this.#items + this.#copied;
   }
 
   /** Items must come in id order; the caller guarantees it. */
@@ -106,29 +98,28 @@ export class AtomicItemWriter {
   writeJson(line: string): Promise<void> | undefined {
     this.#out.add(`${this.#started ? ',\n' : ''}${line}`);
     this.#started = true;
-    this.#digest.add(line);
+    this.#items += 1;
     return this.#out.flushIfFull();
   }
 
   /**
    * Items already serialised, many at once (a full read's page, page-lines.ts): `lines` holds their
-   * lines with ",\n" between them (none after the last), `digestBytes` the same lines each followed by
-   * "\n" only (what the line digest is taken over). The caller guarantees id order, as for `write`.
+   * lines with ",\n" between them (none after the last). The caller guarantees id order, as for `write`.
    */
-  copyLines(lines: Buffer, digestBytes: Buffer, count: number): Promise<void> | undefined {
+  copyLines(lines: Buffer, count: number): Promise<void> | undefined {
     if (this.#started) this.#out.add(',\n');
     this.#started = true;
     this.#out.add(lines);
-    this.#digest.addLines(digestBytes, count);
+    this.#items += count;
     return this.#out.flushIfFull();
   }
 
   /**
    * Item lines copied as they are from a file of this layout (a merge's unchanged lines): `lines`
    * holds them with the ",\n" between them (none after the last). The caller guarantees id order, as
-   * for `write`, and says how many items it copied in all (`countCopied`) before the commit; they are
-   * in the checksum, not in the line digest (such a writer takes no checkpoint). `crc`: their
-   * CRC-32 when the caller has it (file-checksum.ts), so that they are not read twice.
+   * for `write`, and says how many items it copied in all (`countCopied`) before the commit (such a
+   * writer takes no checkpoint). `crc`: their CRC-32 when the caller has it (file-checksum.ts), so
+   * that they are not read twice.
    */
   copyRaw(lines: Buffer, crc?: number): Promise<void> | undefined {
     if (this.#started) this.#out.add(',\n');
@@ -143,7 +134,7 @@ export class AtomicItemWriter {
 
   /** What the file holds once flushed: the item count and the checksum of its bytes. */
   #result(): FileDigest {
-    return { items: this.#digest.items + this.#copied, checksum: this.#out.checksum };
+    return { items: this.#items + this.#copied, checksum: this.#out.checksum };
   }
 
   /** The temporary file, readable after `seal`. */

@@ -1,5 +1,7 @@
-import { type FileHandle, open, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, rename, rm, writeFile } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { openRegular } from './regular-file.js';
 
 /**
  * The bytes of a checkpoint record file (full-read-checkpoint.ts): two slots, at 0 and at SLOT_BYTES,
@@ -8,7 +10,8 @@ import { crc32 } from 'node:zlib';
  * older slot with one positioned write on a handle it keeps: a crash, even mid-write, leaves the
  * record before or the one after, as the rename per page did, for one write instead of a file
  * created, written, closed and renamed over the last (issue 23: that cost a busy disk up to ~12% of
- * a full read). A file that starts with `{` is a whole-file record of an earlier version.
+ * a full read). A record too long for a slot (none is: a cursor is at most 4 KiB) is not written: the
+ * one before it stands, and a resumed read goes on from there.
  */
 export const SLOT_BYTES = 32 * 1024;
 
@@ -32,9 +35,11 @@ function readSlot(bytes: Buffer, start: number): { sequence: number; json: strin
   return { sequence: Number(match[1]), json: match[2] };
 }
 
-/** The record's JSON text as the file holds it (the newest whole slot, or an earlier version's whole file). */
+/** The record file's size at most: its two slots. */
+export const RECORD_FILE_BYTES = 2 * SLOT_BYTES;
+
+/** The record's JSON text as the file holds it: the newest whole slot. */
 export function recordText(bytes: Buffer): string | undefined {
-  if (bytes[0] === 0x7b) return bytes.toString('utf8'); // '{': written whole by an earlier version
   const slots = [readSlot(bytes, 0), readSlot(bytes, SLOT_BYTES)].filter((slot) => slot !== undefined);
   slots.sort((a, b) => b.sequence - a.sequence);
   return slots[0]?.json;
@@ -52,33 +57,32 @@ export class RecordFileWriter {
     this.#mode = mode;
   }
 
-  /** Writes `json` as the record; `temp` is a fresh temporary name beside it, for a whole write. */
-  async write(json: string, temp: string): Promise<void> {
+  /**
+   * Writes `json` as the record; `temp` is a fresh temporary name beside it, for a whole write.
+   * Returns false, writing nothing, for a record too long for a slot.
+   */
+  async write(json: string, temp: string): Promise<boolean> {
     // The first record (no handle yet) is written whole, into slot 0, as sequence 1; each later one
     // goes to the older slot (sequence 2 to slot 1, 3 to slot 0...), its sequence one past the last.
-    const first = this.#handle === undefined;
-    this.#sequence = first ? 1 : this.#sequence + 1;
-    const bytes = slotBytes(this.#sequence, json);
-    if (!first && bytes.length < SLOT_BYTES) {
-      await this.#handle?.write(bytes, 0, bytes.length, this.#sequence % 2 === 0 ? SLOT_BYTES : 0);
-      return;
+    const handle = this.#handle;
+    const sequence = handle === undefined ? 1 : this.#sequence + 1;
+    const bytes = slotBytes(sequence, json);
+    if (bytes.length >= SLOT_BYTES) return false;
+    this.#sequence = sequence;
+    if (handle) {
+      await handle.write(bytes, 0, bytes.length, sequence % 2 === 0 ? SLOT_BYTES : 0);
+      return true;
     }
-    await this.close();
-    // A record too long for a slot (no real one is: a cursor is at most 4 KiB) is written whole, as an
-    // earlier version did, and the next starts over with a whole write.
-    const tooLong = bytes.length >= SLOT_BYTES;
     try {
-      await writeFile(temp, tooLong ? Buffer.from(`${json}\n`) : slotBytes(1, json), {
-        mode: this.#mode,
-        flag: 'wx',
-      });
+      await writeFile(temp, bytes, { mode: this.#mode, flag: 'wx' });
       await rename(temp, this.#path);
     } catch (error) {
       await rm(temp, { force: true });
       throw error;
     }
-    this.#sequence = 1;
-    if (!tooLong) this.#handle = await open(this.#path, 'r+');
+    // Never through a symlink: one planted under the record's name after the rename is refused.
+    this.#handle = await openRegular(this.#path, constants.O_RDWR);
+    return true;
   }
 
   async close(): Promise<void> {

@@ -14,7 +14,7 @@ export type Item = Record<string, unknown> & { id: ItemId };
 
 /**
  * What a file holds, kept with the state so a damaged file is noticed before anything is merged into
- * it: its item count and checksum (file-checksum.ts; `sha256:` ones were written before issue 23).
+ * it: its item count and checksum (file-checksum.ts).
  */
 export interface FileDigest {
   items: number;

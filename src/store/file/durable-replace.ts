@@ -1,7 +1,7 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { DATA_FILE_MODE, type FileDigest } from './data-file.js';
-import { ItemDigest } from './item-digest.js';
+import { FileChecksum } from './file-checksum.js';
 import { tempFileName } from './temp-name.js';
 import { writeFailed } from './write-failed.js';
 
@@ -38,14 +38,14 @@ export async function writeDocumentAtomically(
   beforeRename?: (digest: FileDigest) => Promise<void>,
 ): Promise<FileDigest> {
   const temp = join(dirname(target), tempFileName(basename(target)));
-  const text = `${JSON.stringify(document, null, 2)}\n`;
-  const digest = new ItemDigest();
-  digest.add(text);
-  const result = digest.result();
+  const bytes = Buffer.from(`${JSON.stringify(document, null, 2)}\n`);
+  const checksum = new FileChecksum();
+  checksum.add(bytes);
+  const result: FileDigest = { items: 1, checksum: checksum.toString() };
   try {
     const handle = await open(temp, 'wx', DATA_FILE_MODE);
     try {
-      await handle.write(text);
+      await handle.write(bytes);
       await handle.sync();
     } finally {
       await handle.close();

@@ -1,9 +1,9 @@
 import { idKey, type ItemId } from '../../dataset/item-id.js';
 import { changeEntries, type ChangeOrigin, type HistoryEntry } from '../dataset-history.js';
-import type { ChangeSet } from '../dataset-store.js';
+import type { ChangeSet, HistoryOptions } from '../dataset-store.js';
 import { appendChanges, changeLogPath, markRun, pruneChangeLog, readHistory } from './change-log.js';
 import type { Item } from './data-file.js';
-import type { FileStoreRecord, StateFile } from './file-store-state.js';
+import type { FileStoreRecord } from './file-store-state.js';
 
 const DAY_MS = 86_400_000;
 
@@ -37,9 +37,15 @@ export class FileChangeLog {
     return markRun(changeLogPath(file), origin.run, origin.at, true);
   }
 
-  /** A file belongs to one owner (file-store.ts), so its record is found by the file alone. */
-  async history(file: string, state: StateFile, id?: ItemId): Promise<HistoryEntry[]> {
-    const record = Object.values(await state.read()).find((entry) => entry.file === file);
-    return readHistory(changeLogPath(file), [record?.run, record?.pending?.run], id);
+  /** The log's committed entries; `stateRuns`: the runs the dataset's state committed (and a pending one). */
+  async history(
+    file: string,
+    stateRuns: readonly (string | undefined)[],
+    id?: ItemId,
+    options: HistoryOptions = {},
+  ): Promise<HistoryEntry[]> {
+    const read = await readHistory(changeLogPath(file), stateRuns, { id, last: options.last });
+    if (read.skipped > 0) options.onSkipped?.(read.skipped);
+    return read.entries;
   }
 }

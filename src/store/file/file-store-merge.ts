@@ -1,19 +1,18 @@
 import type { AtomicItemWriter } from './atomic-item-writer.js';
 import type { FileDigest, Item } from './data-file.js';
-import { parseItemLine } from './read-items.js';
+import { dataFileDamaged, parseItemLine, readItems } from './read-items.js';
 import { lineChunks, plainIntegerId } from './item-line-chunks.js';
 import { canonical, compareIds, type ItemId } from '../../dataset/item-id.js';
 import type { ChangeSet, CommitResult, StoredItem } from '../dataset-store.js';
 import { crc32 } from 'node:zlib';
-import { FileChecksum, isFileChecksum } from './file-checksum.js';
-import { mergeLineByLine } from './file-store-merge-lines.js';
+import { FileChecksum } from './file-checksum.js';
 
 const NEWLINE = 10;
 const COMMA = 44;
 const OPEN = 91;
 const CLOSE = 93;
 
-/** The fast merge met something a file it wrote never holds: the line-by-line merge says what. */
+/** The merge met something a file it wrote never holds: damageOf says what. */
 class NotAsWritten extends Error {}
 
 /**
@@ -22,16 +21,14 @@ class NotAsWritten extends Error {}
  * dropped. The old file is checked against what was written last (`expected`: the committed state,
  * or a pending one) and a damaged one fails the merge before anything is put in place.
  *
- * Issue 23: a file whose state has a checksum of its bytes (file-checksum.ts) is merged without
- * reading it line by line. Each chunk read is added to the old file's checksum (one native call)
- * and copied to the new file as slices; the place of each change is found by a binary search on
- * the ids of a few lines (the file is sorted: it was written so), and only the lines changed are
- * parsed. The checksum over every byte is what vouches for the lines not looked at, and every merge
- * checks it, whatever the file's fingerprint says: a merge that did not would record a fresh
- * checksum over damage the fingerprint cannot see (a failing disk), laundering it. When it does not
- * match, or the file is not laid out as ledgerhook writes it, the new file is started over by the
- * line-by-line merge (file-store-merge-lines.ts), which says what is wrong; that one also checks
- * states written before, whose checksum is SHA-256 over the lines.
+ * The file is merged without reading it line by line. Each chunk read is added to the old file's
+ * checksum (one native call) and copied to the new file as slices; the place of each change is
+ * found by a binary search on the ids of a few lines (the file is sorted: it was written so), and
+ * only the lines changed are parsed. The checksum over every byte is what vouches for the lines not
+ * looked at, and every merge checks it, whatever the file's fingerprint says: a merge that did not
+ * would record a fresh checksum over damage the fingerprint cannot see (a failing disk), laundering
+ * it. When it does not match, or the file is not laid out as ledgerhook writes it, nothing is put in
+ * place and the file is read once more to say what is wrong (damageOf).
  */
 export async function mergeIntoFile(
   file: string,
@@ -41,16 +38,41 @@ export async function mergeIntoFile(
   /** Told of each item dropped, with its last content (for the history and tombstones). */
   onRemoved?: (item: Item) => void,
 ): Promise<CommitResult> {
-  if (expected.some((want) => isFileChecksum(want.checksum)))
-    try {
-      const merged = await mergeByChecksum(file, changes, expected, writer);
-      for (const item of merged.removed) onRemoved?.(item);
-      return merged.result;
-    } catch (error) {
-      if (!(error instanceof NotAsWritten)) throw error;
-      await writer.restart();
+  let merged: Awaited<ReturnType<typeof mergeByChecksum>>;
+  try {
+    merged = await mergeByChecksum(file, changes, expected, writer);
+  } catch (error) {
+    if (error instanceof NotAsWritten) throw await damageOf(file, expected);
+    throw error;
+  }
+  for (const item of merged.removed) onRemoved?.(item);
+  return merged.result;
+}
+
+/**
+ * What is wrong with a file the merge refused, as a reader sees it: its layout, a line that is not
+ * an item, ids out of order, an item count other than the last sync wrote; else its bytes differ.
+ */
+async function damageOf(file: string, expected: readonly FileDigest[]): Promise<Error> {
+  let items = 0;
+  let previous: ItemId | undefined;
+  try {
+    for await (const item of readItems(file)) {
+      if (previous !== undefined && compareIds(previous, item.id) >= 0)
+        return dataFileDamaged(file, `it is not sorted by id (id ${String(item.id)} after ${String(previous)})`);
+      previous = item.id;
+      items += 1;
     }
-  return mergeLineByLine(file, changes, expected, writer, onRemoved);
+  } catch (error) {
+    return error as Error;
+  }
+  const want = expected[0];
+  return dataFileDamaged(
+    file,
+    want && want.items !== items
+      ? `it holds ${items} items where the last sync wrote ${want.items}`
+      : 'its content differs from what the last sync wrote',
+  );
 }
 
 /** The id of the line starting at `start` (its end is `end`, the comma excluded). */

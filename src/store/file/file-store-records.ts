@@ -3,7 +3,7 @@ import type { DatasetRef, DatasetState } from '../dataset-store.js';
 import { schemaFrom } from '../dataset-schema.js';
 import { normaliseBaseUrl } from '../identity.js';
 import { LedgerhookError } from '../../errors.js';
-import type { StateFile, StateRecords } from './file-store-state.js';
+import type { FileStoreRecord, StateFile, StateRecords } from './file-store-state.js';
 
 type Ref = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
 
@@ -23,16 +23,26 @@ export function stateOf(record: DatasetState): DatasetState {
   };
 }
 
+/**
+ * Whether a record (under `key`) is of the file `ref` names in an output directory (`outDir`: how
+ * its keys start, outDirKey): found by what names the file, never by comparing paths (two spellings
+ * of one file on a case-insensitive file system): the exact userId and the exact dataset.
+ */
+export const isRecordOf = (
+  key: string,
+  record: FileStoreRecord,
+  outDir: string,
+  ref: Pick<DatasetRef, 'userId' | 'dataset'>,
+): boolean => key.startsWith(outDir) && record.userId === ref.userId && record.dataset === ref.dataset;
+
 /** A file belongs to the first owner that synced it (record `key`); anyone else is refused. */
-export function assertOwner(records: StateRecords, key: string, ref: DatasetRef, file: string): void {
+export function assertOwner(records: StateRecords, key: string, ref: DatasetRef, file: string, outDir: string): void {
   for (const [other, record] of Object.entries(records)) {
-    if (other === key || record.file !== file) continue;
+    if (other === key || !isRecordOf(other, record, outDir, ref)) continue;
     const whose =
-      record.userId !== ref.userId
-        ? 'for another user'
-        : record.tokenFingerprint !== ref.tokenFingerprint
-          ? `with another access token (fingerprint ${record.tokenFingerprint})`
-          : 'from another server';
+      record.tokenFingerprint !== ref.tokenFingerprint
+        ? `with another access token (fingerprint ${record.tokenFingerprint})`
+        : 'from another server';
     throw new LedgerhookError(
       'ERR_USAGE',
       `${file} holds ${record.dataset} synced from ${record.baseUrl} ${whose}; data of different accounts or servers is never merged`,

@@ -81,11 +81,8 @@ export function recordKey(outDir: string, stateKey: string): string {
   return `out=${percentEncode(outDir)} ${stateKey}`;
 }
 
-/** The output directory of a record written before keys named it: its file's directory (or the user's parent). */
-function outDirOf(record: FileStoreRecord): string {
-  const dir = dirname(record.file);
-  return record.userId === '' ? dir : dirname(dir);
-}
+/** How the keys of an output directory's records start. */
+export const outDirKey = (outDir: string): string => recordKey(outDir, '');
 
 function parseRecords(path: string, text: string): StateRecords {
   let value: unknown;
@@ -97,10 +94,9 @@ function parseRecords(path: string, text: string): StateRecords {
   if (!isObject(value) || !isObject(value.datasets)) throw invalid(path, 'no "datasets" object');
   const records: StateRecords = {};
   for (const [key, record] of Object.entries(value.datasets)) {
-    if (!isRecord(record)) throw invalid(path, `the record ${JSON.stringify(key)} is not a dataset state`);
-    // State files written before the output directory was part of the key are migrated as they are
-    // read (and written back so by the next update), never refused.
-    records[key.startsWith('out=') ? key : recordKey(outDirOf(record), key)] = record;
+    if (!key.startsWith('out=') || !isRecord(record))
+      throw invalid(path, `the record ${JSON.stringify(key)} is not a dataset state`);
+    records[key] = record;
   }
   return records;
 }
@@ -135,7 +131,9 @@ export class StateFile {
   }
 
   /** Runs `change` on the current records under the lock and writes the result if it says so. */
-  async update<T>(change: (records: StateRecords) => { write: boolean; result: T }): Promise<T> {
+  async update<T>(
+    change: (records: StateRecords) => { write: boolean; result: T } | Promise<{ write: boolean; result: T }>,
+  ): Promise<T> {
     const dir = dirname(this.path);
     let lease: LockLease;
     try {
@@ -150,7 +148,7 @@ export class StateFile {
     }
     try {
       const records = await this.read();
-      const { write, result } = change(records);
+      const { write, result } = await change(records);
       if (write) await this.#write(records, lease);
       return result;
     } finally {

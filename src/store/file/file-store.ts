@@ -12,13 +12,15 @@ import type {
   FullLoad,
   FullLoadOptions,
   FullReadReason,
+  HistoryOptions,
   StoredItem,
   TakenCheckpoint,
 } from '../dataset-store.js';
 import { takeFileCheckpoint } from './full-read-checkpoint.js';
 import { resumableFullLoad } from './resumable-full-load.js';
 import { mergeAndCommit } from './merge-commit.js';
-import { type FileStoreRecord, recordKey, StateFile } from './file-store-state.js';
+import { type FileStoreRecord, outDirKey, recordKey, StateFile } from './file-store-state.js';
+import { migrateLayout } from './layout-migration.js';
 import { datasetFileName, stateKey, userDirName } from '../identity.js';
 import type { DatasetActivity } from '../dataset-activity.js';
 import { readItems } from './read-items.js';
@@ -27,7 +29,7 @@ import type { HistoryEntry } from '../dataset-history.js';
 import { foldTombstones } from './change-log.js';
 import { FileChangeLog } from './file-change-log.js';
 import { prepareDatasetDirectory } from './dataset-directory.js';
-import { FileStoreRecords, stateOf } from './file-store-records.js';
+import { FileStoreRecords, isRecordOf, stateOf } from './file-store-records.js';
 import { StateCommit } from './state-commit.js';
 import { withDatasetLock } from './dataset-lock.js';
 import type { LockLease } from './lock-lease.js';
@@ -66,6 +68,8 @@ export class FileStore implements DatasetStore {
   readonly #lockClock: (() => number) | undefined;
   /** How a commit is recorded in the state file, around the rename (state-commit.ts). */
   readonly #commits: StateCommit;
+  /** Datasets of an earlier layout moved to their names (layout-migration.ts), once per store. */
+  #layout: Promise<void> | undefined;
 
   constructor(options: FileStoreOptions) {
     this.outDir = resolve(options.outDir);
@@ -74,7 +78,28 @@ export class FileStore implements DatasetStore {
     this.#records = new FileStoreRecords(this.stateFile);
     this.#lockWaitMs = options.lockWaitMs;
     this.#lockClock = options.lockClock;
-    this.#commits = new StateCommit(this.stateFile, (ref) => this.#key(ref));
+    this.#commits = new StateCommit(this.stateFile, (ref) => this.#key(ref), outDirKey(this.outDir));
+  }
+
+  /**
+   * Before the first use of a file: every dataset of this output directory where identity.ts names
+   * it now. A refusal (both names there) is said again by the next use, not remembered.
+   */
+  #migrated(): Promise<void> {
+    const outDir = { path: this.outDir, key: outDirKey(this.outDir) };
+    this.#layout ??= migrateLayout(this.stateFile, outDir, (record) => this.fileFor(record)).catch((error: unknown) => {
+      this.#layout = undefined;
+      throw error;
+    });
+    return this.#layout;
+  }
+
+  /** The record of the dataset's file in this output directory, found by its userId and dataset. */
+  async #recordOf(ref: Pick<DatasetRef, 'userId' | 'dataset'>): Promise<FileStoreRecord | undefined> {
+    const outDir = outDirKey(this.outDir);
+    return Object.entries(await this.stateFile.read()).find(([key, record]) =>
+      isRecordOf(key, record, outDir, ref),
+    )?.[1];
   }
 
   /** Runs a write of the dataset's file under its lock across processes (dataset-lock.ts). */
@@ -103,6 +128,7 @@ export class FileStore implements DatasetStore {
 
   /** Creates the file's directory inside the output directory (never through a symlink out of it). */
   async #prepare(ref: DatasetRef): Promise<string> {
+    await this.#migrated();
     const file = this.fileFor(ref);
     await prepareDatasetDirectory(this.outDir, file, datasetFileName(ref.dataset));
     return file;
@@ -115,6 +141,7 @@ export class FileStore implements DatasetStore {
   async stateWithReason(
     ref: DatasetRef,
   ): Promise<{ state: DatasetState } | { state: undefined; reason: FullReadReason }> {
+    await this.#migrated();
     const file = this.fileFor(ref);
     const record = await this.#commits.read(ref, file);
     if (!record || record.file !== file) return { state: undefined, reason: 'first-sync' };
@@ -157,12 +184,18 @@ export class FileStore implements DatasetStore {
     return this.#locked(file, (lease) => mergeAndCommit(this.#commits, this.#log, ref, file, changes, state, lease));
   }
 
-  history(ref: Pick<DatasetRef, 'userId' | 'dataset'>, id?: ItemId): Promise<HistoryEntry[]> {
-    return this.#log.history(this.fileFor(ref), this.stateFile, id);
+  async history(
+    ref: Pick<DatasetRef, 'userId' | 'dataset'>,
+    id?: ItemId,
+    options?: HistoryOptions,
+  ): Promise<HistoryEntry[]> {
+    await this.#migrated();
+    const record = await this.#recordOf(ref);
+    return this.#log.history(this.fileFor(ref), [record?.run, record?.pending?.run], id, options);
   }
 
-  async tombstones(ref: Pick<DatasetRef, 'userId' | 'dataset'>): Promise<HistoryEntry[]> {
-    return foldTombstones(await this.history(ref));
+  async tombstones(ref: Pick<DatasetRef, 'userId' | 'dataset'>, options?: HistoryOptions): Promise<HistoryEntry[]> {
+    return foldTombstones(await this.history(ref, undefined, { onSkipped: options?.onSkipped }));
   }
 
   async saveDocument(ref: DatasetRef, body: unknown, state: DatasetState): Promise<void> {
@@ -182,12 +215,14 @@ export class FileStore implements DatasetStore {
     return this.fileFor(ref);
   }
 
-  list(): ReturnType<FileStoreRecords['list']> {
+  async list(): ReturnType<FileStoreRecords['list']> {
+    await this.#migrated();
     return this.#records.list();
   }
 
-  readItems(ref: DatasetRef): AsyncIterable<StoredItem> {
-    return readItems(this.fileFor(ref));
+  async *readItems(ref: DatasetRef): AsyncIterable<StoredItem> {
+    await this.#migrated();
+    yield* readItems(this.fileFor(ref));
   }
 
   updateActivity(ref: DatasetRef, change: (previous: DatasetActivity | undefined) => DatasetActivity) {

@@ -1,32 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isObject } from '../../util/is-object.js';
-import { readLines } from '../../util/read-lines.js';
 import { isReadCheckpoint, type ReadCheckpoint, type TakenCheckpoint } from '../read-checkpoint.js';
-import { RecordFileWriter, recordText } from './checkpoint-record-file.js';
+import { RECORD_FILE_BYTES, RecordFileWriter, recordText } from './checkpoint-record-file.js';
 import { DATA_FILE_MODE } from './data-file.js';
-import { ItemDigest } from './item-digest.js';
 import { writeFailed } from './write-failed.js';
 import type { StagedMark } from './full-read-writer.js';
-import { layoutDamage } from './staging-layout.js';
+import { openRegular } from './regular-file.js';
+import { type KeptBytes, readKept } from './staged-bytes.js';
 import { alive } from './stale-temp-files.js';
-import { tempFileName, tempFileOwner } from './temp-name.js';
+import { CHECKPOINT_SUFFIX, STAGING_SUFFIX, tempFileName, tempFileOwner } from './temp-name.js';
 
 /**
  * The file store's checkpoints of full reads (issue 21). Beside the data file, a run keeps its pages
  * in a staging file (`.<file>.<pid>.<nonce>.staging`, the data file's format, written as pages come)
  * and, after each page that has a next one, a small record (`.<file>.<pid>.<nonce>.checkpoint`,
  * two slots written in turn: a crash leaves the old record or the new one; checkpoint-record-file.ts) of how many bytes of the
- * staging file are good, their digest, and where the read stands. A later run takes a record whose
+ * staging file are good, their checksum (file-checksum.ts), and where the read stands. A later run takes a record whose
  * process is gone by renaming it to its own name (rename is atomic: of two runs, one wins), checks the
  * staging file against it, cuts it back to the recorded length and goes on. One record per run, a
  * few hundred bytes: bounded.
  */
-const STAGING = '.staging';
-const CHECKPOINT = '.checkpoint';
-/** A record is well under 10 KiB (a cursor is at most 4 KiB): anything bigger is not one. */
-const MAX_RECORD_BYTES = 64 * 1024;
 
 /** Files of this process's live loads: another run in the same process neither takes nor sweeps them. */
 const held = new Set<string>();
@@ -61,37 +57,33 @@ function parseRecord(text: string, fileName: string): CheckpointRecord | undefin
   }
   if (!isObject(value) || value.version !== 1 || typeof value.staging !== 'string') return undefined;
   // Input like any other: only a staging name of this very file, never a path elsewhere.
-  if (tempFileOwner(value.staging, fileName, STAGING) === undefined) return undefined;
+  if (tempFileOwner(value.staging, fileName, STAGING_SUFFIX) === undefined) return undefined;
   if (!isStagedMark(value.staged) || !isReadCheckpoint(value.read)) return undefined;
   return value as unknown as CheckpointRecord;
 }
 
+/** The record (a regular file of at most two slots, never read through a symlink), or undefined. */
 async function readRecord(path: string, fileName: string): Promise<CheckpointRecord | undefined> {
-  if ((await stat(path)).size > MAX_RECORD_BYTES) return undefined;
-  const text = recordText(await readFile(path));
+  const handle = await openRegular(path, constants.O_RDONLY);
+  const buffer = Buffer.alloc(RECORD_FILE_BYTES);
+  let read: number;
+  try {
+    if ((await handle.stat()).size > RECORD_FILE_BYTES) return undefined;
+    ({ bytesRead: read } = await handle.read(buffer, 0, RECORD_FILE_BYTES, 0));
+  } finally {
+    await handle.close();
+  }
+  const text = recordText(buffer.subarray(0, read));
   return text === undefined ? undefined : parseRecord(text, fileName);
 }
 
-/** The digest of the staging file's items up to `staged.bytes`, or why they are not what was recorded. */
-async function checkStaging(path: string, staged: StagedMark): Promise<ItemDigest | string> {
-  let size: number;
-  try {
-    size = (await stat(path)).size;
-  } catch {
-    return 'its staging file is gone';
-  }
-  if (size < staged.bytes) return `its staging file is shorter than recorded (${size} of ${staged.bytes} bytes)`;
-  const digest = new ItemDigest();
-  let first = true;
-  for await (const line of readLines(path, { bytes: staged.bytes })) {
-    if (first && line !== '[') return 'its staging file does not start as a data file';
-    if (!first) digest.add(line.endsWith(',') ? line.slice(0, -1) : line);
-    first = false;
-  }
-  const found = digest.peek();
-  if (found.items !== staged.items || found.checksum !== staged.checksum)
-    return `its staging file does not match the record (${found.items} items, ${staged.items} recorded)`;
-  return (await layoutDamage(path, staged.bytes)) ?? digest;
+/** The staging file's bytes up to `staged.bytes`, or why they are not what was recorded. */
+async function checkStaging(path: string, staged: StagedMark): Promise<KeptBytes | string> {
+  const kept = await readKept(path, staged.bytes);
+  if (typeof kept === 'string') return kept;
+  if (kept.items !== staged.items || kept.checksum.toString() !== staged.checksum)
+    return `its staging file does not match the record (${kept.items} items, ${staged.items} recorded)`;
+  return kept;
 }
 
 /** One run's checkpoint record and staging file, held by this process while the run lives. */
@@ -115,17 +107,20 @@ export class CheckpointSlot {
   static fresh(file: string): CheckpointSlot {
     const nonce = randomBytes(4).toString('hex');
     const at = (suffix: string) => join(dirname(file), tempFileName(basename(file), process.pid, nonce, suffix));
-    return new CheckpointSlot(at(CHECKPOINT), at(STAGING), basename(file));
+    return new CheckpointSlot(at(CHECKPOINT_SUFFIX), at(STAGING_SUFFIX), basename(file));
   }
 
-  /** Replaces the record in one step: a crash leaves the previous record or this one, never half of one. */
-  async save(read: ReadCheckpoint, staged: StagedMark): Promise<void> {
+  /**
+   * Replaces the record in one step: a crash leaves the previous record or this one, never half of
+   * one. False when it was not written (too long for its slot): the previous record stands.
+   */
+  async save(read: ReadCheckpoint, staged: StagedMark): Promise<boolean> {
     const record: CheckpointRecord = { version: 1, staging: basename(this.stagingPath), staged, read };
     // Asynchronous (issue 23): the run writes it while it waits for the next page (read-run.ts). The
     // first record is a temporary file of the data file (one a killed run leaves is swept like any
     // other, stale-temp-files.ts) renamed into place; each later one is one write into a slot.
     try {
-      await this.#record.write(JSON.stringify(record), join(dirname(this.path), tempFileName(this.#fileName)));
+      return await this.#record.write(JSON.stringify(record), join(dirname(this.path), tempFileName(this.#fileName)));
     } catch (error) {
       throw writeFailed(this.path, error);
     }
@@ -156,19 +151,19 @@ export class FileTakenCheckpoint implements TakenCheckpoint {
   readonly checkpoint: ReadCheckpoint | undefined;
   readonly damaged: string | undefined;
   readonly staged: StagedMark | undefined;
-  readonly digest: ItemDigest | undefined;
+  readonly kept: KeptBytes | undefined;
 
-  private constructor(slot: CheckpointSlot, record: CheckpointRecord | undefined, check: ItemDigest | string) {
+  private constructor(slot: CheckpointSlot, record: CheckpointRecord | undefined, check: KeptBytes | string) {
     this.slot = slot;
     this.checkpoint = record?.read;
     this.staged = record?.staged;
     this.damaged = typeof check === 'string' ? check : undefined;
-    this.digest = typeof check === 'string' ? undefined : check;
+    this.kept = typeof check === 'string' ? undefined : check;
   }
 
   static async open(path: string, fileName: string): Promise<FileTakenCheckpoint> {
     const record = await readRecord(path, fileName).catch(() => undefined);
-    const stagingPath = join(dirname(path), record?.staging ?? tempFileName(fileName, 0, '00000000', STAGING));
+    const stagingPath = join(dirname(path), record?.staging ?? tempFileName(fileName, 0, '00000000', STAGING_SUFFIX));
     const slot = new CheckpointSlot(path, stagingPath, fileName);
     const check = record ? await checkStaging(stagingPath, record.staged) : 'its record cannot be read';
     return new FileTakenCheckpoint(slot, record, check);
@@ -195,16 +190,16 @@ async function sweepStaging(dir: string, fileName: string): Promise<void> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const named = new Set<string>();
   for (const name of names) {
-    if (tempFileOwner(name, fileName, CHECKPOINT) === undefined) continue;
+    if (tempFileOwner(name, fileName, CHECKPOINT_SUFFIX) === undefined) continue;
     try {
       const record = await readRecord(join(dir, name), fileName);
       if (record) named.add(record.staging);
-    } catch {
-      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     }
   }
   for (const name of names) {
-    const pid = tempFileOwner(name, fileName, STAGING);
+    const pid = tempFileOwner(name, fileName, STAGING_SUFFIX);
     if (pid !== undefined && !named.has(name) && unowned(join(dir, name), pid))
       await rm(join(dir, name), { force: true });
   }
@@ -225,9 +220,9 @@ export async function takeFileCheckpoint(file: string, hooks: TakeHooks = {}): P
   const names = await readdir(dir).catch(() => [] as string[]);
   const taken: FileTakenCheckpoint[] = [];
   for (const name of names) {
-    const pid = tempFileOwner(name, fileName, CHECKPOINT);
+    const pid = tempFileOwner(name, fileName, CHECKPOINT_SUFFIX);
     if (pid === undefined || !unowned(join(dir, name), pid)) continue;
-    const mine = join(dir, tempFileName(fileName, process.pid, undefined, CHECKPOINT));
+    const mine = join(dir, tempFileName(fileName, process.pid, undefined, CHECKPOINT_SUFFIX));
     // Held before the name exists: it carries this process's pid, so to another run of this process
     // only `held` says it is taken. Marked after the rename (as it was), a run listing the directory
     // in between took it again: both runs had it, sharing one staging file (a loaded machine did it).

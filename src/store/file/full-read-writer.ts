@@ -3,9 +3,9 @@ import { open } from 'node:fs/promises';
 import { readLines } from '../../util/read-lines.js';
 import { AtomicItemWriter } from './atomic-item-writer.js';
 import type { FileDigest, Item } from './data-file.js';
-import type { ItemDigest } from './item-digest.js';
 import { compareIds, type ItemId } from '../../dataset/item-id.js';
 import { pageLines } from './page-lines.js';
+import type { KeptBytes } from './staged-bytes.js';
 
 /** Items serialised in one JSON.stringify: ~200 bytes each, their text stays well under 128 KiB. */
 const ITEMS_AT_ONCE = 250;
@@ -16,7 +16,7 @@ export interface StagedOrder {
   ascending: boolean;
 }
 
-/** Where a staging file stands at a checkpoint: its length and the digest of its items up to there. */
+/** Where a staging file stands at a checkpoint: its length, and its items and checksum up to there. */
 export interface StagedMark extends FileDigest, StagedOrder {
   bytes: number;
 }
@@ -47,9 +47,9 @@ export class FullReadWriter {
     return new FullReadWriter(target, await AtomicItemWriter.create(target, temp));
   }
 
-  /** Goes on with the file a checkpoint kept, as it stood at that checkpoint (`staged`). */
-  static async continue(target: string, temp: string, digest: ItemDigest, staged: StagedMark): Promise<FullReadWriter> {
-    return new FullReadWriter(target, await AtomicItemWriter.continue(target, temp, digest, staged.bytes), staged);
+  /** Goes on with the file a checkpoint kept, as it stood at that checkpoint (`kept`, in the order `staged`). */
+  static async continue(target: string, temp: string, kept: KeptBytes, staged: StagedOrder): Promise<FullReadWriter> {
+    return new FullReadWriter(target, await AtomicItemWriter.continue(target, temp, kept), staged);
   }
 
   /** Writes out what is buffered and says where the file stands, for a checkpoint. */
@@ -82,7 +82,7 @@ export class FullReadWriter {
       const lines = pageLines(part);
       if (lines === undefined) await this.#oneByOne(part);
       else {
-        const flushing = this.#writer.copyLines(lines.lines, lines.digest, lines.count);
+        const flushing = this.#writer.copyLines(lines.lines, lines.count);
         if (flushing) await flushing;
       }
     }

@@ -1,11 +1,9 @@
 import type { Item } from './data-file.js';
 
-/** A page of items as lines of the data file, and the bytes their digest is taken over. */
+/** A page of items as lines of the data file. */
 export interface PageLines {
   /** The items' lines with ",\n" between them (none after the last), as AtomicItemWriter.copyLines takes them. */
   lines: Buffer;
-  /** The same lines each followed by "\n" only: what the file's digest is taken over. */
-  digest: Buffer;
   count: number;
 }
 
@@ -38,7 +36,6 @@ export function pageLines(items: readonly Item[]): PageLines | undefined {
   const inner = text.slice(1, -1);
   return {
     lines: Buffer.from(inner.replaceAll(BOUNDARY, '},\n{')),
-    digest: Buffer.from(`${inner.replaceAll(BOUNDARY, '}\n{')}\n`),
     count: items.length,
   };
 }

@@ -21,9 +21,9 @@ export async function resumableFullLoad(
 ): Promise<FullLoad> {
   let slot: CheckpointSlot;
   let writer: FullReadWriter;
-  if (taken instanceof FileTakenCheckpoint && taken.staged && taken.digest && taken.damaged === undefined) {
+  if (taken instanceof FileTakenCheckpoint && taken.staged && taken.kept && taken.damaged === undefined) {
     slot = taken.slot;
-    writer = await FullReadWriter.continue(file, slot.stagingPath, taken.digest, taken.staged);
+    writer = await FullReadWriter.continue(file, slot.stagingPath, taken.kept, taken.staged);
   } else {
     // A checkpoint that cannot be continued (another store's, or damaged) is dropped: a fresh read.
     await taken?.discard();
@@ -43,8 +43,7 @@ export async function resumableFullLoad(
     checkpoint: (at) => {
       saving = (async () => {
         await settled();
-        await slot.save(at, await writer.mark());
-        saved = true;
+        if (await slot.save(at, await writer.mark())) saved = true;
       })();
       return saving;
     },

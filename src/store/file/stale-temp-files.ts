@@ -27,9 +27,10 @@ function zombie(pid: number): boolean {
 
 /**
  * A sync killed with SIGKILL leaves its temporary file behind; the data file and
- * state are untouched, so they are only litter. Removes those of dead processes for this file.
+ * state are untouched, so they are only litter. Removes those of dead processes for this file
+ * (of `suffixes`: temporary files only, unless the caller knows kept reads of that name are litter too).
  */
-export async function removeStaleTempFiles(dir: string, fileName: string): Promise<void> {
+export async function removeStaleTempFiles(dir: string, fileName: string, suffixes?: readonly string[]): Promise<void> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -38,7 +39,9 @@ export async function removeStaleTempFiles(dir: string, fileName: string): Promi
   }
   await Promise.all(
     names.map(async (name) => {
-      const pid = tempFileOwner(name, fileName);
+      const pid = suffixes
+        ? suffixes.map((suffix) => tempFileOwner(name, fileName, suffix)).find((owner) => owner !== undefined)
+        : tempFileOwner(name, fileName);
       if (pid !== undefined && pid !== process.pid && !alive(pid)) await rm(join(dir, name), { force: true });
     }),
   );

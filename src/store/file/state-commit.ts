@@ -17,15 +17,18 @@ export class StateCommit {
   readonly #stateFile: StateFile;
   /** The dataset's record key (FileStore's: one per output directory). */
   readonly #keyOf: (ref: DatasetRef) => string;
+  /** How the keys of this output directory's records start (recordKey). */
+  readonly #outDir: string;
 
-  constructor(stateFile: StateFile, keyOf: (ref: DatasetRef) => string) {
+  constructor(stateFile: StateFile, keyOf: (ref: DatasetRef) => string, outDir: string) {
     this.#stateFile = stateFile;
     this.#keyOf = keyOf;
+    this.#outDir = outDir;
   }
 
   /** A file belongs to the first owner that synced it; anyone else is refused. */
   #assertOwner(records: Parameters<typeof assertOwner>[0], ref: DatasetRef, file: string): void {
-    assertOwner(records, this.#keyOf(ref), ref, file);
+    assertOwner(records, this.#keyOf(ref), ref, file, this.#outDir);
   }
 
   /** The dataset's record as the state file holds it now, once its owner is checked. */

@@ -7,6 +7,10 @@ import { randomBytes } from 'node:crypto';
  * litter of a dead process from the file a live one is writing.
  */
 const SUFFIX = '.tmp';
+export const STAGING_SUFFIX = '.staging';
+export const CHECKPOINT_SUFFIX = '.checkpoint';
+/** Every kind of file of a process beside a target. */
+export const PROCESS_FILE_SUFFIXES: readonly string[] = [SUFFIX, STAGING_SUFFIX, CHECKPOINT_SUFFIX];
 
 export function tempFileName(
   fileName: string,

@@ -11,9 +11,9 @@ const WRITE_BUFFER = 1024 * 1024;
  * (file-checksum.ts) is taken over them in that order as they go out.
  */
 export class WriteBehind {
-  #handle: FileHandle;
+  readonly #handle: FileHandle;
   /** Over the bytes as they are written: the checksum the state keeps (file-checksum.ts). */
-  #checksum: FileChecksum;
+  readonly #checksum: FileChecksum;
   /** The CRC-32 of slices added by `addKnown` whose caller took it already: not computed twice. */
   readonly #known = new WeakMap<Buffer, number>();
   /** Text to write, and slices of an old file copied as they are (a merge's unchanged lines). */
@@ -42,14 +42,6 @@ export class WriteBehind {
   /** The checksum of the bytes written so far. */
   get checksum(): string {
     return this.#checksum.toString();
-  }
-
-  /** Starts over on `handle` (the same file, emptied): what was buffered is dropped. */
-  reset(handle: FileHandle): void {
-    this.#handle = handle;
-    this.#take();
-    this.#written = 0;
-    this.#checksum = new FileChecksum();
   }
 
   add(text: string | Buffer): void {

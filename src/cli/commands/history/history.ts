@@ -1,3 +1,4 @@
+import { MAX_CAPTURE_LINE_BYTES } from '../../../capture/capture-lines.js';
 import { canonical, type ItemId } from '../../../dataset/item-id.js';
 import type { HistoryEntry } from '../../../store/dataset-history.js';
 import { datasetKey } from '../../../store/identity.js';
@@ -7,6 +8,7 @@ import { fileStore, resolveDatasetPath, resolveFilter } from '../../resolve-data
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import type { HistoryCommandOptions } from './definition.js';
+import { plural } from '../../../util/plural.js';
 
 /** An id as typed: 7 and "7" are one id (item-id.ts), anything else a string. */
 const parseId = (text: string): ItemId => canonical(text);
@@ -49,20 +51,29 @@ export async function run(options: HistoryCommandOptions, ctx: CliContext): Prom
   const storeUrl = resolveStoreUrl(options, ctx);
   const store = storeUrl ? await postgresStore(storeUrl, 1) : await fileStore(ctx, options.out);
   let entries: HistoryEntry[];
+  let skippedLines = 0;
+  const latest = options.id === undefined && !options.deleted;
+  const read = { onSkipped: (lines: number) => (skippedLines = lines), ...(latest ? { last: options.last } : {}) };
   try {
     entries = options.deleted
-      ? await store.tombstones(ref)
-      : await store.history(ref, options.id === undefined ? undefined : parseId(options.id));
+      ? await store.tombstones(ref, read)
+      : await store.history(ref, options.id === undefined ? undefined : parseId(options.id), read);
   } finally {
     await store.close();
   }
-  const shown = options.id === undefined && !options.deleted ? entries.slice(-options.last) : entries;
+  const shown = latest ? entries.slice(-options.last) : entries;
+  if (skippedLines > 0)
+    writeLine(
+      ctx.stderr,
+      `${ctx.color.yellow('warning:')} ${plural(skippedLines, 'line')} of the history kept beside ${store.placeOf(ref)} skipped (longer than ${MAX_CAPTURE_LINE_BYTES / 1024 / 1024} MiB, or not JSON)`,
+    );
   if (options.json) {
     writeJson(ctx, {
       dataset: ref.dataset,
       userId: ref.userId,
       ...(options.id !== undefined ? { id: parseId(options.id) } : {}),
       entries: shown,
+      skippedLines,
     });
     return;
   }
