@@ -52,11 +52,11 @@ function checkConsumerCommand(program: Command) {
       DEFAULT_CONSUMER_BURST,
     )
     .option('--only <ids>', 'comma-separated case ids to run (the baseline always runs first)')
+    .option('--skip <ids>', 'comma-separated case ids to leave out')
     .option(
       '--with-receiver-checks',
       'first send the check-receiver battery (forged, altered and invalid deliveries): the cases send only valid ones',
     )
-    .option('--skip <ids>', 'comma-separated case ids to leave out')
     .option(...toleranceOption('the tolerance your receiver uses', { min: 1 }))
     .option(
       '--skew <seconds>',
