@@ -26,5 +26,8 @@ export async function bringBack(run: ConsumerRun): Promise<Settled> {
   if (stale.length > 0) run.service.mutate({ path: DRIVEN_PATH, updateIds: stale });
   // Its answers are not any case's: a consumer that refuses it simply stays unequal.
   await sendCounted(run, await signedDelivery(run), newTally());
-  return settleRun(run);
+  const settled = await settleRun(run);
+  // The reads that delivery set off are over before the next case changes anything.
+  await run.reads.idle(run.settleMs);
+  return settled;
 }

@@ -62,24 +62,27 @@ async function changeAndAnnounce(ctx: CaseContext, race: Race): Promise<void> {
 /**
  * Answers the held read once the consumer is idle (its deliveries answered or waiting on the held read,
  * no other read running), or, when it read the dataset again meanwhile, once that newer read's answer
- * is in its store: the held, older answer then lands last. Then waits for every delivery's answer.
+ * is in its store and any other read on its way (a later delivery's, set out late) has landed too: the
+ * held, older answer then lands last. Then waits for every delivery's answer, and for the consumer to
+ * be idle again: only then may an equal store mean converged.
  */
 async function releaseLast(ctx: CaseContext, race: Race): Promise<void> {
   try {
-    const idle = await ctx.reads.idle(ctx.settleMs, {
+    const landed = await ctx.reads.idle(ctx.settleMs, {
       hold: { read: race.hold, landed: async () => (await ctx.settle()).converged },
     });
-    if (race.hold.beside() > 0)
+    if (race.hold.beside() > 0) {
+      await ctx.reads.idle(ctx.settleMs);
       ctx.note(
-        idle
+        landed
           ? 'the consumer read the same dataset again while its first read was held, and its store held the newer data before that read was answered'
           : 'the consumer read the same dataset again while its first read was held',
       );
+    }
   } finally {
     race.hold.release();
   }
   await Promise.all(race.sent);
-  // The held answer lands, and the rest of its read: only then may an equal store mean converged.
   await ctx.reads.idle(ctx.settleMs);
 }
 

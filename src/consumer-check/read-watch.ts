@@ -6,6 +6,12 @@ import { DRIVEN_ENTITY, sameDataset } from './settle.js';
  * answered) to count as idle: far longer than a consumer takes to start the read a delivery asks for.
  */
 export const QUIET_MS = 500;
+/**
+ * The quiet is watched in steps this long, each credited at most twice its length: when the check's own
+ * process stalls (a loaded machine), the stall does not count as the consumer's quiet, since the
+ * consumer's request may be waiting, unread, on a socket of this very process.
+ */
+const QUIET_STEP_MS = 50;
 
 /** A read of the consumer held back by the mock. */
 export interface HeldRead {
@@ -26,18 +32,18 @@ export class ReadWatch {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #unwatch: () => void;
   readonly #listeners = new Set<(answer: ListAnswer) => void>();
-  #lastActivity: number;
+  /** Counts everything the consumer did or was told: a change of it ends a quiet. */
+  #activity = 0;
   #reads = 0;
 
   constructor(gate: AnswerGate, clock: { now: () => number; sleep: (ms: number) => Promise<void> }) {
     this.#gate = gate;
     this.#now = clock.now;
     this.#sleep = clock.sleep;
-    this.#lastActivity = clock.now();
     this.#unwatch = gate.watch((answer) => {
       if (answer.entity !== DRIVEN_ENTITY) return;
       this.#reads += 1;
-      this.#lastActivity = this.#now();
+      this.#activity += 1;
       for (const listener of this.#listeners) listener(answer);
     });
   }
@@ -49,7 +55,7 @@ export class ReadWatch {
 
   /** Something the consumer may act on happened: a delivery was sent, or answered. */
   touch(): void {
-    this.#lastActivity = this.#now();
+    this.#activity += 1;
   }
 
   /** Holds the first page of the consumer's next read of the driven entity. */
@@ -80,11 +86,11 @@ export class ReadWatch {
   }
 
   /**
-   * Resolves once the consumer is idle: nothing read, sent or answered for QUIET_MS, `until` settled, or
-   * `limitMs` passed (a consumer that never stops reading). With a held read whose dataset the consumer
-   * read again meanwhile, resolves once `landed` does instead: that newer read must reach the store
-   * before the held one is answered. False only when the limit passed first (or the newer read never
-   * landed).
+   * Resolves once the consumer is idle: nothing read, sent or answered for QUIET_MS from now, `until`
+   * settled, or `limitMs` passed (a consumer that never stops reading). With a held read whose dataset
+   * the consumer read again meanwhile, resolves once `landed` does instead: that newer read must reach
+   * the store before the held one is answered. False only when the limit passed first (or the newer
+   * read never landed).
    */
   async idle(
     limitMs: number,
@@ -97,14 +103,20 @@ export class ReadWatch {
       () => (done = true),
     );
     const deadline = this.#now() + limitMs;
+    let seen = this.#activity;
+    let quiet = 0;
     for (;;) {
       if (hold && hold.read.beside() > 0) return hold.landed();
-      const now = this.#now();
-      const wait = this.#lastActivity + QUIET_MS - now;
-      if (done || wait <= 0) return true;
-      if (now >= deadline) return false;
-      const pause = this.#sleep(Math.min(wait, deadline - now));
+      if (this.#activity !== seen) {
+        seen = this.#activity;
+        quiet = 0;
+      }
+      if (done || quiet >= QUIET_MS) return true;
+      const started = this.#now();
+      if (started >= deadline) return false;
+      const pause = this.#sleep(Math.min(QUIET_STEP_MS, deadline - started));
       await (until ? Promise.race([pause, until.catch(() => {})]) : pause);
+      quiet += Math.min(this.#now() - started, 2 * QUIET_STEP_MS);
     }
   }
 

@@ -49,7 +49,7 @@ export interface SpecConsumer {
   close(): Promise<void>;
 }
 
-export async function startSpecConsumer(options: {
+export interface SpecConsumerOptions {
   secret: string;
   bug?: PlantedBug | undefined;
   apiUrl?: string;
@@ -60,7 +60,9 @@ export async function startSpecConsumer(options: {
   followUpMs?: number;
   /** Not bugs: read every dataset it has this often, with no delivery (a consumer that polls). */
   pollMs?: number;
-}): Promise<SpecConsumer> {
+}
+
+export async function startSpecConsumer(options: SpecConsumerOptions): Promise<SpecConsumer> {
   const { bug } = options;
   const timers = new Set<NodeJS.Timeout>();
   let api = { url: options.apiUrl ?? '', token: options.token ?? '' };

@@ -13,9 +13,8 @@ import {
   type DeliverySender,
 } from '../../src/consumer-check/check-consumer.js';
 import { LedgerhookError } from '../../src/errors.js';
-import { type PlantedBug, startSpecConsumer } from '../helpers/spec-consumer.js';
-
-const SECRET = 'whsec_driver_test';
+import { checkSpecConsumer as checkSpec, SPEC_CONSUMER_SECRET as SECRET } from '../helpers/check-spec-consumer.js';
+import { startSpecConsumer } from '../helpers/spec-consumer.js';
 
 /** A consumer that answers 200 and keeps its store empty (or whatever `store` holds). */
 function stubConsumer(store: Record<string, unknown[]> = {}) {
@@ -35,29 +34,11 @@ function stubConsumer(store: Record<string, unknown[]> = {}) {
   return base;
 }
 
-/** The spec consumer (with a bug or a behaviour), checked over real HTTP. */
-async function checkSpecConsumer(
-  consumerOptions: { bug?: PlantedBug; followUpMs?: number; pollMs?: number; checks?: { anyAlgorithm?: boolean } },
+/** The spec consumer, a short settle: the cases here converge at once or are meant not to. */
+const checkSpecConsumer = (
+  consumerOptions: Parameters<typeof checkSpec>[0],
   options: Partial<CheckConsumerOptions>,
-): Promise<CheckConsumerReport> {
-  const consumer = await startSpecConsumer({ secret: SECRET, ...consumerOptions });
-  try {
-    return await checkConsumer({
-      to: new URL(consumer.url),
-      secret: SECRET,
-      readState: async () => consumer.state(),
-      stateLabel: 'the spec consumer',
-      mock: { port: 0 },
-      settleMs: 1500,
-      onProgress: (event) => {
-        if (event.type === 'started') consumer.setApi(event.apiUrl, event.token);
-      },
-      ...options,
-    });
-  } finally {
-    await consumer.close();
-  }
-}
+): Promise<CheckConsumerReport> => checkSpec(consumerOptions, { settleMs: 1500, ...options });
 
 const verdicts = (report: CheckConsumerReport) => report.cases.map((c) => [c.id, c.verdict, c.failed]);
 

@@ -9,36 +9,18 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type CheckConsumerReport, checkConsumer } from '../../src/consumer-check/check-consumer.js';
+import type { CheckConsumerReport } from '../../src/consumer-check/check-consumer.js';
 import { CONSUMER_CASE_TABLE } from '../../src/consumer-check/consumer-case-table.js';
-import { PLANTED_BUGS, type PlantedBug, startSpecConsumer } from '../helpers/spec-consumer.js';
+import { checkSpecConsumer } from '../helpers/check-spec-consumer.js';
+import { PLANTED_BUGS, type PlantedBug } from '../helpers/spec-consumer.js';
 
 const SOAK = process.env.LEDGERHOOK_SOAK === '1';
 const RUNS = SOAK ? 10 : 1;
-const SECRET = 'whsec_spec_consumer_races';
 /** Long enough for the rate-limited case (three requests at one a second) on a loaded machine. */
 const SETTLE_MS = 4000;
 
-async function check(bug: PlantedBug | undefined, only?: string[]): Promise<CheckConsumerReport> {
-  const consumer = await startSpecConsumer({ secret: SECRET, bug });
-  try {
-    return await checkConsumer({
-      to: new URL(consumer.url),
-      secret: SECRET,
-      readState: async () => consumer.state(),
-      stateLabel: 'the spec consumer',
-      mock: { port: 0 },
-      settleMs: SETTLE_MS,
-      burst: 40,
-      only,
-      onProgress: (event) => {
-        if (event.type === 'started') consumer.setApi(event.apiUrl, event.token);
-      },
-    });
-  } finally {
-    await consumer.close();
-  }
-}
+const check = (bug: PlantedBug | undefined, only?: string[]) =>
+  checkSpecConsumer({ bug }, { settleMs: SETTLE_MS, burst: 40, only });
 
 const verdicts = (report: CheckConsumerReport) => Object.fromEntries(report.cases.map((c) => [c.id, c.verdict]));
 const BUGS = Object.keys(PLANTED_BUGS) as PlantedBug[];
@@ -73,7 +55,7 @@ describe(`check-consumer against a consumer written from the spec (${RUNS} ${RUN
         count(bug, report);
         const own = report.cases.find((c) => c.id === PLANTED_BUGS[bug]);
         if (own?.verdict === 'not-converged' && own.failed && !report.passed) passed[bug] = (passed[bug] ?? 0) + 1;
-        else notes.push(`${bug}, run ${run + 1}: ${JSON.stringify(verdicts(report))}`);
+        else notes.push(`${bug}, run ${run + 1}: ${JSON.stringify(verdicts(report))}; ${own?.detail}`);
       });
     }
     t.diagnostic(

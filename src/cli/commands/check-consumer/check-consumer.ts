@@ -86,7 +86,7 @@ function receiverLines(report: CheckReceiverReport, c: ChalkInstance): string[] 
     .filter((r) => r.verdict !== 'pass')
     .map((r) => {
       const word = r.warning ? c.yellow('warn'.padEnd(7)) : c.red((r.verdict === 'error' ? 'ERROR' : 'FAIL').padEnd(7));
-      return `${`receiver ${r.id}`.padEnd(ID_WIDTH)}${word}${printableLine(r.detail)}`;
+      return `${`receiver ${r.id}`.padEnd(ID_WIDTH - 1)} ${word}${printableLine(r.detail)}`;
     });
 }
 
