@@ -4,8 +4,9 @@
  * consumer passes every case, and each planted bug is failed on the case made for it. No latency is
  * added anywhere: the race cases make their races by holding the consumer's read in the mock.
  *
- * The normal suite runs each planted bug once, with its case alone (and the baseline); LEDGERHOOK_SOAK=1
- * runs the whole battery against every consumer 10 times and prints the counts.
+ * The normal suite runs the correct consumer once through the battery (less lost-webhook) and each
+ * planted bug once with its case alone (and the baseline); LEDGERHOOK_SOAK=1 runs the whole battery
+ * against every consumer 10 times and prints the counts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -19,8 +20,8 @@ const RUNS = SOAK ? 10 : 1;
 /** Long enough for the rate-limited case (three requests at one a second) on a loaded machine. */
 const SETTLE_MS = 4000;
 
-const check = (bug: PlantedBug | undefined, only?: string[]) =>
-  checkSpecConsumer({ bug }, { settleMs: SETTLE_MS, burst: 40, only });
+const check = (bug: PlantedBug | undefined, cases: { only?: string[]; skip?: string[] }) =>
+  checkSpecConsumer({ bug }, { settleMs: SETTLE_MS, burst: 40, ...cases });
 
 const verdicts = (report: CheckConsumerReport) => Object.fromEntries(report.cases.map((c) => [c.id, c.verdict]));
 const BUGS = Object.keys(PLANTED_BUGS) as PlantedBug[];
@@ -39,13 +40,17 @@ describe(`check-consumer against a consumer written from the spec (${RUNS} ${RUN
     for (let run = 0; run < RUNS; run += 1) {
       // All at once, each with its own mock and consumer: the machine as loaded as a CI runner.
       const [correct, ...planted] = await Promise.all([
-        check(undefined),
-        ...BUGS.map((bug) => check(bug, SOAK ? undefined : [PLANTED_BUGS[bug]])),
+        // In the normal suite, lost-webhook (a limitation that waits out its settle time) is the
+        // driver test's; the soak runs everything.
+        check(undefined, SOAK ? {} : { skip: ['lost-webhook'] }),
+        ...BUGS.map((bug) => check(bug, SOAK ? {} : { only: [PLANTED_BUGS[bug]] })),
       ]);
-      const expected = {
-        ...Object.fromEntries(CONSUMER_CASE_TABLE.map((c) => [c.id, 'converged'])),
-        'lost-webhook': 'not-converged',
-      };
+      const expected = Object.fromEntries(
+        CONSUMER_CASE_TABLE.filter((c) => SOAK || c.id !== 'lost-webhook').map((c) => [
+          c.id,
+          c.level === 'limitation' ? 'not-converged' : 'converged',
+        ]),
+      );
       if (correct) count('correct', correct);
       if (correct && JSON.stringify(verdicts(correct)) === JSON.stringify(expected) && correct.passed)
         passed.correct = (passed.correct ?? 0) + 1;
