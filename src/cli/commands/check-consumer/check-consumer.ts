@@ -10,6 +10,7 @@ import { CONSUMER_CASE_TABLE } from '../../../consumer-check/consumer-case-table
 import { stateSource } from '../../../consumer-check/state-source.js';
 import { resolveTarget } from '../../../delivery/target.js';
 import { plural } from '../../../util/plural.js';
+import { redactUrl } from '../../../util/service-url.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import { formatDuration } from '../../durations.js';
 import { createProgressView } from '../../progress.js';
@@ -72,7 +73,7 @@ function signatureLine(report: CheckConsumerReport, to: URL, c: ChalkInstance): 
   const receiver = report.receiver;
   if (!receiver)
     return c.dim(
-      `signatures not checked: these cases send only valid deliveries; \`ledgerhook check-receiver --to ${to.href}\` sends forged and altered ones (or add --with-receiver-checks)`,
+      `signatures not checked: these cases send only valid deliveries; \`ledgerhook check-receiver --to ${redactUrl(to.href)}\` sends forged and altered ones (or add --with-receiver-checks)`,
     );
   const required = receiver.cases.filter((r) => r.level === 'required').length;
   return receiver.failed.length === 0
