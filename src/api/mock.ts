@@ -5,6 +5,7 @@
  */
 export { startMockServer, type MockServerOptions, type RunningMockServer } from '../mock/mock-server.js';
 export { MockService } from '../mock/mock-service.js';
+export type { AnswerGate, AnswerHold, ListAnswer } from '../mock/answer-gate.js';
 export {
   MOCK_BASE_PATH,
   type MockServiceOptions,

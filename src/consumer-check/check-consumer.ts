@@ -5,33 +5,35 @@ import {
   DEFAULT_HEADER_NAME,
   DEFAULT_RECEIVER_SKEW_SECONDS,
 } from '../defaults.js';
-import { buildDelivery, type BuildDeliveryOptions, type OutgoingDelivery } from '../delivery/build-delivery.js';
+import { type CheckReceiverReport, checkReceiver } from '../delivery/check-receiver.js';
 import { postWebhook } from '../delivery/post-webhook.js';
 import { LedgerhookError } from '../errors.js';
 import { startMockServer } from '../mock/mock-server.js';
 import { delay } from '../util/delay.js';
 import { validateTolerance } from '../webhook/tolerance.js';
 import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
+import { bringBack } from './bring-back.js';
 import { checkTiming, chooseCases } from './consumer-check-input.js';
-import { type CaseContext, CONSUMER_CASE_STEPS } from './consumer-cases.js';
+import { CONSUMER_CASE_STEPS } from './consumer-cases.js';
 import {
   type CheckConsumerReport,
   type ConsumerCaseResult,
   caseResult,
   newTally,
   skippedResult,
-  type Tally,
 } from './consumer-report.js';
-import { compareState, DRIVEN_ENTITY, settle } from './settle.js';
+import { type ConsumerRun, caseContext, type DeliverySender } from './consumer-run.js';
+import { ReadWatch } from './read-watch.js';
+import { compareState, type Settled } from './settle.js';
 import type { StateReader } from './state-reader.js';
 
 export type { CheckConsumerReport, ConsumerCaseResult } from './consumer-report.js';
-
-/** Sends one delivery to the consumer; the default POSTs it to `to`. */
-export type DeliverySender = (delivery: OutgoingDelivery) => Promise<{ status: number; excerpt: string }>;
+export type { DeliverySender } from './consumer-run.js';
 
 export type CheckConsumerEvent =
   | { type: 'started'; apiUrl: string; token: string; userId: string }
+  | { type: 'receiver'; report: CheckReceiverReport }
+  | { type: 'bring-back'; before: string }
   | { type: 'case-start'; id: string; title: string }
   | { type: 'case'; result: ConsumerCaseResult };
 
@@ -53,6 +55,11 @@ export interface CheckConsumerOptions {
   burst?: number | undefined;
   only?: readonly string[] | undefined;
   skip?: readonly string[] | undefined;
+  /**
+   * Runs the check-receiver battery (forged, altered and invalid deliveries) against `to` first; the
+   * cases themselves send only valid deliveries.
+   */
+  withReceiverChecks?: boolean | undefined;
   /** The emulated service: by default where `ledgerhook mock` listens, with its token and user. */
   mock?: { port?: number | undefined; host?: string | undefined; userId?: string | undefined } | undefined;
   send?: DeliverySender | undefined;
@@ -94,10 +101,27 @@ async function startService(options: CheckConsumerOptions) {
   }
 }
 
+/** The battery of forged, altered and invalid deliveries, with the same settings as the cases. */
+function receiverChecks(options: CheckConsumerOptions, run: ConsumerRun): Promise<CheckReceiverReport> {
+  return checkReceiver({
+    url: options.to,
+    secret: run.secret,
+    headerName: run.headerName,
+    verificationPrefix: run.verificationPrefix,
+    toleranceSeconds: run.toleranceSeconds,
+    skewSeconds: run.skewSeconds,
+    timeoutMs: options.timeoutMs,
+    dispatcher: options.dispatcher,
+    signal: run.signal,
+    now: run.now,
+  });
+}
+
 /**
  * Drives the user's consumer from an emulated service the way a real one misbehaves (duplicates, reversed
- * order, a burst, a lost webhook, a retype out of a filter, a rate limit, a delivery near expiry) and,
- * after each case, waits until the consumer's own store equals the service's data, or says what differs.
+ * order, reads that race with changes, a burst, a lost webhook, a retype out of a filter, a rate limit, a
+ * delivery near expiry) and, after each case, waits until the consumer's own store equals the service's
+ * data, or says what differs. Each case starts from an equal store, or is reported as not run.
  */
 export async function checkConsumer(options: CheckConsumerOptions): Promise<CheckConsumerReport> {
   const cases = chooseCases(options.only, options.skip);
@@ -110,73 +134,83 @@ export async function checkConsumer(options: CheckConsumerOptions): Promise<Chec
     options.verificationPrefix === undefined ? undefined : validateVerificationPrefix(options.verificationPrefix);
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? delay;
-  const sender = options.send ?? defaultSender(options);
+  const signal = options.signal;
   const stateLabel = options.stateLabel ?? 'the state reader';
   const mock = await startService(options);
+  const { service } = mock;
+  const reads = new ReadWatch(service.answers, { now, sleep: (ms) => sleep(ms, signal) });
   try {
-    const { service } = mock;
     const userId = service.userId;
     const known = new Set<string>();
     const ignored = new Set<string>();
-    const compare = (document: unknown) => compareState(document, { service, userId, stateLabel, known, ignored });
-    // A state that cannot be read at all is the user's to fix before anything is sent.
-    compare(await options.readState(options.signal));
-    options.onProgress?.({ type: 'started', apiUrl: mock.url, token: mock.token, userId });
-    const body = JSON.stringify({ userId, type: 'ENTITY_UPDATE', entities: [DRIVEN_ENTITY] });
     // Every ENTITY_UPDATE of a user has the same body, so two signed in one second are the same bytes and
     // token. A case's own delivery gets a second no earlier delivery used, so that a consumer which skips
     // what it has seen fails the case made for that (duplicate-after-change, burst), not a later one.
     const usedIats = new Set<number>();
-    const freshIat = () => {
-      let iat = Math.floor(now() / 1000);
-      while (usedIats.has(iat)) iat -= 1;
-      usedIats.add(iat);
-      return iat;
+    const run: ConsumerRun = {
+      service,
+      userId,
+      secret: options.secret,
+      headerName: options.headerName ?? DEFAULT_HEADER_NAME,
+      verificationPrefix,
+      settleMs,
+      burst,
+      toleranceSeconds,
+      skewSeconds,
+      now,
+      sleep,
+      signal,
+      readState: options.readState,
+      stateLabel,
+      send: options.send ?? defaultSender(options),
+      compare: (document, listed) => compareState(document, { service, userId, stateLabel, known, ignored }, listed),
+      reads,
+      freshIat: () => {
+        let iat = Math.floor(now() / 1000);
+        while (usedIats.has(iat)) iat -= 1;
+        usedIats.add(iat);
+        return iat;
+      },
+      useIat: (iat) => usedIats.add(iat),
     };
+    // A state that cannot be read at all is the user's to fix before anything is sent.
+    run.compare(await options.readState(signal));
+    options.onProgress?.({ type: 'started', apiUrl: mock.url, token: mock.token, userId });
+    const receiver = options.withReceiverChecks ? await receiverChecks(options, run) : null;
+    if (receiver) options.onProgress?.({ type: 'receiver', report: receiver });
     const results: ConsumerCaseResult[] = [];
+    /** The store as the last case (or attempt to bring it back) left it, and which case that was. */
+    let last: { settled: Settled; after: string; broughtBack: boolean } | undefined;
     for (const row of cases) {
-      if (results[0]?.verdict !== undefined && results[0].verdict !== 'converged') {
-        results.push(skippedResult(row));
-        continue;
+      // A read an earlier case left running could meet this case's change: the consumer starts each case idle.
+      if (last) await stopping(reads.idle(settleMs), row.id, signal);
+      const differed = last !== undefined && !last.settled.converged;
+      if (last && differed) {
+        if (!last.broughtBack) {
+          options.onProgress?.({ type: 'bring-back', before: row.id });
+          last = { ...last, settled: await stopping(bringBack(run), row.id, signal), broughtBack: true };
+        }
+        if (!last.settled.converged) {
+          const result = skippedResult(row, last.settled, last.after);
+          results.push(result);
+          options.onProgress?.({ type: 'case', result });
+          continue;
+        }
       }
       options.onProgress?.({ type: 'case-start', id: row.id, title: row.title });
-      const tally: Tally = newTally();
+      const tally = newTally();
       const started = now();
-      const ctx: CaseContext = {
-        mutate: (spec) => service.mutate({ path: '/expenses', ...spec }),
-        delivery: (iat) => {
-          const build: BuildDeliveryOptions = { body, secret: options.secret, iat: iat ?? freshIat(), now };
-          usedIats.add(build.iat ?? 0);
-          build.headerName = options.headerName ?? DEFAULT_HEADER_NAME;
-          if (verificationPrefix) build.verificationPrefix = verificationPrefix;
-          return buildDelivery(build);
-        },
-        send: async (delivery) => {
-          await sendCounted(sender, delivery, tally);
-          // Nothing answered the very first delivery: the consumer is not there, not wrong; no wait.
-          if (row.id === 'baseline' && tally.firstNetworkError) throw tally.firstNetworkError;
-        },
-        settle: () => settle({ readState: options.readState, compare, settleMs, now, sleep, signal: options.signal }),
-        setFaults: (faults) => service.setFaults(faults),
-        freshIat,
-        nowSeconds: () => Math.floor(now() / 1000),
-        toleranceSeconds,
-        skewSeconds,
-        burst,
-        note: (text) => tally.notes.push(text),
-        stopped: () => options.signal?.aborted === true,
-      };
-      const settled = await CONSUMER_CASE_STEPS[row.id](ctx).catch((error: unknown) => {
-        // Stopped mid-case: whatever the step was waiting on rejected with the signal's reason.
-        if (options.signal?.aborted && !(error instanceof LedgerhookError && error.code === 'ERR_ABORTED'))
-          throw new LedgerhookError('ERR_ABORTED', `stopped during ${row.id}`, { cause: error });
-        throw error;
-      });
+      if (last && differed) tally.notes.push(`it started from a store brought back to the service after ${last.after}`);
+      const ctx = caseContext(run, tally, { first: row.id === 'baseline' });
+      const settled = await stopping(CONSUMER_CASE_STEPS[row.id](ctx), row.id, signal);
       const result = caseResult(row, settled, tally, { elapsedMs: now() - started, settleMs, userId });
       results.push(result);
       options.onProgress?.({ type: 'case', result });
+      last = { settled, after: row.id, broughtBack: false };
     }
     const failed = results.filter((r) => r.failed).map((r) => r.id);
+    const notRun = results.filter((r) => r.verdict === 'skipped').map((r) => r.id);
+    const unproven = results.some((r) => r.verdict === 'skipped' && r.level === 'required');
     return {
       to: options.to.href,
       apiUrl: mock.url,
@@ -185,29 +219,25 @@ export async function checkConsumer(options: CheckConsumerOptions): Promise<Chec
       state: stateLabel,
       settleMs,
       burst,
-      passed: failed.length === 0,
+      passed: failed.length === 0 && !unproven && (receiver?.passed ?? true),
       failed,
       limitations: results.filter((r) => r.level === 'limitation' && r.verdict === 'not-converged').map((r) => r.id),
+      notRun,
       ignoredDatasets: [...ignored].sort(),
       cases: results,
+      receiver,
     };
   } finally {
+    reads.close();
     await mock.close();
   }
 }
 
-/** One delivery sent and its answer counted; a network failure is counted, anything else thrown. */
-async function sendCounted(sender: DeliverySender, delivery: OutgoingDelivery, tally: Tally): Promise<void> {
-  tally.sent += 1;
-  try {
-    const answer = await sender(delivery);
-    const status = String(answer.status);
-    tally.statusCounts[status] = (tally.statusCounts[status] ?? 0) + 1;
-    if (answer.status < 200 || answer.status >= 300)
-      tally.firstRefusal ??= `${status} ${answer.excerpt.replace(/\s+/g, ' ').slice(0, 120)}`.trim();
-  } catch (error) {
-    if (!(error instanceof LedgerhookError) || error.code !== 'ERR_NETWORK') throw error;
-    tally.networkErrors += 1;
-    tally.firstNetworkError ??= error;
-  }
+/** A step stopped mid-way (Ctrl-C): whatever it waited on rejected with the signal's reason. */
+function stopping<T>(step: Promise<T>, id: string, signal: AbortSignal | undefined): Promise<T> {
+  return step.catch((error: unknown) => {
+    if (signal?.aborted && !(error instanceof LedgerhookError && error.code === 'ERR_ABORTED'))
+      throw new LedgerhookError('ERR_ABORTED', `stopped during ${id}`, { cause: error });
+    throw error;
+  });
 }

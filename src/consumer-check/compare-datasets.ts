@@ -53,12 +53,13 @@ const byId = (a: ItemId, b: ItemId) => compareIds(a, b);
 
 /**
  * Compares the service's items of one dataset with what the consumer holds for it (undefined: the
- * consumer has no such dataset). Pure: both sides are plain data.
+ * consumer has no such dataset), listing at most `listed` ids of each kind. Pure: both sides are plain data.
  */
 export function compareDataset(
   dataset: string,
   service: ReadonlyArray<Record<string, unknown> & { id: ItemId }>,
   consumer: readonly StateItem[] | undefined,
+  listed = LISTED_IDS,
 ): DatasetDifference {
   const held = new Map<string, StateItem>();
   const duplicated: ItemId[] = [];
@@ -89,10 +90,10 @@ export function compareDataset(
   return {
     dataset,
     absent: consumer === undefined,
-    missing: missing.slice(0, LISTED_IDS),
-    extra: extra.slice(0, LISTED_IDS),
-    different: different.slice(0, LISTED_IDS),
-    duplicated: duplicated.slice(0, LISTED_IDS),
+    missing: missing.slice(0, listed),
+    extra: extra.slice(0, listed),
+    different: different.slice(0, listed),
+    duplicated: duplicated.slice(0, listed),
     counts: {
       missing: missing.length,
       extra: extra.length,

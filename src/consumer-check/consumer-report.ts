@@ -1,3 +1,4 @@
+import type { CheckReceiverReport } from '../delivery/check-receiver.js';
 import { LedgerhookError } from '../errors.js';
 import { plural } from '../util/plural.js';
 import { type DatasetDifference, describeDifference } from './compare-datasets.js';
@@ -9,7 +10,8 @@ import { quoted } from './state-document.js';
  * converged: the consumer's store equalled the service within the settle time.
  * not-converged: it did not; fails a required case, is the expected outcome of a limitation case.
  * error: the state could not be read at the deadline (the check cannot tell); fails the check.
- * skipped: not run, because the baseline did not converge (every later difference would be inherited).
+ * skipped: not run, because the store already differed from the service before it (an earlier case did
+ * not converge and the store could not be brought back): its difference would be inherited.
  */
 export type ConsumerVerdict = 'converged' | 'not-converged' | 'error' | 'skipped';
 
@@ -98,7 +100,18 @@ export function caseResult(
   };
 }
 
-export function skippedResult(row: { id: string; title: string; level: ConsumerCaseLevel }): ConsumerCaseResult {
+/** A case not run: the store differed before it (`before`: the last look at it). */
+export function skippedResult(
+  row: { id: string; title: string; level: ConsumerCaseLevel },
+  before: Settled,
+  after: string,
+): ConsumerCaseResult {
+  const how =
+    before.readError !== undefined
+      ? `the state could not be read: ${before.readError}`
+      : before.difference.length > 0
+        ? before.difference.map((d) => describeDifference(d)).join('; ')
+        : 'no expense dataset in the state';
   return {
     ...row,
     verdict: 'skipped',
@@ -106,9 +119,9 @@ export function skippedResult(row: { id: string; title: string; level: ConsumerC
     elapsedMs: 0,
     convergedAfterMs: null,
     deliveries: { sent: 0, statusCounts: {}, networkErrors: 0 },
-    datasets: [],
-    difference: [],
-    detail: 'not run: the baseline did not converge, so every difference would be inherited from it',
+    datasets: before.datasets,
+    difference: before.difference,
+    detail: `not run: the store already differed before it (${how}), since ${after}`,
   };
 }
 
@@ -123,23 +136,38 @@ export interface CheckConsumerReport {
   state: string;
   settleMs: number;
   burst: number;
-  /** No required case failed and no case ended in error. */
+  /** No required case failed or was left not run, no case ended in error, and the receiver checks (if run) held. */
   passed: boolean;
   /** Ids of the cases that fail the check. */
   failed: string[];
   /** Ids of the limitation cases that did not converge, as expected. */
   limitations: string[];
+  /** Ids of the cases not run: the store differed before them and could not be brought back. */
+  notRun: string[];
   /** Datasets of the state the battery does not drive (other entities): never compared. */
   ignoredDatasets: string[];
   cases: ConsumerCaseResult[];
+  /**
+   * The check-receiver battery (forged, altered and invalid deliveries), when it ran first
+   * (`withReceiverChecks`); null otherwise: the cases above send only valid deliveries.
+   */
+  receiver: CheckReceiverReport | null;
 }
 
 /** The check's own failure, with the report beside it (the CLI prints both). */
 export function notConverged(report: CheckConsumerReport): LedgerhookError {
   const unread = report.cases.some((r) => r.verdict === 'error');
-  return new LedgerhookError(
-    'ERR_CHECK_FAILED',
-    `the consumer did not converge${unread ? ' (or its state could not be read)' : ''} in ${plural(report.failed.length, 'case')}: ${report.failed.join(', ')}`,
-    { details: { reason: 'consumer_not_converged', failed: report.failed } },
-  );
+  const wrong = report.receiver?.failed ?? [];
+  const parts = [
+    wrong.length > 0 ? `the receiver got ${plural(wrong.length, 'case')} wrong: ${wrong.join(', ')}` : '',
+    report.failed.length > 0
+      ? `the consumer did not converge${unread ? ' (or its state could not be read)' : ''} in ${plural(report.failed.length, 'case')}: ${report.failed.join(', ')}`
+      : '',
+    report.failed.length === 0 && report.notRun.length > 0
+      ? `${plural(report.notRun.length, 'case')} not run, the store differing before them: ${report.notRun.join(', ')}`
+      : '',
+  ];
+  return new LedgerhookError('ERR_CHECK_FAILED', parts.filter(Boolean).join('; '), {
+    details: { reason: 'consumer_not_converged', failed: report.failed, receiverFailed: wrong },
+  });
 }

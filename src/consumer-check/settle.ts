@@ -1,11 +1,16 @@
 import { LedgerhookError } from '../errors.js';
+import type { ListAnswer } from '../mock/answer-gate.js';
+import type { MockItem } from '../mock/entity-generators.js';
 import type { MockService } from '../mock/mock-service.js';
-import { compareDataset, type DatasetDifference, isEqual } from './compare-datasets.js';
+import { filterOf } from '../mock/paging.js';
+import { compareDataset, type DatasetDifference, isEqual, LISTED_IDS } from './compare-datasets.js';
 import { datasetParts, readConsumerState } from './state-document.js';
 import type { StateReader } from './state-reader.js';
 
 /** The entity the battery drives: the one with types, and the spec's PENDING filter. */
 export const DRIVEN_ENTITY = 'expense';
+/** Its list path (spec 4.2), where the check changes its data. */
+export const DRIVEN_PATH = '/expenses';
 
 /** How the consumer's state compares with the service at one poll. */
 export interface StateComparison {
@@ -31,6 +36,7 @@ export interface Settled extends StateComparison {
 export function compareState(
   document: unknown,
   context: { service: MockService; userId: string; stateLabel: string; known: Set<string>; ignored: Set<string> },
+  listed = LISTED_IDS,
 ): StateComparison {
   const held = readConsumerState(document, context.userId, context.stateLabel);
   for (const key of held.keys()) {
@@ -42,10 +48,32 @@ export function compareState(
   const difference = datasets
     .map((key) => {
       const { path, filter } = datasetParts(key);
-      return compareDataset(key, context.service.dataset(path, filter).data, held.get(key));
+      return compareDataset(key, context.service.dataset(path, filter).data, held.get(key), listed);
     })
     .filter((d) => !isEqual(d));
   return { converged: datasets.length > 0 && difference.length === 0, datasets, difference };
+}
+
+/** The same dataset: the same path and the same filter (sorted by name, as the mock names them). */
+export function sameDataset(a: Pick<ListAnswer, 'path' | 'filter'>, b: Pick<ListAnswer, 'path' | 'filter'>): boolean {
+  return a.path === b.path && JSON.stringify(a.filter) === JSON.stringify(b.filter);
+}
+
+/** Compares the consumer's copy of one dataset with `items`; its other datasets are not looked at. */
+export function compareOneDataset(
+  document: unknown,
+  context: { userId: string; stateLabel: string },
+  dataset: Pick<ListAnswer, 'path' | 'filter'>,
+  items: readonly MockItem[],
+): StateComparison {
+  const held = readConsumerState(document, context.userId, context.stateLabel);
+  const key = [...held.keys()].find((candidate) => {
+    const { path, filter } = datasetParts(candidate);
+    return sameDataset({ path, filter: filterOf(new URLSearchParams(filter)) }, dataset);
+  });
+  if (key === undefined) return { converged: false, datasets: [], difference: [] };
+  const difference = compareDataset(key, items, held.get(key));
+  return { converged: isEqual(difference), datasets: [key], difference: isEqual(difference) ? [] : [difference] };
 }
 
 export interface SettleOptions {

@@ -1,6 +1,7 @@
 import { ENTITIES, SAMPLE_LIST_PATH } from '../catalogue/entities.js';
 import { authorise } from './bearer.js';
 import { DEFAULT_USER_ID } from '../samples/sample-body.js';
+import { AnswerGate } from './answer-gate.js';
 import { churnSeconds } from './churn.js';
 import { CursorCodec } from './cursor.js';
 import { MockDataset } from './dataset.js';
@@ -46,6 +47,8 @@ function parseJsonBody(body: string | undefined, example: string): unknown {
 export class MockService {
   readonly token: string;
   readonly userId: string;
+  /** Every list answer passes here before it is sent: a driver may watch them and hold one back. */
+  readonly answers = new AnswerGate((path) => this.entityFor(path));
   readonly #now: () => number;
   readonly #datasets = new Map<string, MockDataset>();
   readonly #pathToEntity = new Map<string, string>();
@@ -114,7 +117,9 @@ export class MockService {
     try {
       const url = new URL(request.url, 'http://mock.invalid');
       if (url.pathname.startsWith('/__mock/')) return await this.#control(request, url);
-      return this.#api(request, url);
+      const response = this.#api(request, url);
+      await this.answers.pass(request, url, response);
+      return response;
     } catch (error) {
       const response = mockErrorResponse(error);
       if (response) return response;
@@ -168,7 +173,8 @@ export class MockService {
   async #control(request: MockRequest, url: URL): Promise<MockResponse> {
     const route = `${request.method} ${url.pathname}`;
     if (route === 'POST /__mock/mutate') {
-      const example = '{ "path": "/expenses", "create": 1, "update": 1, "delete": 1, "retype": 1 }';
+      const example =
+        '{ "path": "/expenses", "create": 1, "update": 1, "delete": 1, "retype": 1, "updateIds": [100001] }';
       return json(200, this.mutate(checkMutationSpec(parseJsonBody(request.body, example))));
     }
     if (route === 'GET /__mock/dataset') {

@@ -87,6 +87,8 @@ export interface MutationSpec {
   /** Move this many PENDING items to another type (they leave a type=PENDING dataset). */
   retype?: number;
   retypeTo?: string;
+  /** Update exactly these items (those that exist), besides `update` chosen at random. */
+  updateIds?: number[];
 }
 
 export interface MutationResult {

@@ -9,6 +9,8 @@ export interface MutationCounts {
   updates: number;
   deletes: number;
   retypes: number;
+  /** The items to update besides the `updates` chosen at random. */
+  updateIds: readonly number[];
 }
 
 const MAX_COUNT = 100_000;
@@ -27,12 +29,20 @@ export function checkMutationSpec(spec: unknown): MutationSpec {
   return spec as unknown as MutationSpec;
 }
 
+function chosenIds(spec: MutationSpec): readonly number[] {
+  const ids: unknown = spec.updateIds ?? [];
+  if (!Array.isArray(ids) || ids.length > MAX_COUNT || !ids.every((id) => Number.isSafeInteger(id)))
+    throw mockError(400, 'invalid_body', `updateIds must be a list of at most ${MAX_COUNT} item ids`);
+  return ids;
+}
+
 export function mutationCounts(spec: MutationSpec): MutationCounts {
   return {
     creates: count(spec, 'create'),
     updates: count(spec, 'update'),
     deletes: count(spec, 'delete'),
     retypes: count(spec, 'retype'),
+    updateIds: chosenIds(spec),
   };
 }
 
@@ -108,14 +118,20 @@ export function applyMutation(
     }
     return ids;
   };
-  for (const id of pickIds(counts.updates)) {
+  const update = (id: number) => {
     const current = dataset.get(id);
     const item = current ? dataset.update(ctx.at, id, patchFor(dataset, current, ctx.random)) : undefined;
     if (item) {
       result.items.push(item);
       result.updated.push(id);
     }
+  };
+  for (const id of counts.updateIds) {
+    if (touched.has(id)) continue;
+    touched.add(id);
+    update(id);
   }
+  for (const id of pickIds(counts.updates)) update(id);
   for (const id of pickIds(counts.deletes)) {
     dataset.delete(ctx.at, id);
     result.deleted.push(id);

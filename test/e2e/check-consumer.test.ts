@@ -1,7 +1,9 @@
 /**
  * `ledgerhook check-consumer` as a user runs it (the built bin), against the example consumer
- * (examples/consumer-app: the receiver SDK, syncDataset and the file store) and against the same app
- * with its planted bug (it ignores a delivery it has seen before), on loopback, ports chosen free.
+ * (examples/consumer-app: the receiver SDK, syncDataset and the file store), against the same app
+ * with its planted bug (it ignores a delivery it has seen before), and against the consumer written
+ * from the spec (test/helpers/spec-consumer.ts, in this process) with a planted race bug; on loopback,
+ * ports chosen free. Stopped with Ctrl-C, it ends a state command's whole process group at once.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
@@ -10,8 +12,12 @@ import { after, describe, it } from 'node:test';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { CONSUMER_CASE_TABLE } from '../../src/consumer-check/consumer-case-table.js';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { DEFAULT_MOCK_TOKEN } from '../../src/defaults.js';
+import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { isRunning, untilEnded } from '../helpers/processes.js';
+import { startSpecConsumer } from '../helpers/spec-consumer.js';
 import { type RunningApp, SECRET, startApp } from '../receiver/helpers.js';
 
 const APP = fileURLToPath(new URL('../../examples/consumer-app/app.ts', import.meta.url));
@@ -57,7 +63,8 @@ async function startConsumer(options: { bug?: boolean } = {}) {
   return { app, mockPort, dataDir, stateUrl: app.url.replace(/\/webhooks$/, '/state') };
 }
 
-describe('ledgerhook check-consumer against the example consumer', () => {
+// Each test has its own ports, consumer and mock: they run side by side, mostly waiting on settle windows.
+describe('ledgerhook check-consumer against real consumers', { concurrency: true }, () => {
   const apps: RunningApp[] = [];
   after(async () => {
     for (const app of apps) await app.stop();
@@ -125,12 +132,91 @@ describe('ledgerhook check-consumer against the example consumer', () => {
     assert.match(result.stdout, /^baseline\s+ok\s+converged in \d+\.\d s$/m);
     assert.match(
       result.stdout,
-      /^duplicate-after-change\s+FAIL\s+not converged within 4\.0 s: \/expenses: 1 missing \(\d+\), 1 extra \(\d+\), 1 different \(\d+: [a-z ]*amount/m,
+      /^duplicate-after-change\s+FAIL\s+not converged within 4\.0 s: \/expenses: 1 missing \(\d+\), 2 different \(\d+: [a-z ]*amount/m,
     );
     assert.match(result.stdout, /1 of 2 required cases did not converge: duplicate-after-change$/m);
+    // The cases send only valid deliveries, and say where the forged ones are.
+    assert.match(
+      result.stdout,
+      /^signatures not checked: these cases send only valid deliveries; `ledgerhook check-receiver --to http:\/\/127\.0\.0\.1:\d+\/webhooks` sends forged and altered ones \(or add --with-receiver-checks\)$/m,
+    );
     assert.match(
       result.stderr.trimEnd().split('\n').at(-1) ?? '',
       /^error: the consumer did not converge in 1 case: duplicate-after-change$/,
     );
+  });
+
+  it('fails change-during-fetch for a consumer that drops a delivery arriving during its read, the receiver battery run first', async () => {
+    const mockPort = await freePort();
+    const consumer = await startSpecConsumer({
+      secret: SECRET,
+      bug: 'drop-during-read',
+      apiUrl: `http://127.0.0.1:${mockPort}/rest/v5`,
+      token: DEFAULT_MOCK_TOKEN,
+    });
+    try {
+      const result = await runCli(
+        [
+          'check-consumer',
+          '--to',
+          consumer.url,
+          '--state',
+          consumer.stateUrl,
+          '--mock-port',
+          String(mockPort),
+          '--only',
+          'change-during-fetch',
+          '--settle',
+          '2s',
+          '--with-receiver-checks',
+        ],
+        { env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET }, timeoutMs: 60_000 },
+      );
+      assert.equal(result.code, 1, `${result.stdout}\n${result.stderr}`);
+      assert.match(result.stdout, /^baseline\s+ok\s+converged in \d+\.\d s$/m);
+      assert.match(
+        result.stdout,
+        /^change-during-fetch\s+FAIL\s+not converged within 2\.0 s: \/expenses: 1 different \(\d+: amount\)$/m,
+      );
+      assert.match(result.stdout, /^signatures: all \d+ required check-receiver cases hold$/m);
+      assert.match(
+        result.stderr.trimEnd().split('\n').at(-1) ?? '',
+        /^error: the consumer did not converge in 1 case: change-during-fetch$/,
+      );
+    } finally {
+      await consumer.close();
+    }
+  });
+
+  it('Ctrl-C while a state command runs: exit 130 at once, the command and what it left running ended', async () => {
+    const file = join(tempDir(), 'pids');
+    // The shell, and a sleep it leaves holding the output open: the check must not wait for either.
+    const cli = startCli(
+      [
+        'check-consumer',
+        '--to',
+        'http://127.0.0.1:9/webhooks',
+        '--state',
+        `sh -c 'echo $$ > ${file}; sleep 40 & echo $! >> ${file}; wait'`,
+        '--mock-port',
+        '0',
+      ],
+      { env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET } },
+    );
+    const deadline = Date.now() + 15_000;
+    let pids: number[] = [];
+    while (pids.length < 2) {
+      if (Date.now() > deadline) throw new Error(`no pids in ${file}: ${cli.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      try {
+        pids = readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number);
+      } catch {}
+    }
+    assert.ok(pids.every(isRunning));
+    const stopped = Date.now();
+    const exit = await cli.stop('SIGINT');
+    assert.equal(exit.code, 130, cli.stderr());
+    assert.ok(Date.now() - stopped < 5000, `exited ${Date.now() - stopped} ms after Ctrl-C`);
+    await untilEnded(pids);
   });
 });

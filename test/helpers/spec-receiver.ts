@@ -31,7 +31,8 @@ export interface ReceivedDelivery {
   reason: string;
 }
 
-function verify(options: SpecReceiverOptions, value: string | undefined, body: Buffer): string | undefined {
+/** Why a delivery fails spec 5.2 (with the checks `options` leaves out skipped), or undefined when it passes. */
+export function verify(options: SpecReceiverOptions, value: string | undefined, body: Buffer): string | undefined {
   if (!value) return 'missing header';
   if (options.prefix && !value.startsWith(options.prefix)) return 'no prefix';
   const token = options.prefix ? value.slice(options.prefix.length) : value;

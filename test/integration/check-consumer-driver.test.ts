@@ -1,115 +1,128 @@
 /**
- * checkConsumer with its edges injected: in-process consumers (one that reads the service's truth on
- * every delivery, one that skips a delivery it has seen, one that never stores anything) and the real
- * mock on port 0. The CLI against real apps is test/e2e/check-consumer.test.ts.
+ * checkConsumer with its edges injected: a stub consumer (answers, stores nothing of its own), the
+ * consumer written from the spec (test/helpers/spec-consumer.ts) with behaviours that test how cases
+ * are judged, and the real mock on port 0. Each planted bug against its case is
+ * check-consumer-races.test.ts; the CLI is test/e2e/check-consumer*.test.ts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   type CheckConsumerOptions,
+  type CheckConsumerReport,
   checkConsumer,
   type DeliverySender,
 } from '../../src/consumer-check/check-consumer.js';
-import { CONSUMER_CASE_TABLE } from '../../src/consumer-check/consumer-case-table.js';
 import { LedgerhookError } from '../../src/errors.js';
+import { checkSpecConsumer as checkSpec, SPEC_CONSUMER_SECRET as SECRET } from '../helpers/check-spec-consumer.js';
+import { startSpecConsumer } from '../helpers/spec-consumer.js';
 
-const DATASETS = ['/expenses', '/expenses?type=PENDING'];
-
-/** A consumer that, on each delivery it accepts, copies the service's current data (a perfect sync). */
-function fakeConsumer(options: { skipSeen?: boolean; store?: boolean } = {}) {
-  let root = '';
+/** A consumer that answers 200 and keeps its store empty (or whatever `store` holds). */
+function stubConsumer(store: Record<string, unknown[]> = {}) {
   let userId = '';
-  const store: Record<string, unknown[]> = {};
-  const seen = new Set<string>();
-  const send: DeliverySender = async (delivery) => {
-    const token = String(delivery.headers['service-verification']);
-    if (options.skipSeen && seen.has(token)) return { status: 200, excerpt: '{"duplicate":true}' };
-    seen.add(token);
-    if (options.store === false) return { status: 200, excerpt: '' };
-    for (const key of DATASETS) {
-      const [path, query] = key.split('?');
-      const answer = await fetch(`${root}/__mock/dataset?path=${path}${query ? `&${query}` : ''}`);
-      store[key] = ((await answer.json()) as { data: unknown[] }).data;
-    }
-    return { status: 200, excerpt: '{"received":true}' };
-  };
+  const send: DeliverySender = async () => ({ status: 200, excerpt: '{"received":true}' });
   const base: CheckConsumerOptions = {
     to: new URL('http://127.0.0.1:9/webhooks'),
-    secret: 'whsec_driver_test',
+    secret: SECRET,
     readState: async () => ({ users: { [userId]: store } }),
-    stateLabel: 'the fake consumer',
+    stateLabel: 'the stub consumer',
     send,
     mock: { port: 0 },
-    burst: 40,
     onProgress: (event) => {
-      if (event.type !== 'started') return;
-      root = event.apiUrl.replace(/\/rest\/v5$/, '');
-      userId = event.userId;
+      if (event.type === 'started') userId = event.userId;
     },
   };
   return base;
 }
 
-describe('checkConsumer (edges injected)', () => {
-  it('a consumer that syncs on every delivery converges in every required case; the lost webhook is a limitation', async () => {
-    const report = await checkConsumer({ ...fakeConsumer(), settleMs: 1500 });
-    const verdicts = Object.fromEntries(report.cases.map((c) => [c.id, c.verdict]));
-    assert.deepEqual(verdicts, {
-      ...Object.fromEntries(CONSUMER_CASE_TABLE.map((c) => [c.id, 'converged'])),
-      'lost-webhook': 'not-converged',
-    });
-    assert.equal(report.passed, true, JSON.stringify(report.cases, null, 1));
-    assert.deepEqual(report.failed, []);
-    assert.deepEqual(report.limitations, ['lost-webhook']);
-    const lost = report.cases.find((c) => c.id === 'lost-webhook');
-    assert.match(lost?.detail ?? '', /only a reconcile .* catches this/);
-    assert.equal(lost?.failed, false);
-    assert.deepEqual(lost?.difference.map((d) => d.dataset).includes('/expenses'), true);
-    assert.equal(report.cases.find((c) => c.id === 'burst')?.deliveries.sent, 40);
-    assert.deepEqual(report.cases.find((c) => c.id === 'duplicate-immediate')?.deliveries.statusCounts, { 200: 2 });
-    assert.match(report.cases.find((c) => c.id === 'rate-limited')?.detail ?? '', /no request was answered 429/);
-    assert.deepEqual(report.cases.find((c) => c.id === 'baseline')?.datasets, DATASETS);
+/** The spec consumer, a short settle: the cases here converge at once or are meant not to. */
+const checkSpecConsumer = (
+  consumerOptions: Parameters<typeof checkSpec>[0],
+  options: Partial<CheckConsumerOptions>,
+): Promise<CheckConsumerReport> => checkSpec(consumerOptions, { settleMs: 1500, ...options });
+
+const verdicts = (report: CheckConsumerReport) => report.cases.map((c) => [c.id, c.verdict, c.failed]);
+
+// Each test has its own mock (port 0) and consumer: they run side by side, mostly waiting on settle windows.
+describe('checkConsumer (edges injected)', { concurrency: true }, () => {
+  it('cases are judged on their own: a case after one that failed starts from a store brought back, or is not run', async () => {
+    // The consumer's own clock loses the change made while its read was held; changed again and announced,
+    // the items come back, and near-expiry runs from an equal store.
+    const [clock, deleted] = await Promise.all([
+      checkSpecConsumer({ bug: 'own-clock' }, { only: ['stale-page-after-change', 'near-expiry'] }),
+      checkSpecConsumer({ bug: 'ignore-deleted-ids' }, { only: ['retype-out-of-filter', 'near-expiry'] }),
+    ]);
+    assert.deepEqual(verdicts(clock), [
+      ['baseline', 'converged', false],
+      ['stale-page-after-change', 'not-converged', true],
+      ['near-expiry', 'converged', false],
+    ]);
+    assert.match(clock.cases[1]?.detail ?? '', /^not converged within 1\.5 s: \/expenses: 1 different \(\d+: amount\)/);
+    assert.match(
+      clock.cases[2]?.detail ?? '',
+      /it started from a store brought back to the service after stale-page-after-change/,
+    );
+    assert.deepEqual([clock.passed, clock.failed, clock.notRun], [false, ['stale-page-after-change'], []]);
+    // An item kept after it left the service cannot be brought back: the next case is not run, not failed.
+    assert.deepEqual(verdicts(deleted), [
+      ['baseline', 'converged', false],
+      ['retype-out-of-filter', 'not-converged', true],
+      ['near-expiry', 'skipped', false],
+    ]);
+    assert.match(
+      deleted.cases[2]?.detail ?? '',
+      /^not run: the store already differed before it \(\/expenses: 1 extra \(\d+\).*\), since retype-out-of-filter$/,
+    );
+    assert.deepEqual([deleted.failed, deleted.notRun], [['retype-out-of-filter'], ['near-expiry']]);
   });
 
-  it('a consumer that skips a delivery it has seen fails duplicate-after-change, naming what it missed', async () => {
-    const report = await checkConsumer({
-      ...fakeConsumer({ skipSeen: true }),
-      settleMs: 800,
-      only: ['duplicate-after-change'],
-    });
-    assert.deepEqual(
-      report.cases.map((c) => [c.id, c.verdict]),
-      [
-        ['baseline', 'converged'],
-        ['duplicate-after-change', 'not-converged'],
-      ],
-    );
-    assert.equal(report.passed, false);
-    assert.deepEqual(report.failed, ['duplicate-after-change']);
-    const [difference] = report.cases[1]?.difference ?? [];
-    assert.equal(difference?.dataset, '/expenses');
-    // The change between the copies: one update, one delete, one create.
-    assert.deepEqual(
-      [difference?.counts.missing, difference?.counts.extra, difference?.counts.different],
-      [1, 1, 1],
-      JSON.stringify(difference),
-    );
+  it('lost-webhook converges only for a consumer that reads on its own, not through a read left over from an earlier case', async () => {
+    // A read 300 ms after every delivery would have brought the change made right after the baseline.
+    const [followUp, polling] = await Promise.all([
+      checkSpecConsumer({ followUpMs: 300 }, { only: ['lost-webhook'] }),
+      checkSpecConsumer({ pollMs: 100 }, { only: ['lost-webhook'] }),
+    ]);
+    assert.deepEqual(verdicts(followUp), [
+      ['baseline', 'converged', false],
+      ['lost-webhook', 'not-converged', false],
+    ]);
+    assert.match(followUp.cases[1]?.detail ?? '', /only a reconcile .* catches this/);
+    assert.deepEqual([followUp.passed, followUp.limitations], [true, ['lost-webhook']]);
+    assert.equal(polling.cases[1]?.verdict, 'converged');
     assert.match(
-      report.cases[1]?.detail ?? '',
-      /^not converged within 0\.8 s: \/expenses: 1 missing \(\d+\), 1 extra \(\d+\), 1 different \(\d+: amount/,
+      polling.cases[1]?.detail ?? '',
+      /never stopped reading the service for 0\.5 s: it polls; your consumer caught a change no webhook announced, reading the service on its own \(\d+ list requests? after the change\)/,
     );
+  });
+
+  it('--with-receiver-checks sends the forged and altered deliveries first; a consumer that accepts them fails', async () => {
+    const careful = await checkSpecConsumer({}, { only: ['near-expiry'], withReceiverChecks: true });
+    assert.equal(
+      careful.receiver?.passed,
+      true,
+      JSON.stringify(careful.receiver?.cases.filter((c) => c.verdict !== 'pass')),
+    );
+    assert.equal(careful.passed, true);
+    const trusting = await checkSpecConsumer(
+      { checks: { anyAlgorithm: true } },
+      { only: ['near-expiry'], withReceiverChecks: true },
+    );
+    assert.deepEqual(verdicts(trusting).at(-1), ['near-expiry', 'converged', false]);
+    assert.ok(trusting.receiver?.failed.includes('alg-none'), JSON.stringify(trusting.receiver?.failed));
+    assert.deepEqual([trusting.passed, trusting.failed], [false, []]);
   });
 
   it('a consumer that stores nothing fails the baseline, and the rest is skipped rather than blamed', async () => {
-    const report = await checkConsumer({ ...fakeConsumer({ store: false }), settleMs: 300, only: ['burst'] });
-    assert.deepEqual(
-      report.cases.map((c) => [c.id, c.verdict, c.failed]),
-      [
-        ['baseline', 'not-converged', true],
-        ['burst', 'skipped', false],
-      ],
-    );
+    const report = await checkConsumer({ ...stubConsumer(), settleMs: 300, only: ['burst'] });
+    assert.deepEqual(verdicts(report), [
+      ['baseline', 'not-converged', true],
+      ['burst', 'skipped', false],
+    ]);
     assert.match(report.cases[0]?.detail ?? '', /the state holds no expense dataset for user "user_7f3c2a91"/);
+    assert.equal(
+      report.cases[1]?.detail,
+      'not run: the store already differed before it (no expense dataset in the state), since baseline',
+    );
+    assert.equal(report.receiver, null);
   });
 
   it('refuses before sending anything: an unreadable state, a wrong case, a settle time past the tolerance', async () => {
@@ -118,7 +131,7 @@ describe('checkConsumer (edges injected)', () => {
       sent += 1;
       return { status: 200, excerpt: '' };
     };
-    const base = { ...fakeConsumer(), send: counting };
+    const base = { ...stubConsumer(), send: counting };
     const refused: Array<[Partial<CheckConsumerOptions>, string]> = [
       [{ readState: async () => [] }, 'consumer_state_invalid'],
       [{ only: ['burts'] }, 'unknown_consumer_case'],
@@ -135,26 +148,35 @@ describe('checkConsumer (edges injected)', () => {
     assert.equal(sent, 0);
   });
 
-  it('stops when told to, mid-wait, as an interruption (exit 130), not a bug', async () => {
-    const controller = new AbortController();
-    const base = fakeConsumer();
-    const report = checkConsumer({
-      ...base,
-      settleMs: 60_000,
-      only: ['lost-webhook'],
-      signal: controller.signal,
-      onProgress: (event) => {
-        base.onProgress?.(event);
-        if (event.type === 'case-start' && event.id === 'lost-webhook') setImmediate(() => controller.abort());
-      },
-    });
-    await assert.rejects(report, (error: unknown) => error instanceof LedgerhookError && error.code === 'ERR_ABORTED');
+  it('stops when told to, mid-wait and with a read held, as an interruption (exit 130), not a bug', async () => {
+    for (const stopAt of ['lost-webhook', 'change-during-fetch']) {
+      const controller = new AbortController();
+      const consumer = await startSpecConsumer({ secret: SECRET });
+      const report = checkConsumer({
+        to: new URL(consumer.url),
+        secret: SECRET,
+        readState: async () => consumer.state(),
+        mock: { port: 0 },
+        settleMs: 60_000,
+        only: [stopAt],
+        signal: controller.signal,
+        onProgress: (event) => {
+          if (event.type === 'started') consumer.setApi(event.apiUrl, event.token);
+          if (event.type === 'case-start' && event.id === stopAt) setImmediate(() => controller.abort());
+        },
+      });
+      await assert.rejects(
+        report,
+        (error: unknown) => error instanceof LedgerhookError && error.code === 'ERR_ABORTED',
+      );
+      await consumer.close();
+    }
   });
 
   it('a consumer that is not there is a network error (exit 3), not a failed check', async () => {
     const down: DeliverySender = async () => {
       throw new LedgerhookError('ERR_NETWORK', 'nothing is listening on 127.0.0.1:9 (connection refused)');
     };
-    await assert.rejects(checkConsumer({ ...fakeConsumer(), send: down, settleMs: 200 }), /nothing is listening/);
+    await assert.rejects(checkConsumer({ ...stubConsumer(), send: down, settleMs: 200 }), /nothing is listening/);
   });
 });

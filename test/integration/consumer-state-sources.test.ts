@@ -5,9 +5,13 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stateSource } from '../../src/consumer-check/state-source.js';
 import { LedgerhookError } from '../../src/errors.js';
+import { tempDir } from '../helpers/cli.js';
+import { isRunning, untilEnded } from '../helpers/processes.js';
 
 const node = JSON.stringify(process.execPath);
 const script = (code: string) => `${node} -e ${JSON.stringify(code)}`;
@@ -81,6 +85,59 @@ describe('stateSource: a command', () => {
     const reading = stateSource(script('setTimeout(() => {}, 60000)'), options).read(controller.signal);
     controller.abort();
     await assert.rejects(reading, (error: unknown) => error instanceof LedgerhookError && error.code === 'ERR_ABORTED');
+  });
+});
+
+describe('stateSource: a command that leaves processes behind (its own process group)', () => {
+  const options = { env: process.env, timeoutMs: 5000, maxBytes: 64 * 1024 };
+  /** The pids a command wrote to its file, one a line, once it has written `count` of them. */
+  async function pidsIn(file: string, count: number): Promise<number[]> {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const pids = (() => {
+        try {
+          return readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number);
+        } catch {
+          return [];
+        }
+      })();
+      if (pids.length >= count) return pids;
+      if (Date.now() > deadline) throw new Error(`${file} holds ${pids.length} pids, not ${count}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('reads what the command printed as soon as it exits, and ends what it left running', async () => {
+    const started = Date.now();
+    // `sleep 40 &` inherits the command's stdout: waiting for that pipe to close would take 40 s.
+    const source = stateSource(`sh -c 'sleep 40 & echo "{\\"users\\":{},\\"left\\":$!}"'`, options);
+    const state = (await source.read()) as { users: object; left: number };
+    assert.deepEqual(state.users, {});
+    assert.ok(Date.now() - started < 4000, `read in ${Date.now() - started} ms`);
+    await untilEnded([state.left]);
+  });
+
+  it('at the time bound and on a stop, ends the whole group: the command and what it started', async () => {
+    for (const stop of ['bound', 'signal'] as const) {
+      const file = join(tempDir(), 'pids');
+      const controller = new AbortController();
+      const started = Date.now();
+      const reading = stateSource(`sh -c 'echo $$ > ${file}; sleep 40 & echo $! >> ${file}; wait'`, {
+        ...options,
+        timeoutMs: stop === 'bound' ? 300 : 30_000,
+      }).read(controller.signal);
+      const pids = await pidsIn(file, 2);
+      assert.ok(pids.every(isRunning), 'both run while the command is read');
+      if (stop === 'signal') controller.abort();
+      if (stop === 'bound') await rejectsWith(reading, 'consumer_state_failed', /did not finish within 0\.3 s/);
+      else
+        await assert.rejects(
+          reading,
+          (error: unknown) => error instanceof LedgerhookError && error.code === 'ERR_ABORTED',
+        );
+      assert.ok(Date.now() - started < 4000, `${stop}: ended in ${Date.now() - started} ms`);
+      await untilEnded(pids);
+    }
   });
 });
 

@@ -143,7 +143,15 @@ describe('mock errors and mutation checks', () => {
 
   it('mutate refuses bad specs with reason invalid_body, before changing anything', () => {
     const service = new MockService({ items: 3 });
-    for (const spec of [null, {}, { path: 3 }, { path: '/expenses', create: -1 }, { path: '/expenses', update: 1.5 }])
+    for (const spec of [
+      null,
+      {},
+      { path: 3 },
+      { path: '/expenses', create: -1 },
+      { path: '/expenses', update: 1.5 },
+      { path: '/expenses', updateIds: '100001' },
+      { path: '/expenses', updateIds: [1.5] },
+    ])
       assert.throws(() => service.mutate(spec as never), { details: { reason: 'invalid_body', status: 400 } });
     assert.throws(() => service.mutate({ path: '/unicorns' }), { details: { reason: 'not_found', status: 404 } });
     assert.throws(() => service.mutate({ path: '/expenses', retype: 1, retypeTo: 'PENDING' }), {
@@ -156,6 +164,7 @@ describe('mock errors and mutation checks', () => {
       updates: 0,
       deletes: 0,
       retypes: 0,
+      updateIds: [],
     });
   });
 });

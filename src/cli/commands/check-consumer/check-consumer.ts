@@ -1,10 +1,16 @@
 import type { ChalkInstance } from 'chalk';
-import { checkConsumer, type ConsumerCaseResult } from '../../../consumer-check/check-consumer.js';
+import {
+  type CheckConsumerReport,
+  checkConsumer,
+  type ConsumerCaseResult,
+} from '../../../consumer-check/check-consumer.js';
+import type { CheckReceiverReport } from '../../../delivery/check-receiver.js';
 import { notConverged } from '../../../consumer-check/consumer-report.js';
 import { CONSUMER_CASE_TABLE } from '../../../consumer-check/consumer-case-table.js';
 import { stateSource } from '../../../consumer-check/state-source.js';
 import { resolveTarget } from '../../../delivery/target.js';
 import { plural } from '../../../util/plural.js';
+import { redactUrl } from '../../../util/service-url.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import { formatDuration } from '../../durations.js';
 import { createProgressView } from '../../progress.js';
@@ -34,16 +40,17 @@ function caseLine(result: ConsumerCaseResult, c: ChalkInstance): string {
   return `${result.id.padEnd(ID_WIDTH)}${paint(word.padEnd(7))}${printableLine(result.detail)}`;
 }
 
-function summary(cases: readonly ConsumerCaseResult[], c: ChalkInstance): string {
+function summary(report: CheckConsumerReport, c: ChalkInstance): string {
+  const { cases } = report;
   const required = cases.filter((r) => r.level === 'required' && r.verdict !== 'skipped');
   const failing = cases.filter((r) => r.verdict === 'not-converged' && r.failed).map((r) => r.id);
   const errors = cases.filter((r) => r.verdict === 'error').map((r) => r.id);
   const limits = cases.filter((r) => r.level === 'limitation' && r.verdict === 'not-converged').map((r) => r.id);
-  if (failing.length === 0 && errors.length === 0) {
+  const limitText =
+    limits.length > 0 ? `; ${limits.join(', ')} did not, as expected (only a reconcile catches it)` : '';
+  if (failing.length === 0 && errors.length === 0 && report.notRun.length === 0) {
     const all =
       required.length === 1 ? 'the required case converged' : `all ${required.length} required cases converged`;
-    const limitText =
-      limits.length > 0 ? `; ${limits.join(', ')} did not, as expected (only a reconcile catches it)` : '';
     return c.green(`${all}${limitText}`);
   }
   return c.red(
@@ -52,10 +59,36 @@ function summary(cases: readonly ConsumerCaseResult[], c: ChalkInstance): string
         ? `${failing.length} of ${required.length} required cases did not converge: ${failing.join(', ')}`
         : '',
       errors.length > 0 ? `the state could not be read in ${plural(errors.length, 'case')}: ${errors.join(', ')}` : '',
+      report.notRun.length > 0
+        ? `${report.notRun.length} not run (the store differed before them): ${report.notRun.join(', ')}`
+        : '',
     ]
       .filter(Boolean)
       .join('; '),
   );
+}
+
+/** The forged, altered and invalid deliveries: run first (--with-receiver-checks), or where to find them. */
+function signatureLine(report: CheckConsumerReport, to: URL, c: ChalkInstance): string {
+  const receiver = report.receiver;
+  if (!receiver)
+    return c.dim(
+      `signatures not checked: these cases send only valid deliveries; \`ledgerhook check-receiver --to ${redactUrl(to.href)}\` sends forged and altered ones (or add --with-receiver-checks)`,
+    );
+  const required = receiver.cases.filter((r) => r.level === 'required').length;
+  return receiver.failed.length === 0
+    ? c.green(`signatures: all ${required} required check-receiver cases hold`)
+    : c.red(`signatures: ${receiver.failed.length} check-receiver cases do not hold: ${receiver.failed.join(', ')}`);
+}
+
+/** "receiver alg-none  FAIL   expected a rejection (4xx), got 200" for each receiver case that did not hold. */
+function receiverLines(report: CheckReceiverReport, c: ChalkInstance): string[] {
+  return report.cases
+    .filter((r) => r.verdict !== 'pass')
+    .map((r) => {
+      const word = r.warning ? c.yellow('warn'.padEnd(7)) : c.red((r.verdict === 'error' ? 'ERROR' : 'FAIL').padEnd(7));
+      return `${`receiver ${r.id}`.padEnd(ID_WIDTH - 1)} ${word}${printableLine(r.detail)}`;
+    });
 }
 
 export async function run(options: CheckConsumerCommandOptions, ctx: CliContext): Promise<void> {
@@ -80,6 +113,7 @@ export async function run(options: CheckConsumerCommandOptions, ctx: CliContext)
       burst: options.burst,
       only: list(options.only),
       skip: list(options.skip),
+      withReceiverChecks: options.withReceiverChecks === true,
       mock: { port: options.mockPort, userId: options.user },
       timeoutMs: Math.round(options.timeout * 1000),
       signal: ctx.signal,
@@ -91,13 +125,18 @@ export async function run(options: CheckConsumerCommandOptions, ctx: CliContext)
             `checking ${to.href} against the mock at ${event.apiUrl} (token ${event.token}, user ${printableLine(event.userId)}), state from ${printableLine(source.label)}, settle ${formatDuration(options.settle)}`,
           );
         else if (event.type === 'case-start') progress.update(`${event.id}: ${event.title}`);
+        else if (event.type === 'bring-back')
+          progress.update(`bringing the store back to the service before ${event.before}`);
+        else if (event.type === 'receiver')
+          for (const line of receiverLines(event.report, c)) progress.log(line, ctx.stdout);
         else progress.log(caseLine(event.result, c), ctx.stdout);
       },
     });
     progress.stop();
     if (options.json) writeJson(ctx, report);
     else {
-      writeLine(ctx.stdout, summary(report.cases, c));
+      writeLine(ctx.stdout, summary(report, c));
+      writeLine(ctx.stdout, signatureLine(report, to, c));
       if (report.ignoredDatasets.length > 0)
         writeLine(
           ctx.stderr,

@@ -22,7 +22,7 @@ function checkConsumerCommand(program: Command) {
     .command('check-consumer')
     .summary("check that your consumer's own store converges on the service's data, whatever the webhooks do")
     .description(
-      `Run the mock on its usual address (http://127.0.0.1:${DEFAULT_MOCK_PORT}/rest/v5, token ${DEFAULT_MOCK_TOKEN}, the webhook secret of the environment), so that a consumer set up for \`ledgerhook mock\` is driven as it is; change its expenses and send your receiver signed ENTITY_UPDATEs the way a real service misbehaves (duplicates, reversed order, a burst, none at all, a retype out of a filter, 429s, near expiry). After each case, read your store's state with --state until it equals the mock's data or --settle passes. Exit 0 when every required case converged, 1 when one did not, 2 for usage, 3 when the receiver does not answer.`,
+      `Run the mock on its usual address (http://127.0.0.1:${DEFAULT_MOCK_PORT}/rest/v5, token ${DEFAULT_MOCK_TOKEN}, the webhook secret of the environment), so that a consumer set up for \`ledgerhook mock\` is driven as it is; change its expenses and send your receiver signed ENTITY_UPDATEs the way a real service misbehaves (duplicates, reversed order, changes while your consumer reads, a burst, none at all, a retype out of a filter, 429s, near expiry). After each case, read your store's state with --state until it equals the mock's data or --settle passes. Exit 0 when every required case converged, 1 when one did not (or was not run, or a receiver check failed), 2 for usage, 3 when the receiver does not answer, 130 when stopped.`,
     )
     .requiredOption('--to <target>', 'your receiver: a URL, host:port, :port, a port, or PORT/path')
     .requiredOption(
@@ -53,6 +53,10 @@ function checkConsumerCommand(program: Command) {
     )
     .option('--only <ids>', 'comma-separated case ids to run (the baseline always runs first)')
     .option('--skip <ids>', 'comma-separated case ids to leave out')
+    .option(
+      '--with-receiver-checks',
+      'first send the check-receiver battery (forged, altered and invalid deliveries): the cases send only valid ones',
+    )
     .option(...toleranceOption('the tolerance your receiver uses'))
     .option(
       '--skew <seconds>',
@@ -67,13 +71,23 @@ export type CheckConsumerCommandOptions = OptionsOf<typeof checkConsumerCommand>
 
 export function defineCheckConsumer(program: Command, run: RunCommand): void {
   const command = checkConsumerCommand(program);
-  const cases = CONSUMER_CASE_TABLE.map((c) => `  ${c.id.padEnd(23)}${c.level.padEnd(11)} ${c.title}`).join('\n');
+  const indent = ' '.repeat(38);
+  const cases = CONSUMER_CASE_TABLE.map(
+    (c) => `  ${c.id.padEnd(25)}${c.level.padEnd(11)}${c.title}\n${indent}catches: ${c.catches}`,
+  ).join('\n');
   command
     .addHelpText(
       'after',
       `
-Cases (id, level; required cases decide the exit code, a limitation is reported, never failed):
+Cases, in the order they run (id, level; required cases decide the exit code, a limitation is reported,
+never failed). Each starts from a store equal to the service: after a case that did not converge, the items
+the store lacks or holds stale are changed again and one delivery announces them; a store still unequal
+leaves the next cases not run. The race cases hold the answer to your consumer's read in the mock while the
+data change, so the race happens on every run:
 ${cases}
+
+These cases send only valid deliveries: \`ledgerhook check-receiver\` (or --with-receiver-checks) sends forged,
+altered and invalid ones.
 
 The state, as --state prints or serves it (items as your store holds them; a field you do not keep is not
 compared, a field of your own is ignored; datasets of other entities are ignored):
@@ -83,7 +97,8 @@ Start your consumer with an empty store: the mock's data is new on every run.
 ${examples(
   "ledgerhook check-consumer --to http://127.0.0.1:3000/webhooks --state 'node print-state.js'",
   'ledgerhook check-consumer --to :3000/webhooks --state http://127.0.0.1:3000/state --settle 30s --json',
-  'ledgerhook check-consumer --to 3000/webhooks --state "sh -c \'cat data/state.json\'" --only duplicate-after-change,burst',
+  'ledgerhook check-consumer --to 3000/webhooks --state "sh -c \'cat data/state.json\'" --only change-during-fetch,overlapping-fetches',
+  'ledgerhook check-consumer --to :3000/webhooks --state http://127.0.0.1:3000/state --with-receiver-checks',
 )}`,
     )
     .action((options) => run(() => import('./check-consumer.js'), options));
