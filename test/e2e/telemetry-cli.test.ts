@@ -154,10 +154,10 @@ describe('telemetry from the CLI', () => {
     assert.equal(spans.filter((span) => span.name === 'ledgerhook.sync.page').length, 2, '6 items, 4 a page');
   });
 
-  it("the README's console setup prints sync's spans and metrics (sync --otel)", async () => {
+  it("docs/scale.md's console setup prints sync's spans and metrics (sync --otel)", async () => {
     const snippet = fileURLToPath(new URL('../../test/e2e/snippets/otel-console.mjs', import.meta.url));
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    assert.ok(readme.includes(readFileSync(snippet, 'utf8').trim()), 'README shows otel-console.mjs verbatim');
+    const guide = readFileSync(new URL('../../docs/scale.md', import.meta.url), 'utf8');
+    assert.ok(guide.includes(readFileSync(snippet, 'utf8').trim()), 'docs/scale.md shows otel-console.mjs verbatim');
     const api = await startPagedListServer(3);
     closers.push(api.close);
     const result = await runCli(

@@ -1,5 +1,5 @@
 /**
- * The README's receiver snippets, each run as written against the real framework and the real
+ * The receiver snippets of docs/receiving-webhooks.md, each run as written against the real framework and the real
  * `ledgerhook check-receiver` (built bin). `npm run build` first: the snippets import 'ledgerhook'.
  */
 import assert from 'node:assert/strict';
@@ -20,12 +20,12 @@ import {
 } from './helpers.js';
 
 const snippet = (name: string) => fileURLToPath(new URL(`../../test/receiver/snippets/${name}`, import.meta.url));
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const GUIDE = readFileSync(new URL('../../docs/receiving-webhooks.md', import.meta.url), 'utf8');
 
-describe('README "Receiving webhooks in your app" snippets', () => {
+describe('the snippets of docs/receiving-webhooks.md', () => {
   for (const name of ['express.ts', 'node-http.ts', 'hono.ts', 'nextjs-route.ts', 'fastify.ts']) {
-    it(`README contains ${name} verbatim`, () => {
-      assert.ok(README.includes(readFileSync(snippet(name), 'utf8').trim()), `README lacks snippets/${name}`);
+    it(`the guide contains ${name} verbatim`, () => {
+      assert.ok(GUIDE.includes(readFileSync(snippet(name), 'utf8').trim()), `the guide lacks snippets/${name}`);
     });
   }
 
@@ -68,7 +68,7 @@ describe('README "Receiving webhooks in your app" snippets', () => {
     let url: string;
     before(async () => {
       process.env.WEBHOOK_SECRET = SECRET;
-      // tsImport: the snippet is TypeScript as written in the README, also when this test runs compiled.
+      // tsImport: the snippet is TypeScript as written in the guide, also when this test runs compiled.
       const route = (await tsImport(snippet('nextjs-route.ts'), import.meta.url)) as {
         POST: (request: Request) => Promise<Response>;
       };
