@@ -112,6 +112,7 @@ export const ERROR_REASONS = [
   'reconcile_different',
   'reconcile_document',
   'reconcile_every_without_watch',
+  'reconcile_repaired',
   'recording_exists',
   'recording_full',
   'recording_unreadable',

@@ -66,6 +66,8 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   dataset_not_synced: () => 'run `ledgerhook sync TARGET` first, with the same --out or --store, --base-url and filter',
   reconcile_document: () => 'a document has no items to compare: `ledgerhook sync` replaces it whole each time',
   reconcile_different: () => '--json lists the ids; --repair applies the difference, `ledgerhook sync --full` rebuilds',
+  reconcile_repaired: () =>
+    'nothing more to do: a change reached the service without its webhook (`ledgerhook freshness` counts them); --json lists the ids',
   schema_drift: () =>
     'if the new fields and types are expected, run the sync again without --contract freeze: it records them, and later runs compare with those',
   data_file_unreadable: () => 'check its permissions, or run the sync with --full to rebuild it',

@@ -163,11 +163,14 @@ function verdict(
       `${failed.length} of ${outcomes.length} datasets could not be reconciled`,
     );
   }
-  const different = outcomes.filter((outcome) => outcome.ok && !outcome.summary.equal).length;
-  if (different > 0)
-    throw new LedgerhookError(
-      'ERR_CHECK_FAILED',
-      `${different} of ${outcomes.length} dataset${outcomes.length === 1 ? '' : 's'} differed from the service${options.repair ? ' (repaired)' : ''}`,
-      { details: { reason: 'reconcile_different' } },
-    );
+  const different = outcomes.flatMap((outcome) => (outcome.ok && !outcome.summary.equal ? [outcome.summary] : []));
+  if (different.length === 0) return;
+  // Repaired, there is nothing left to do: the exit says a change came without its webhook, the
+  // advice no longer asks for the --repair that was just given.
+  const repaired = different.every((result) => result.repaired !== undefined);
+  throw new LedgerhookError(
+    'ERR_CHECK_FAILED',
+    `${different.length} of ${outcomes.length} dataset${outcomes.length === 1 ? '' : 's'} differed from the service${repaired ? ' and now match it (repaired)' : ''}`,
+    { details: { reason: repaired ? 'reconcile_repaired' : 'reconcile_different' } },
+  );
 }
