@@ -3,6 +3,7 @@ import { backoffWait } from '../util/backoff.js';
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY_POLICY } from './retry-policy.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { delay } from '../util/delay.js';
+import { formatDuration } from '../util/duration.js';
 import { aborted, attempt } from './fetch-attempt.js';
 import type { FetchJsonOptions } from './fetch-json-options.js';
 
@@ -102,7 +103,7 @@ export async function fetchJsonAnswer(options: FetchJsonOptions): Promise<JsonAn
     if (!result.retryable || attemptNumber >= policy.maxAttempts || pastBudget) {
       if (result.retryable && (attemptNumber > 1 || pastBudget)) {
         const why = pastBudget
-          ? `${attemptNumber === 1 ? 'not retried' : `gave up after ${attemptNumber} attempts`} in ${(spent() / 1000).toFixed(1)} s: no retry past the ${formatSeconds(budget)} wait budget`
+          ? `${attemptNumber === 1 ? 'not retried' : `gave up after ${attemptNumber} attempts`} in ${(spent() / 1000).toFixed(1)} s: no retry past the ${formatDuration(budget)} wait budget`
           : `gave up after ${attemptNumber} attempts`;
         throw new LedgerhookError(result.error.code, `${result.error.message} (${why})`, {
           cause: result.error,
@@ -127,6 +128,3 @@ export async function fetchJsonAnswer(options: FetchJsonOptions): Promise<JsonAn
     waited += waitMs;
   }
 }
-
-/** 8 s, 1.5 s, 5 min: a budget as people wrote it. */
-const formatSeconds = (ms: number) => (ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : `${ms / 1000} s`);

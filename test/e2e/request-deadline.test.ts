@@ -60,7 +60,7 @@ describe('a request ends within max(--timeout, --max-wait), its timeout covering
           assert.equal(error.code, 'ERR_NETWORK');
           assert.equal(error.details.reason, 'no_answer');
           assert.equal(error.details.maxWaitMs, 1500);
-          assert.match(error.message, /no retry past the 1\.5 s wait budget\)$/);
+          assert.match(error.message, /no retry past the 1\.5s wait budget\)$/);
           return true;
         },
       );
@@ -100,7 +100,7 @@ describe('a request ends within max(--timeout, --max-wait), its timeout covering
       assertOneLineError(result);
       assert.match(
         result.stderr,
-        /did not answer within \d+ ms \(gave up after \d attempts in \d\.\d s: no retry past the 2 s wait budget\)/,
+        /did not answer within \d+ ms \(gave up after \d attempts in \d\.\d s: no retry past the 2s wait budget\)/,
       );
       await server.settled();
       const first = server.requests[0]?.start ?? 0;
