@@ -130,6 +130,7 @@ export const ERROR_REASONS = [
   'since_without_state',
   'settings_invalid',
   'settings_unwritable',
+  'stamp_ahead',
   'state_file_invalid',
   'state_file_unreadable',
   'state_file_unwritable',

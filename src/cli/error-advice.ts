@@ -98,6 +98,8 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   bad_user_id: () => 'such a webhook cannot name a user of its own and is not synced',
   invalid_since: () => 'e.g. --since 2026-01-31 or --since 2026-01-31T12:00:00Z',
   since_without_state: () => 'run the sync once without --since (a full read); --since then repairs a window',
+  stamp_ahead: () =>
+    "ask the service's team why its lastUpdatedDate runs ahead of its clock; if it truly does, allow more with `ledgerhook config set maxStampAhead 48h`",
   // A request that continued an interrupted read, answered with a status not counted as "cursor expired".
   http_status: (d) =>
     typeof d.resumedAtPage === 'number'

@@ -17,7 +17,12 @@ import { createProgressView } from '../../progress.js';
 import { fileStore, resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveToken } from '../../resolve-dataset.js';
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
-import { rateDispatcher, resolvePageLimit, resolveRateLimit } from '../../resolve-service-settings.js';
+import {
+  rateDispatcher,
+  resolveMaxStampAhead,
+  resolvePageLimit,
+  resolveRateLimit,
+} from '../../resolve-service-settings.js';
 import type { ReconcileCommandOptions } from './definition.js';
 import { renderReconcile as render } from './render-reconcile.js';
 
@@ -80,6 +85,7 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
         'dataset_not_synced',
       );
     const limit = await resolvePageLimit(options, ctx);
+    const maxStampAheadMs = await resolveMaxStampAhead(options, ctx);
     const dispatcher = await rateDispatcher(await resolveRateLimit(options, ctx), ctx);
     const datasets: ReconcileOptions[] = targets.map(({ path, filter }) => ({
       baseUrl,
@@ -92,6 +98,7 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
       repair: options.repair,
       keepDeleted: options.keepDeleted,
       limit,
+      maxStampAheadMs,
       dispatcher,
       maxPages: options.maxPages,
       maxWaitMs: options.maxWait,
