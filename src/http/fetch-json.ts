@@ -50,14 +50,17 @@ export async function fetchJsonAnswer(options: FetchJsonOptions): Promise<JsonAn
   const budget = policy.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const schedule = { firstMs: policy.baseDelayMs, capMs: policy.maxDelayMs };
-  const started = now();
-  const deadline = started + Math.max(timeoutMs, budget);
+  let started = now();
   let waited = 0;
   // Time gone: the clock's, or the waits' where the clock or the sleep is a stand-in that does not move.
   const spent = () => Math.max(waited, now() - started);
   for (let attemptNumber = 1; ; attemptNumber += 1) {
     const shared = options.backoff?.waitMs(now()) ?? 0;
     if (shared > 0) await sleep(shared, options.signal);
+    // The request's clock starts with its first attempt: a pause another request's 429 asked for
+    // before it is that request's waiting, not this one's.
+    if (attemptNumber === 1) started = now();
+    const deadline = started + Math.max(timeoutMs, budget);
     const left = Math.max(1, deadline - now());
     const result = await attempt(left < timeoutMs ? { ...options, timeoutMs: left } : options);
     if (result.ok) return { body: result.body, date: result.date };

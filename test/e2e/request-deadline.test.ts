@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { fetchJson } from '../../src/http/fetch-json.js';
-import { DEFAULT_RETRY_POLICY } from '../../src/http/retry-policy.js';
+import { DEFAULT_RETRY_POLICY, SharedBackoff } from '../../src/http/retry-policy.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
 
 /** Answers 200 with a JSON body it sends one byte per `everyMs`, never finishing; notes each request's span. */
@@ -74,6 +74,29 @@ describe('a request ends within max(--timeout, --max-wait), its timeout covering
       assert.ok(elapsed < 1500 + 1500, `${Math.round(elapsed)} ms`);
     } finally {
       await server.close();
+    }
+  });
+
+  it("a pause another request's 429 asked for is not this request's time: its first attempt gets its whole timeout", async () => {
+    const server = createServer((_request, response) =>
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end('{"data":[],"lastUpdatedDate":"2026-01-01T00:00:00Z"}'),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const backoff = new SharedBackoff();
+    backoff.pauseUntil(Date.now() + 600);
+    try {
+      const body = await fetchJson({
+        url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/rest/v5/invoices`),
+        headers: {},
+        backoff,
+        timeoutMs: 300,
+        retry: { ...DEFAULT_RETRY_POLICY, maxWaitMs: 200 },
+      });
+      assert.deepEqual(body, { data: [], lastUpdatedDate: '2026-01-01T00:00:00Z' });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 
