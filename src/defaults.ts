@@ -29,6 +29,11 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** An endless chain of cursors ends here rather than filling the disk. */
 export const DEFAULT_MAX_PAGES = 100_000;
+/**
+ * How far a server's lastUpdatedDate may be ahead of its own clock (its Date header, else ours)
+ * before a sync refuses it (a day: a clock that is a little off passes, a year 9999 does not).
+ */
+export const DEFAULT_MAX_STAMP_AHEAD_MS = 24 * 3_600_000;
 /** check-consumer: how long each case waits for the consumer's store to equal the service. */
 export const DEFAULT_CONSUMER_SETTLE_MS = 10_000;
 /** check-consumer: deliveries of the burst case. */

@@ -12,6 +12,7 @@ export {
 } from '../sync/sync-dataset.js';
 export { syncDatasets, type SyncOutcome } from '../sync/sync-many.js';
 export type { SchemaDrift } from '../sync/schema-drift.js';
+export type { StampBehind } from '../sync/server-stamp.js';
 export type { SchemaContract } from '../sync/schema-contract.js';
 export type { DatasetSchema } from '../store/dataset-schema.js';
 export { entityPath, checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';

@@ -16,7 +16,7 @@ export function addSecretOptions<Args extends unknown[], Opts extends OptionValu
   return command
     .option(
       '--secret-file <file>',
-      'read the webhook secret from a file (one trailing newline is ignored); or set LEDGERHOOK_WEBHOOK_SECRET',
+      'read the webhook secret from a file (the newlines and carriage returns at its end are not part of it); or set LEDGERHOOK_WEBHOOK_SECRET',
     )
     .addOption(
       command

@@ -66,6 +66,8 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   dataset_not_synced: () => 'run `ledgerhook sync TARGET` first, with the same --out or --store, --base-url and filter',
   reconcile_document: () => 'a document has no items to compare: `ledgerhook sync` replaces it whole each time',
   reconcile_different: () => '--json lists the ids; --repair applies the difference, `ledgerhook sync --full` rebuilds',
+  reconcile_repaired: () =>
+    'nothing more to do: a change reached the service without its webhook (`ledgerhook freshness` counts them); --json lists the ids',
   schema_drift: () =>
     'if the new fields and types are expected, run the sync again without --contract freeze: it records them, and later runs compare with those',
   data_file_unreadable: () => 'check its permissions, or run the sync with --full to rebuild it',
@@ -99,6 +101,8 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   bad_user_id: () => 'such a webhook cannot name a user of its own and is not synced',
   invalid_since: () => 'e.g. --since 2026-01-31 or --since 2026-01-31T12:00:00Z',
   since_without_state: () => 'run the sync once without --since (a full read); --since then repairs a window',
+  stamp_ahead: () =>
+    "ask the service's team why its lastUpdatedDate runs ahead of its clock; if it truly does, allow more with `ledgerhook config set maxStampAhead 48h`",
   // A request that continued an interrupted read, answered with a status not counted as "cursor expired".
   http_status: (d) =>
     typeof d.resumedAtPage === 'number'

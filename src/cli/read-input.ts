@@ -27,6 +27,13 @@ export async function readInputFile(path: string, what: string): Promise<Buffer>
 }
 
 /**
+ * A secret as it is kept in a file or piped in: every newline and carriage return at its end is
+ * dropped (editors and `echo` add them; no secret ends with one), nothing else. The one rule for
+ * `--secret-file` and `config set KEY -`.
+ */
+export const withoutTrailingLineBreaks = (text: string): string => text.replace(/[\r\n]+$/, '');
+
+/**
  * The body when no FILE was given: stdin when it is piped (`cat body.json | ledgerhook verify ...`),
  * undefined when it is a terminal or brought nothing.
  */

@@ -1,8 +1,9 @@
-import { DEFAULT_PAGE_LIMIT, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
+import { DEFAULT_MAX_STAMP_AHEAD_MS, DEFAULT_PAGE_LIMIT, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { usageError } from '../errors.js';
 import type { SettingKey } from '../settings/environments.js';
 import {
   parseLag,
+  parseMaxStampAhead,
   parsePageLimit,
   parseRateLimit,
   parseTolerance,
@@ -66,6 +67,11 @@ export async function resolveRateLimit(
 ): Promise<RateLimit | undefined> {
   if (flags.rateLimit !== undefined) return parseRateLimitFlag(flags.rateLimit);
   return stored(flags, ctx, 'rateLimit', parseRateLimit, '600/60');
+}
+
+/** The stored maxStampAhead, else a day: how far the server's lastUpdatedDate may run ahead of its clock. */
+export async function resolveMaxStampAhead(flags: Flags, ctx: CliContext): Promise<number> {
+  return (await stored(flags, ctx, 'maxStampAhead', parseMaxStampAhead, '48h')) ?? DEFAULT_MAX_STAMP_AHEAD_MS;
 }
 
 /** --tolerance, else the stored tolerance, else 300 (spec 5.2). */

@@ -7,7 +7,7 @@ import { DEFAULT_HEADER_NAME } from '../defaults.js';
 import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
 import type { CliContext } from './context.js';
 import { announceLocal, defaultEnvironment, localWebhookSecret } from './local-environment.js';
-import { readInputFile } from './read-input.js';
+import { readInputFile, withoutTrailingLineBreaks } from './read-input.js';
 import { isHeaderName } from '../util/header-name.js';
 
 /** Flags shared by every command that needs a webhook secret. */
@@ -54,9 +54,9 @@ export async function resolveEnvironment(flag: string | undefined, ctx: CliConte
   return value;
 }
 
-/** A secret file usually ends with a newline that is not part of the secret; only that one is dropped. */
+/** A secret file, without the line breaks at its end (withoutTrailingLineBreaks): the one reader of secret files. */
 async function readSecretFile(path: string): Promise<string> {
-  const secret = (await readInputFile(path, 'secret file')).toString('utf8').replace(/\r?\n$/, '');
+  const secret = withoutTrailingLineBreaks((await readInputFile(path, 'secret file')).toString('utf8'));
   if (secret.trim() === '')
     throw usageError(
       // The advice (error-advice.ts, empty_secret) says what to write into it: not said twice.

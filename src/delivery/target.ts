@@ -24,6 +24,21 @@ function refuseIpv4Shorthand(input: string, candidate: string): void {
 }
 
 /**
+ * A scheme other than http and https written without `//` (`unix:/tmp/app.sock`, `mailto:x`,
+ * `file:app.sock`): refused, where it would otherwise be read as a host named after the scheme. A
+ * colon followed by digits, or by nothing, is host:port (`localhost:4000`, `example.com:`).
+ */
+function refuseOtherScheme(input: string, value: string): void {
+  const scheme = /^([a-z][a-z0-9+.-]*):(?!\/\/)(?!\d+(?:[/?#]|$))(?!$)/i.exec(value)?.[1]?.toLowerCase();
+  if (scheme === undefined) return;
+  const problem =
+    scheme === 'http' || scheme === 'https'
+      ? `is not a URL: write it ${scheme}://HOST[:PORT]/PATH`
+      : `names the scheme "${scheme.slice(0, 20)}"${scheme === 'unix' ? ' (unix sockets are not supported)' : ''}: only http and https targets are supported`;
+  throw usageError(`"${input.slice(0, 100)}" ${problem}; ${ACCEPTED}`, 'invalid_target');
+}
+
+/**
  * Where to send deliveries, as people type it: a URL, `host:port`, `:port`, a bare port
  * (http://localhost:PORT/), or a bare host (http://host/). Only http and https.
  */
@@ -40,6 +55,7 @@ export function resolveTarget(input: string): URL {
       `"${input.slice(0, 100)}" is too large for a port and would otherwise be read as a numeric IPv4 address: write the address in full (e.g. 127.0.0.1), or ${ACCEPTED}`,
       'invalid_target',
     );
+  refuseOtherScheme(input, value);
   if (/^\d+(\/.*)?$/.test(value)) candidate = `http://localhost:${value.replace(/^(\d+)$/, '$1/')}`;
   else if (/^:\d+(\/.*)?$/.test(value)) candidate = `http://localhost${value}`;
   else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) candidate = value;

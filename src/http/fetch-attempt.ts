@@ -14,7 +14,8 @@ import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../defau
  */
 
 export type Attempt =
-  | { ok: true; body: unknown }
+  /** `date`: the answer's Date header, as sent (the server's clock). */
+  | { ok: true; body: unknown; date?: string | undefined }
   | { ok: false; retryable: boolean; error: LedgerhookError; retryAfterMs?: number | undefined };
 
 const MAX_ERROR_BODY = 2000;
@@ -112,7 +113,8 @@ function interpret(options: FetchJsonOptions, response: Answer): Attempt {
   const status = response.status;
   if (status === 200) {
     try {
-      return { ok: true, body: JSON.parse(text) };
+      const date = response.headers.date;
+      return { ok: true, body: JSON.parse(text), date: Array.isArray(date) ? date[0] : date };
     } catch {
       // HTML (a login page, a proxy's error page) or any other non-JSON type is not a cut-off body:
       // asking again brings the same page, so it fails at once, saying what came.

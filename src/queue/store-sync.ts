@@ -11,6 +11,8 @@ interface StoreRunOptions {
   limit?: number | undefined;
   /** Look back this far past the stored lastUpdatedDate (syncDataset's lagMs; the `lag` setting). */
   lagMs?: number | undefined;
+  /** How far the server's lastUpdatedDate may run ahead of its clock (syncDataset's; the `maxStampAhead` setting). */
+  maxStampAheadMs?: number | undefined;
   paths?: EntityPaths | undefined;
   /** Clock for the time from a webhook to its data committed (freshness). */
   now?: (() => number) | undefined;
@@ -38,6 +40,7 @@ export function storeSync(options: StoreRunOptions): RunSync {
       store: options.store,
       limit: options.limit,
       lagMs: options.lagMs,
+      maxStampAheadMs: options.maxStampAheadMs,
       expiredCursorStatuses: options.expiredCursorStatuses,
       dispatcher,
       backoff,
@@ -55,6 +58,7 @@ export function storeSync(options: StoreRunOptions): RunSync {
       lastUpdatedDate: summary.lastUpdatedDate,
       // Recorded, never enforced: a queued webhook run has nobody to stop for (no contract here).
       ...(summary.drift ? { drift: summary.drift } : {}),
+      ...(summary.stampBehind ? { stampBehind: summary.stampBehind } : {}),
     };
   };
 }
@@ -71,6 +75,7 @@ export function storeReconcile(options: StoreRunOptions): RunReconcile {
       paths: options.paths,
       store: options.store,
       limit: options.limit,
+      maxStampAheadMs: options.maxStampAheadMs,
       repair: true,
       keepDeleted: options.keepDeleted,
       dispatcher,

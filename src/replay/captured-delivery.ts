@@ -1,5 +1,6 @@
 import { captureBody, type CaptureRecord } from '../capture/capture-record.js';
 import { LedgerhookError } from '../errors.js';
+import { isHeaderName, isHeaderValue } from '../util/header-name.js';
 
 /** How a capture's original verdict reads: verified, refused (with the code) or never verified. */
 export type OriginalVerdict = 'valid' | 'refused' | 'unverified';
@@ -40,19 +41,19 @@ export function receivedAtMs(record: CaptureRecord): number {
   return ms;
 }
 
-/** RFC 9110 token: a name that can go on the wire again. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
 /**
- * The captured headers, keeping only what a header can be (a string, or strings for a repeated
- * one): a capture file is plain JSON that anyone can edit, and its values came off the network.
+ * The captured headers, keeping only what the client would send (names and values as isHeaderName
+ * and isHeaderValue allow; a string, or strings for a repeated one): a capture file is plain JSON
+ * that anyone can edit, and its values came off the network.
  */
 export function capturedHeaderValues(record: CaptureRecord): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(record.headers)) {
-    if (!HEADER_NAME.test(name)) continue;
-    if (typeof value === 'string') headers[name.toLowerCase()] = value;
-    else if (Array.isArray(value)) headers[name.toLowerCase()] = value.filter((v) => typeof v === 'string');
+    if (!isHeaderName(name)) continue;
+    if (typeof value === 'string') {
+      if (isHeaderValue(value)) headers[name.toLowerCase()] = value;
+    } else if (Array.isArray(value))
+      headers[name.toLowerCase()] = value.filter((v): v is string => typeof v === 'string' && isHeaderValue(v));
   }
   return headers;
 }

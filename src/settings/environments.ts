@@ -38,6 +38,11 @@ export const SETTING_KEYS = {
     describe:
       'REQUESTS/SECONDS the service allows per token, e.g. 600/60: sync, listen --sync and worker keep to it (default none)',
   },
+  maxStampAhead: {
+    secret: false,
+    describe:
+      "how far the service's lastUpdatedDate may be ahead of its own clock (its Date header) before a sync refuses it, committing nothing (default 24h)",
+  },
   tolerance: {
     secret: false,
     describe: `the webhook age in seconds past which listen and verify refuse a delivery as expired (default ${DEFAULT_TOLERANCE_SECONDS})`,

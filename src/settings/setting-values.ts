@@ -38,6 +38,17 @@ export function parseLag(text: string): number | string {
   return ms;
 }
 
+/** The most a lastUpdatedDate may be allowed ahead of the server's clock (a year). */
+export const MAX_STAMP_AHEAD_MS = 365 * 24 * 3_600_000;
+
+/** `maxStampAhead`: how far a lastUpdatedDate may be ahead of the server's clock, in ms (e.g. 24h). */
+export function parseMaxStampAhead(text: string): number | string {
+  const ms = parseDurationMs(text);
+  if (ms === undefined) return `"${text.slice(0, 40)}" is not a duration such as 24h or 30m`;
+  if (ms > MAX_STAMP_AHEAD_MS) return `"${text.slice(0, 40)}" is longer than a year`;
+  return ms;
+}
+
 /** `rateLimit`: REQUESTS/SECONDS, e.g. 600/60, whole numbers. */
 export function parseRateLimit(text: string): RateLimit | string {
   const match = /^(\d{1,9})\/(\d{1,9})$/.exec(text.trim());
@@ -71,6 +82,7 @@ export const SERVICE_SETTING_DEFAULTS = {
 const PARSERS: Record<string, (text: string) => unknown> = {
   pageLimit: parsePageLimit,
   lag: parseLag,
+  maxStampAhead: parseMaxStampAhead,
   rateLimit: parseRateLimit,
   tolerance: parseTolerance,
 };

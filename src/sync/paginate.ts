@@ -2,12 +2,13 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ErrorReason } from '../error-reasons.js';
 import { DEFAULT_PAGE_LIMIT } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
-import { type FetchJsonOptions, fetchJson } from '../http/fetch-json.js';
+import { type FetchJsonOptions, fetchJsonAnswer } from '../http/fetch-json.js';
 import { classifyBody, type EnvelopeQuirk, type ListPage } from '../dataset/envelope.js';
 import { idKey } from '../dataset/item-id.js';
 import { noTelemetry, type Telemetry, traced } from '../telemetry/telemetry.js';
 
 import { DEFAULT_MAX_PAGES } from '../defaults.js';
+import { checkStampAhead } from './server-stamp.js';
 
 const MAX_CURSOR = 4096;
 const CURSOR = new RegExp(`^[\\x20-\\x7e]{1,${MAX_CURSOR}}$`);
@@ -53,6 +54,11 @@ export interface PaginateOptions
    * for the next page, yet ends before the read is two pages past it, as when it was awaited.
    */
   beforeNext?: (() => Promise<unknown> | undefined) | undefined;
+  /**
+   * How far a page's lastUpdatedDate may be ahead of the server's clock (its Date header, else
+   * `now`) before the read is refused (default DEFAULT_MAX_STAMP_AHEAD_MS, a day; server-stamp.ts).
+   */
+  maxStampAheadMs?: number | undefined;
 }
 
 export type PaginatedItem =
@@ -141,9 +147,9 @@ async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem>
       'ledgerhook.sync.page',
       facts,
       async () => {
-        const body = await fetchJson({ ...options, url, headers });
+        const answer = await fetchJsonAnswer({ ...options, url, headers });
         telemetry.add('ledgerhook.sync.pages', 1);
-        return body;
+        return answer;
       },
       'client',
     );
@@ -154,7 +160,7 @@ async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem>
   let pending = fetchPage(options.cursor);
   const firstIndex = options.firstIndex ?? 0;
   for (let index = firstIndex; ; index += 1) {
-    const body = await pending;
+    const { body, date } = await pending;
     if (index > firstIndex) await options.beforeNext?.();
     const classified = classifyBody(body);
     if (classified.kind === 'invalid')
@@ -173,6 +179,8 @@ async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem>
       yield { kind: 'document', body: classified.body };
       return;
     }
+    // Before the page goes anywhere (a checkpoint, the history, the state): a stamp from the future is refused.
+    checkStampAhead(classified.page.lastUpdatedDate, date, (options.now ?? Date.now)(), url, options.maxStampAheadMs);
     const cursor = classified.page.cursor;
     if (cursor !== undefined) {
       // The cursor goes back as a request header: anything a header cannot carry (a newline,

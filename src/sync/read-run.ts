@@ -8,6 +8,7 @@ import { cursorNoLongerAccepted, keepsCheckpoints, type ResumePlan, stateStamp, 
 import { afterWindow } from './since-window.js';
 import type { SyncDatasetOptions, SyncProgressEvent, SyncSummary } from './sync-options.js';
 import { lookBack } from './look-back.js';
+import { type SettledStamp, stampToCommit } from './server-stamp.js';
 import { changeExtras, removalReasons, startRun } from './change-origin.js';
 import type { DatasetSchema } from '../store/dataset-schema.js';
 import { SchemaObserver } from './schema-drift.js';
@@ -61,9 +62,8 @@ async function commitPages(
   sink: PageSink,
   summary: SyncSummary,
   emit: Emit,
-  window: { since: string; stored: string } | undefined,
+  stamps: { stored: string; sent: string; window: boolean } | undefined,
   run: ReturnType<typeof startRun>,
-  sent: string | undefined,
   schema: DatasetSchema | undefined,
 ) {
   if (summary.lastUpdatedDate === null)
@@ -72,10 +72,16 @@ async function commitPages(
     });
   if (!options.dryRun) emit({ type: 'writing', dataset: ref.dataset });
   if (options.signal?.aborted) throw stopped();
-  // A window's read never moves the stored date back (afterWindow); any other run stores its first page's.
-  const lastUpdatedDate = window
-    ? afterWindow(window.stored, window.since, summary.lastUpdatedDate)
-    : summary.lastUpdatedDate;
+  // A full read stores its first page's stamp; an incremental one (a window's too) judges it
+  // against the stored one (server-stamp.ts): never back within what it looked back over.
+  const first = summary.lastUpdatedDate;
+  const settled: SettledStamp = !stamps
+    ? { lastUpdatedDate: first }
+    : stamps.window
+      ? afterWindow(stamps.stored, stamps.sent, first)
+      : stampToCommit(stamps.stored, stamps.sent, first);
+  const { lastUpdatedDate } = settled;
+  const sent = stamps?.sent;
   const keepDeleted = options.keepDeleted === true;
   const reasons =
     keepDeleted && mode === 'incremental' && !options.dryRun
@@ -98,6 +104,7 @@ async function commitPages(
     ),
   );
   Object.assign(summary, { upserted: result.upserted, deleted: result.removed, total: result.total, lastUpdatedDate });
+  if (settled.behind) summary.stampBehind = settled.behind;
 }
 
 /**
@@ -209,7 +216,7 @@ export async function runRead(
       if (options.signal?.aborted) throw stopped();
     }
     await sink.settle();
-    const stored = start.state?.lastUpdatedDate;
+    const stored = mode === 'incremental' ? start.state?.lastUpdatedDate : undefined;
     // A continued read saw only its own pages: it cannot call a field missing from the dataset.
     const schema = start.stored?.mode === 'document' ? undefined : start.stored?.schema;
     const next = schemaBeforeCommit(schema, observed, mode === 'full' && from === undefined, options.contract, summary);
@@ -220,9 +227,8 @@ export async function runRead(
       sink,
       summary,
       emit,
-      window && stored ? { since: window, stored } : undefined,
+      stored !== undefined && sent !== undefined ? { stored, sent, window: window !== undefined } : undefined,
       run,
-      sent,
       next,
     );
     emit({ type: 'done', summary });

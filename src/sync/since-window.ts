@@ -1,5 +1,6 @@
 import { LedgerhookError, usageError } from '../errors.js';
 import type { DatasetRef, DatasetState, FullReadReason } from '../store/dataset-store.js';
+import { type SettledStamp, stampToCommit } from './server-stamp.js';
 
 /**
  * `since` (issue 21): re-reading the changes of a window for a repair, without a full read. The date
@@ -59,12 +60,12 @@ export function windowStart(
 }
 
 /**
- * The lastUpdatedDate a window's run commits: the later of the stored one and the run's first
- * page's, never earlier than stored. A window that began after the stored date did not read the
- * changes in between, so then the stored one stays; so it does when either cannot be compared.
+ * The lastUpdatedDate a window's run commits: as any incremental run's (stampToCommit, the window's
+ * start being what was sent), except that a window that began after the stored date did not read
+ * the changes in between, so then the stored one stays; so it does when either cannot be compared.
  */
-export function afterWindow(stored: string, windowStartedAt: string, firstPage: string): string {
+export function afterWindow(stored: string, windowStartedAt: string, firstPage: string): SettledStamp {
   const [s, w, f] = [Date.parse(stored), Date.parse(windowStartedAt), Date.parse(firstPage)];
-  if (Number.isNaN(s) || Number.isNaN(w) || Number.isNaN(f) || w > s) return stored;
-  return f > s ? firstPage : stored;
+  if (Number.isNaN(s) || Number.isNaN(w) || Number.isNaN(f) || w > s) return { lastUpdatedDate: stored };
+  return stampToCommit(stored, windowStartedAt, firstPage);
 }

@@ -5,6 +5,7 @@ import type { DatasetRef, DatasetStore, FullReadReason } from '../store/dataset-
 import { datasetKey, normaliseBaseUrl, tokenFingerprint } from '../store/identity.js';
 import type { ChangeCause } from '../store/dataset-history.js';
 import type { SchemaDrift } from './schema-drift.js';
+import type { StampBehind } from './server-stamp.js';
 import type { SchemaContract } from './schema-contract.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
@@ -135,8 +136,17 @@ export interface SyncDatasetOptions
    * default) reports it in the summary and records them; 'freeze' fails the run, committing nothing.
    */
   contract?: SchemaContract | undefined;
-  /** Clock in ms since the epoch (only for syncedAt; lastUpdatedDate always comes from the server). */
+  /**
+   * Clock in ms since the epoch: for syncedAt, and to judge the server's lastUpdatedDate when its
+   * answer has no Date header (the stamp itself always comes from the server).
+   */
   now?: (() => number) | undefined;
+  /**
+   * How far the server's lastUpdatedDate may be ahead of its own clock (its Date header, else `now`)
+   * before the run is refused, committing nothing (default DEFAULT_MAX_STAMP_AHEAD_MS, a day; the
+   * `maxStampAhead` setting). See server-stamp.ts for what else the server's stamps may do.
+   */
+  maxStampAheadMs?: number | undefined;
   onProgress?: ((event: SyncProgressEvent) => void) | undefined;
   /**
    * Traces and metrics (openTelemetry()): the run as a span with a child per page fetched and one
@@ -176,6 +186,11 @@ export interface SyncSummary {
   resumeDiscarded?: ResumeDiscardReason | undefined;
   /** The window re-read (`since`): changes since this date were merged. */
   since?: string | undefined;
+  /**
+   * The server's lastUpdatedDate went behind the stored one, past what the run looked back over: its
+   * clock or data went back. The server's was stored (so nothing between them is skipped); both named.
+   */
+  stampBehind?: StampBehind | undefined;
 }
 
 /** The ref of a dataset: who, which server, which path and filter. */

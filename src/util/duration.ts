@@ -10,3 +10,11 @@ export function parseDurationMs(text: string): number | undefined {
   if (!match) return undefined;
   return Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? 's'] ?? 1000));
 }
+
+/** Milliseconds as a person writes them back: 500ms, 60s, 5m, 1h, 90s (what parseDurationMs reads). */
+export function formatDuration(ms: number): string {
+  if (ms % 3_600_000 === 0 && ms > 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0 && ms > 0) return `${ms / 60_000}m`;
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  return ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`;
+}

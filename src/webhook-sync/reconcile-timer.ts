@@ -25,6 +25,7 @@ export interface ReconcileTimerOptions {
   tokenFor: (userId: string) => string | undefined;
   paths?: EntityPaths | undefined;
   limit?: number | undefined;
+  maxStampAheadMs?: number | undefined;
   keepDeleted?: boolean | undefined;
   everyMs: number;
   scheduler: SyncScheduler;
@@ -63,6 +64,7 @@ export function startReconcileTimer(options: ReconcileTimerOptions): () => void 
             paths: options.paths,
             store: options.store,
             limit: options.limit,
+            maxStampAheadMs: options.maxStampAheadMs,
             keepDeleted: options.keepDeleted,
             backoff: options.backoff,
             signal: options.signal,

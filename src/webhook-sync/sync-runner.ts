@@ -56,6 +56,7 @@ export async function runSync(
       backoff: runner.backoff,
       limit: options.limit,
       lagMs: options.lagMs,
+      maxStampAheadMs: options.maxStampAheadMs,
       expiredCursorStatuses: options.expiredCursorStatuses,
       timeoutMs: options.timeoutMs,
       dispatcher: options.dispatcher,

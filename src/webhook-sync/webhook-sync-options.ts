@@ -44,6 +44,8 @@ export interface WebhookSyncOptions {
   limit?: number | undefined;
   /** Look back this far past the stored lastUpdatedDate (syncDataset's lagMs; the `lag` setting). */
   lagMs?: number | undefined;
+  /** How far the server's lastUpdatedDate may run ahead of its clock (syncDataset's; the `maxStampAhead` setting). */
+  maxStampAheadMs?: number | undefined;
   /** Answers to a resumed read's cursor that mean it expired (syncDataset's expiredCursorStatuses). */
   expiredCursorStatuses?: readonly number[] | undefined;
   /** List paths that replace the catalogue's for some entities, e.g. `{ expense: '/expenses/expenses' }`. */

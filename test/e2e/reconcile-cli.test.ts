@@ -51,6 +51,10 @@ describe('ledgerhook reconcile (issue 21)', () => {
       const repaired = await runCli(['reconcile', ...common, '--repair'], { env });
       assert.equal(repaired.code, 1, repaired.stderr);
       assert.match(repaired.stdout, /repaired: 2 upserted, 1 removed, 120 in all/);
+      // Repaired: the advice no longer asks for the --repair just given.
+      assertOneLineError(repaired);
+      assert.match(repaired.stderr, /differed from the service and now match it \(repaired\); nothing more to do/);
+      assert.doesNotMatch(repaired.stderr, /--repair/);
       const file = JSON.parse(readFileSync(join(dir, 'out', 'invoices.json'), 'utf8')) as Array<{ id: number }>;
       assert.deepEqual(
         file,
@@ -59,6 +63,11 @@ describe('ledgerhook reconcile (issue 21)', () => {
       const equal = await runCli(['reconcile', ...common], { env });
       assert.equal(equal.code, 0, equal.stderr);
       assert.match(equal.stdout, /\/invoices: equal \(server 120, stored 120/);
+
+      server.put({ id: 5, amount: 5000, type: 'BUSINESS' });
+      const repairedJson = JSON.parse((await runCli(['reconcile', ...common, '--repair', '--json'], { env })).stdout);
+      assert.deepEqual([repairedJson.ok, repairedJson.error.reason], [false, 'reconcile_repaired']);
+      assert.deepEqual(repairedJson.different, [5]);
     } finally {
       await server.close();
     }

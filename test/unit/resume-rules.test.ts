@@ -39,9 +39,15 @@ describe('issue 21 rules', () => {
       ['2026-05-02T00:00:00Z', '2026-05-04T00:00:00Z', '2026-05-05T00:00:00Z', '2026-05-02T00:00:00Z', 'gap unread'],
       ['not a date', '2026-05-01T00:00:00Z', '2026-05-05T00:00:00Z', 'not a date', 'incomparable'],
       ['2026-05-02T00:00:00Z', '2026-05-01T00:00:00Z', 'garbage', '2026-05-02T00:00:00Z', 'incomparable'],
+      // Behind even the window's start: the server's clock went back (server-stamp.ts), said by `behind`.
+      ['2026-05-02T00:00:00Z', '2026-05-01T00:00:00Z', '2026-04-01T00:00:00Z', '2026-04-01T00:00:00Z', 'went back'],
     ];
     for (const [stored, start, first, expected, why] of table)
-      assert.equal(afterWindow(stored, start, first), expected, why);
+      assert.equal(afterWindow(stored, start, first).lastUpdatedDate, expected, why);
+    assert.deepEqual(afterWindow('2026-05-02T00:00:00Z', '2026-05-01T00:00:00Z', '2026-04-01T00:00:00Z').behind, {
+      received: '2026-04-01T00:00:00Z',
+      stored: '2026-05-02T00:00:00Z',
+    });
   });
 
   it('cursorNoLongerAccepted: the statuses counted, or a 4xx body that says so; never 401, 429 or 5xx', () => {

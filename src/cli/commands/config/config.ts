@@ -22,7 +22,7 @@ import { isServiceSettingKey, serviceSettingProblem } from '../../../settings/se
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { ConfigCommandOptions } from './definition.js';
 import { promptHidden } from '../../prompt-hidden.js';
-import { readStream } from '../../read-input.js';
+import { readStream, withoutTrailingLineBreaks } from '../../read-input.js';
 import { settingsStore, validateHeaderName } from '../../resolve-settings.js';
 
 function settingKey(key: string | undefined): SettingKey {
@@ -53,8 +53,8 @@ async function valueFrom(key: SettingKey, raw: string | undefined, env: string, 
   const secret = isSecretSetting(key);
   let value: string;
   if (raw === '-') {
-    // The final newline of a file or an echo is not part of the value.
-    value = (await readStream(ctx.stdin)).toString('utf8').replace(/\r?\n$/, '');
+    // The line breaks at the end of a file or an echo are not part of the value.
+    value = withoutTrailingLineBreaks((await readStream(ctx.stdin)).toString('utf8'));
   } else if (raw !== undefined) {
     value = raw;
     if (secret)

@@ -3,13 +3,20 @@ import { readTokenMap } from '../../token-map.js';
 import { createWebhookSync, type WebhookSyncEvent } from '../../../webhook-sync/webhook-sync.js';
 import { printable, quoted } from '../../render-delivery.js';
 import { describeDrift } from '../../../sync/schema-drift.js';
+import { describeStampBehind } from '../../../sync/server-stamp.js';
 import type { CliContext } from '../../context.js';
 import type { ListenCommandOptions } from './definition.js';
 import { readInputFile } from '../../read-input.js';
 import { fileStore, resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths, resolveEnvironment, settingsStore } from '../../resolve-settings.js';
 import type { Telemetry } from '../../../telemetry/telemetry.js';
-import { rateDispatcher, resolveLag, resolvePageLimit, resolveRateLimit } from '../../resolve-service-settings.js';
+import {
+  rateDispatcher,
+  resolveLag,
+  resolveMaxStampAhead,
+  resolvePageLimit,
+  resolveRateLimit,
+} from '../../resolve-service-settings.js';
 
 /** An access token kept in a file (out of shell history and process lists); surrounding whitespace dropped. */
 async function readTokenFile(path: string): Promise<string> {
@@ -56,6 +63,7 @@ export async function createListenSync(
     expiredCursorStatuses: await resolveExpiredCursorStatuses(options, ctx),
     limit: await resolvePageLimit(options, ctx),
     lagMs: await resolveLag({ env: options.env }, ctx),
+    maxStampAheadMs: await resolveMaxStampAhead({ env: options.env }, ctx),
     dispatcher: await rateDispatcher(await resolveRateLimit({ env: options.env }, ctx), ctx),
     concurrency: options.syncConcurrency,
     reconcileEveryMs: options.reconcileEvery,
@@ -75,7 +83,8 @@ export function syncEventLine(event: WebhookSyncEvent, ctx: CliContext): string 
     case 'sync-done': {
       const s = event.summary;
       const drift = s.drift ? `; schema: ${describeDrift(s.drift)}` : '';
-      return `  ${c.green('✔')} ${s.dataset} for ${quoted(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items${drift}`;
+      const behind = s.stampBehind ? c.yellow(`; ${describeStampBehind(s.stampBehind)}`) : '';
+      return `  ${c.green('✔')} ${s.dataset} for ${quoted(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items${drift}${behind}`;
     }
     case 'sync-failed':
       return `  ${c.red('✖')} ${event.dataset} for ${quoted(event.userId)}: ${printable(event.error)}`;

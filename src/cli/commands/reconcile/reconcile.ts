@@ -17,7 +17,12 @@ import { createProgressView } from '../../progress.js';
 import { fileStore, resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveToken } from '../../resolve-dataset.js';
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
-import { rateDispatcher, resolvePageLimit, resolveRateLimit } from '../../resolve-service-settings.js';
+import {
+  rateDispatcher,
+  resolveMaxStampAhead,
+  resolvePageLimit,
+  resolveRateLimit,
+} from '../../resolve-service-settings.js';
 import type { ReconcileCommandOptions } from './definition.js';
 import { renderReconcile as render } from './render-reconcile.js';
 
@@ -80,6 +85,7 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
         'dataset_not_synced',
       );
     const limit = await resolvePageLimit(options, ctx);
+    const maxStampAheadMs = await resolveMaxStampAhead(options, ctx);
     const dispatcher = await rateDispatcher(await resolveRateLimit(options, ctx), ctx);
     const datasets: ReconcileOptions[] = targets.map(({ path, filter }) => ({
       baseUrl,
@@ -92,6 +98,7 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
       repair: options.repair,
       keepDeleted: options.keepDeleted,
       limit,
+      maxStampAheadMs,
       dispatcher,
       maxPages: options.maxPages,
       maxWaitMs: options.maxWait,
@@ -163,11 +170,14 @@ function verdict(
       `${failed.length} of ${outcomes.length} datasets could not be reconciled`,
     );
   }
-  const different = outcomes.filter((outcome) => outcome.ok && !outcome.summary.equal).length;
-  if (different > 0)
-    throw new LedgerhookError(
-      'ERR_CHECK_FAILED',
-      `${different} of ${outcomes.length} dataset${outcomes.length === 1 ? '' : 's'} differed from the service${options.repair ? ' (repaired)' : ''}`,
-      { details: { reason: 'reconcile_different' } },
-    );
+  const different = outcomes.flatMap((outcome) => (outcome.ok && !outcome.summary.equal ? [outcome.summary] : []));
+  if (different.length === 0) return;
+  // Repaired, there is nothing left to do: the exit says a change came without its webhook, the
+  // advice no longer asks for the --repair that was just given.
+  const repaired = different.every((result) => result.repaired !== undefined);
+  throw new LedgerhookError(
+    'ERR_CHECK_FAILED',
+    `${different.length} of ${outcomes.length} dataset${outcomes.length === 1 ? '' : 's'} differed from the service${repaired ? ' and now match it (repaired)' : ''}`,
+    { details: { reason: repaired ? 'reconcile_repaired' : 'reconcile_different' } },
+  );
 }

@@ -153,7 +153,7 @@ export function addReadOptions(command: Command<[string | undefined], { all?: tr
     )
     .option(
       '--timeout <seconds>',
-      'give up on a request after this long (retried like a network error)',
+      'give up on one attempt of a request after this long: its whole answer, headers and body, not per byte (retried like a network error, within --max-wait)',
       decimal('--timeout', { min: 0.1, max: 3600 }),
       DEFAULT_REQUEST_TIMEOUT_MS / 1000,
     )
@@ -161,7 +161,7 @@ export function addReadOptions(command: Command<[string | undefined], { all?: tr
       command
         .createOption(
           '--max-wait <duration>',
-          'how long to ride out a rate limit (429) or server errors (5xx) per request, honouring Retry-After, before stopping (5m, 30s, 1h)',
+          'how long one request may go on retrying a rate limit (429), server errors (5xx), timeouts and network errors, honouring Retry-After: no retry starts past it, and a request ends within the later of --timeout and --max-wait (5m, 30s, 1h)',
         )
         .argParser(duration('--max-wait', { minMs: 0, maxMs: 24 * 3_600_000 }))
         .default(300_000, formatDuration(300_000)),

@@ -3,6 +3,7 @@ import type { DatasetStore } from '../../../store/dataset-store.js';
 import { datasetRef, type SyncDatasetOptions } from '../../../sync/sync-dataset.js';
 import type { SyncOutcome } from '../../../sync/sync-many.js';
 import { describeDrift } from '../../../sync/schema-drift.js';
+import { describeStampBehind } from '../../../sync/server-stamp.js';
 import { type CliContext, writeJson, writeLine } from '../../context.js';
 import { withAdvice } from '../../error-advice.js';
 import { jsonError, jsonLine } from '../../json-output.js';
@@ -50,6 +51,14 @@ export function report(
       writeLine(ctx.stdout, `${ctx.color.green('✔')} ${describe({ ...outcome.summary, file: fileOf(index) })}`);
       if (outcome.summary.drift) writeLine(ctx.stdout, `  schema: ${describeDrift(outcome.summary.drift)}`);
     });
+  // The server's stamp went back past the stored one: said on every run it happens (--json: stampBehind).
+  if (!options.json)
+    for (const outcome of outcomes)
+      if (outcome.ok && outcome.summary.stampBehind)
+        writeLine(
+          ctx.stderr,
+          `${ctx.color.yellow('warning:')} ${outcome.summary.dataset}: ${describeStampBehind(outcome.summary.stampBehind)}`,
+        );
   if (options.all || round !== undefined)
     for (const outcome of outcomes)
       if (!outcome.ok && !('stopped' in outcome))

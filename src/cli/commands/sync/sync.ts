@@ -26,7 +26,13 @@ import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { progressHandler, type ReadSoFar } from './sync-output.js';
 import { report, verdict } from './sync-report.js';
 import { resolveTelemetry } from '../../telemetry-flag.js';
-import { rateDispatcher, resolveLag, resolvePageLimit, resolveRateLimit } from '../../resolve-service-settings.js';
+import {
+  rateDispatcher,
+  resolveLag,
+  resolveMaxStampAhead,
+  resolvePageLimit,
+  resolveRateLimit,
+} from '../../resolve-service-settings.js';
 
 export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
   // --watch runs until stopped: JSON Lines (a failure at start-up is its error line).
@@ -62,6 +68,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   const expiredCursorStatuses = await resolveExpiredCursorStatuses(options, ctx);
   const limit = await resolvePageLimit(options, ctx);
   const lagMs = await resolveLag(options, ctx);
+  const maxStampAheadMs = await resolveMaxStampAhead(options, ctx);
   // The stored rateLimit: every dataset of the run shares one pace.
   const dispatcher = await rateDispatcher(await resolveRateLimit(options, ctx), ctx);
   const storeUrl = resolveStoreUrl(options, ctx);
@@ -88,6 +95,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     maxPages: options.maxPages,
     maxWaitMs: options.maxWait,
     lagMs,
+    maxStampAheadMs,
     dispatcher,
     keepDeleted: options.keepDeleted,
     contract: options.contract,

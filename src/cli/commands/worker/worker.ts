@@ -5,11 +5,17 @@ import type { CliContext } from '../../context.js';
 import { jsonLine, markJsonLines } from '../../json-output.js';
 import { printable, quoted } from '../../render-delivery.js';
 import { describeDrift } from '../../../sync/schema-drift.js';
+import { describeStampBehind } from '../../../sync/server-stamp.js';
 import type { WorkerCommandOptions } from './definition.js';
 import { resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import { resolveQueue, resolveStoreUrl } from '../../resolve-scale.js';
-import { resolveLag, resolvePageLimit, resolveRateLimit } from '../../resolve-service-settings.js';
+import {
+  resolveLag,
+  resolveMaxStampAhead,
+  resolvePageLimit,
+  resolveRateLimit,
+} from '../../resolve-service-settings.js';
 import { batchedLineWriter } from '../../batched-lines.js';
 import { formatDuration } from '../../durations.js';
 import { resolveTelemetry } from '../../telemetry-flag.js';
@@ -29,7 +35,8 @@ function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined 
     case 'sync-done': {
       const s = event.summary;
       const drift = s.drift ? `; schema: ${describeDrift(s.drift)}` : '';
-      return `  ${c.green('✔')} ${s.dataset} for ${user(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items${drift}`;
+      const behind = s.stampBehind ? c.yellow(`; ${describeStampBehind(s.stampBehind)}`) : '';
+      return `  ${c.green('✔')} ${s.dataset} for ${user(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items${drift}${behind}`;
     }
     case 'sync-failed':
       return `  ${c.red('✖')} ${event.dataset} for ${user(event.userId)}: ${printable(event.error)}${event.retryInMs !== undefined ? ` (transient: retry ${event.retries} in ${Math.round(event.retryInMs / 1000)} s)` : event.willRetry ? ' (will retry)' : ''}`;
@@ -74,6 +81,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   const rateLimit = await resolveRateLimit(options, ctx);
   const limit = await resolvePageLimit(options, ctx);
   const lagMs = await resolveLag(options, ctx);
+  const maxStampAheadMs = await resolveMaxStampAhead(options, ctx);
   const telemetry = await resolveTelemetry(options, ctx);
   const paths = await resolveEntityPaths(options, ctx);
   const expiredCursorStatuses = await resolveExpiredCursorStatuses(options, ctx);
@@ -108,11 +116,12 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
       baseUrl,
       limit,
       lagMs,
+      maxStampAheadMs,
       paths,
       keepDeleted: options.keepDeleted,
       expiredCursorStatuses,
     }),
-    runReconcile: storeReconcile({ store, baseUrl, limit, paths, keepDeleted: options.keepDeleted }),
+    runReconcile: storeReconcile({ store, baseUrl, limit, maxStampAheadMs, paths, keepDeleted: options.keepDeleted }),
     reconcileEveryMs: options.reconcileEvery,
     reconcileJobs: () => reconcileJobs(store, baseUrl, paths),
     telemetry,
