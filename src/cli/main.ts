@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
 import { plainCommand } from './plain-command.js';
 import { EXIT } from './exit-codes.js';
-import { secretFlagWarnings } from './secret-flag-warnings.js';
+import { secretFlagWarningsOnce } from './secret-flag-warnings.js';
 import { writeStd } from './std-output.js';
 import { defineCommands } from './command-list.js';
 import { finish, openSession, type Session } from './session.js';
@@ -19,11 +19,11 @@ const session = await openSession();
 
 /**
  * Before the chosen command's action, whichever parser chose it: whether --json was given (as parsed),
- * and a line for each credential typed as a flag (stderr: stdout stays the result).
+ * and a line for each credential typed as a flag, once per configuration (stderr: stdout stays the result).
  */
 function beforeAction(command: CommandUnknownOpts): void {
   session.parsed(command.getOptionValue('json') === true);
-  for (const line of secretFlagWarnings(command)) writeStd(2, `${line}\n`);
+  for (const line of secretFlagWarningsOnce(command)) writeStd(2, `${line}\n`);
 }
 
 async function buildProgram(named: string | undefined, { run, red }: Session): Promise<Command> {
@@ -51,7 +51,8 @@ async function buildProgram(named: string | undefined, { run, red }: Session): P
       'after',
       `
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 network or remote-service error,
-            70 internal error (a bug: please report it), 130 interrupted (Ctrl-C).
+            4 the service refused the token (401/403), 70 internal error (a bug: please report it),
+            130 interrupted (Ctrl-C); see docs/exit-codes.md.
 With --json, stdout holds one document: {"ok":true,...} or {"ok":false,"error":{"code","reason","message","exitCode"},...}
 (listen, worker, mock, inspect and sync --watch: JSON Lines, each with "kind" and "time"; see docs/json.md).
 Run "ledgerhook <command> --help" (or "ledgerhook help <command> [<subcommand>]") for options and examples.`,

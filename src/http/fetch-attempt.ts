@@ -153,8 +153,11 @@ function interpret(options: FetchJsonOptions, response: Dispatcher.ResponseData,
     href,
     status,
     body,
-    status === 401 ? 'the access token was rejected' : undefined,
+    status === 401
+      ? 'the access token was rejected'
+      : status === 403
+        ? 'the access token may not read this'
+        : undefined,
   );
-  if (status === 401) error.details.reason = 'token_rejected';
   return { ok: false, retryable: false, error };
 }

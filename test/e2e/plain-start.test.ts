@@ -8,7 +8,7 @@
  * (help, a typo, a bad number, a missing required flag, a flag before a subcommand's name).
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { signWebhook } from '../../src/index.js';
@@ -58,13 +58,16 @@ test('the same bytes and exit code from either parser', async () => {
     { args: ['demo', 'extra'] },
   ];
   for (const { args, input } of lines) {
-    // One settings directory for both: it is named in some outputs (state list).
+    // One settings directory for both: it is named in some outputs (state list). Each run starts with
+    // no note said yet (notices.json: a --secret warning is said once per configuration), so they run in turn.
     const config = tempDir('ledgerhook-config-');
     const options = input === undefined ? {} : { input };
-    const [plain, usual] = await Promise.all([
-      runCli(args, { ...options, env: { LEDGERHOOK_CONFIG_DIR: config } }),
-      runCli(args, { ...options, env: { LEDGERHOOK_CONFIG_DIR: config, LEDGERHOOK_PLAIN_START: '0' } }),
-    ]);
+    const fresh = (extra: Record<string, string> = {}) => {
+      rmSync(join(config, 'notices.json'), { force: true });
+      return runCli(args, { ...options, env: { LEDGERHOOK_CONFIG_DIR: config, ...extra } });
+    };
+    const plain = await fresh();
+    const usual = await fresh({ LEDGERHOOK_PLAIN_START: '0' });
     const label = args.map((arg) => (arg.length > 40 ? `${arg.slice(0, 12)}…` : arg)).join(' ');
     assert.deepEqual(plain, usual, label);
     assert.ok(plain.stdout !== '' || plain.stderr !== '', `${label}: printed something`);
