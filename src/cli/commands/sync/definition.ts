@@ -4,6 +4,7 @@ import {
   DEFAULT_HISTORY_DAYS,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_OUT_DIR,
   DEFAULT_PAGE_LIMIT,
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../../../defaults.js';
@@ -134,7 +135,7 @@ export function addReadOptions(command: Command<[string | undefined], { all?: tr
       integer('--limit', { min: 1, max: 100_000 }),
       DEFAULT_PAGE_LIMIT,
     )
-    .option('--out <dir>', 'directory of the JSON files', './ledgerhook-data')
+    .option('--out <dir>', 'directory of the JSON files', DEFAULT_OUT_DIR)
     .option(
       '--token-file <file>',
       'read the bearer access token from a file (default: LEDGERHOOK_TOKEN, else the stored token)',
