@@ -88,11 +88,6 @@ describe('inspector edit and resend in Chromium', { skip }, () => {
       assert.equal(receiver.received.length, 0);
 
       await page.fill('input[aria-label="edit target"]', receiver.url);
-      if (process.env.LEDGERHOOK_SCREENSHOTS === '1')
-        await page.screenshot({
-          path: new URL('../../docs/inspector-edit.png', import.meta.url).pathname,
-          fullPage: true,
-        });
       await send.click();
       await page.waitForFunction(() => /sent as dlv_/.test(document.querySelector('.edit-output')?.textContent ?? ''));
       assert.match(
