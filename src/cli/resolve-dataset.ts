@@ -57,17 +57,33 @@ function validateBaseUrl(value: string): string {
 /** Where a value a command uses came from (`ledgerhook status` says it, never the value). */
 export type SettingSource = 'flag' | 'variable' | 'settings' | 'built in';
 
-/** --base-url, then LEDGERHOOK_BASE_URL, then the stored baseUrl of the environment, then local's built-in one. */
-export async function findBaseUrl(
-  flags: DatasetFlags,
+/**
+ * One value a command uses, in the one order: its flag, its LEDGERHOOK_ variable, the environment's
+ * stored setting, then (local only) the built-in one, with where it came from.
+ */
+async function findSetting(
+  given: { flag: string | undefined; variable: string; key: 'baseUrl' | 'token'; builtIn: string },
+  env: string | undefined,
   ctx: CliContext,
 ): Promise<{ value: string; from: SettingSource } | undefined> {
-  if (flags.baseUrl) return { value: flags.baseUrl, from: 'flag' };
-  if (ctx.env.LEDGERHOOK_BASE_URL) return { value: ctx.env.LEDGERHOOK_BASE_URL, from: 'variable' };
-  const env = await resolveEnvironment(flags.env, ctx);
-  const stored = (await settingsStore(ctx)).get(env, 'baseUrl');
+  if (given.flag) return { value: given.flag, from: 'flag' };
+  const variable = ctx.env[given.variable];
+  if (variable) return { value: variable, from: 'variable' };
+  const name = await resolveEnvironment(env, ctx);
+  const stored = (await settingsStore(ctx)).get(name, given.key);
   if (stored) return { value: stored, from: 'settings' };
-  return env === 'local' ? { value: LOCAL_BASE_URL, from: 'built in' } : undefined;
+  return name === 'local' ? { value: given.builtIn, from: 'built in' } : undefined;
+}
+
+/** --base-url, then LEDGERHOOK_BASE_URL, then the stored baseUrl of the environment, then local's built-in one. */
+export function findBaseUrl(flags: DatasetFlags, ctx: CliContext) {
+  const given = {
+    flag: flags.baseUrl,
+    variable: 'LEDGERHOOK_BASE_URL',
+    key: 'baseUrl',
+    builtIn: LOCAL_BASE_URL,
+  } as const;
+  return findSetting(given, flags.env, ctx);
 }
 
 /** The base URL (findBaseUrl), checked; local's built-in one is announced (once per configuration). */
@@ -97,16 +113,9 @@ export async function resolveBaseUrl(
 }
 
 /** --token, then LEDGERHOOK_TOKEN, then the stored token of the environment, then local's built-in one (the mock's). */
-export async function findToken(
-  flags: DatasetFlags & { token?: string | undefined },
-  ctx: CliContext,
-): Promise<{ value: string; from: SettingSource } | undefined> {
-  if (flags.token) return { value: flags.token, from: 'flag' };
-  if (ctx.env.LEDGERHOOK_TOKEN) return { value: ctx.env.LEDGERHOOK_TOKEN, from: 'variable' };
-  const env = await resolveEnvironment(flags.env, ctx);
-  const stored = (await settingsStore(ctx)).get(env, 'token');
-  if (stored) return { value: stored, from: 'settings' };
-  return env === 'local' ? { value: LOCAL_TOKEN, from: 'built in' } : undefined;
+export function findToken(flags: DatasetFlags & { token?: string | undefined }, ctx: CliContext) {
+  const given = { flag: flags.token, variable: 'LEDGERHOOK_TOKEN', key: 'token', builtIn: LOCAL_TOKEN } as const;
+  return findSetting(given, flags.env, ctx);
 }
 
 /** --token, --token-file, then LEDGERHOOK_TOKEN, then the stored token of the environment. */

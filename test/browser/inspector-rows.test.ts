@@ -10,7 +10,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startCli } from '../helpers/cli.js';
-import { chromiumMissing, isLoopback, launchChromium } from './chromium.js';
+import { chromiumMissing, launchChromium, loopbackContext } from './chromium.js';
 
 const SECRET = 'whsec_inspector_rows_test';
 const skip = chromiumMissing();
@@ -116,13 +116,7 @@ describe('inspector rows at the sizes people use', { skip }, () => {
     { width: 1920, height: 1080 },
   ]) {
     it(`${viewport.width}x${viewport.height}: time, what, user and verdict readable on every row; the newest open`, async () => {
-      const context = await browser.newContext({ viewport });
-      const outside: string[] = [];
-      await context.route('**/*', (route) => {
-        if (isLoopback(route.request().url())) return route.continue();
-        outside.push(route.request().url());
-        return route.abort();
-      });
+      const { context, outside } = await loopbackContext(browser, viewport);
       const page = await context.newPage();
       await page.goto(started.inspectorUrl);
       await page.waitForFunction(() => document.querySelectorAll('.row-item').length === 6);
@@ -179,7 +173,7 @@ describe('inspector rows at the sizes people use', { skip }, () => {
     const fresh = startCli(['listen', '--port', '0', '--ui-port', '0', '--json', '--secret', SECRET]);
     try {
       const ready = await fresh.waitFor((line) => line?.kind === 'listening');
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const { context } = await loopbackContext(browser, { width: 1280, height: 800 });
       const page = await context.newPage();
       await page.goto(ready.inspectorUrl);
       await page.waitForSelector('.live.on');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startCli, tempDir } from '../helpers/cli.js';
-import { chromiumMissing, isLoopback, launchChromium } from './chromium.js';
+import { chromiumMissing, launchChromium, loopbackContext } from './chromium.js';
 
 const SECRET = 'whsec_inspector_browser_test';
 const skip = chromiumMissing();
@@ -30,15 +30,8 @@ async function deliver(url: string, body: string, secret: string): Promise<numbe
 
 /** Opens the page, recording every request outside loopback (and refusing it) and every dialog. */
 async function openPage(browser: Browser, url: string) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
-  const outside: string[] = [];
+  const { context, outside } = await loopbackContext(browser, { width: 1400, height: 860 });
   const dialogs: string[] = [];
-  await context.route('**/*', (route) => {
-    const target = route.request().url();
-    if (isLoopback(target)) return route.continue();
-    outside.push(target);
-    return route.abort();
-  });
   const page = await context.newPage();
   // A Content-Security-Policy violation or a failed load shows up here.
   const consoleErrors: string[] = [];

@@ -4,12 +4,12 @@
  * Redis in one line, a Postgres URL without a user, a missing --body file named first.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { startListener } from '../../src/listen/listener.js';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { captureRecord } from '../helpers/capture-file.js';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { createTestSchema, DATABASE_URL, servicesSkip } from '../scale/helpers/services.js';
 
@@ -38,12 +38,7 @@ describe('small contract slips', () => {
   let capture: string;
   before(async () => {
     capture = join(tempDir(), 'deliveries.jsonl');
-    const listener = await startListener({ port: 0, secrets: [SECRET], capture: { path: capture } });
-    const token = await signWebhook(BODY, SECRET);
-    await (
-      await fetch(listener.url, { method: 'POST', body: BODY, headers: { 'service-verification': token } })
-    ).text();
-    await listener.close();
+    writeFileSync(capture, `${JSON.stringify(await captureRecord(BODY, { id: 'dlv_slips_1', secret: SECRET }))}\n`);
   });
 
   it('sign --json prints one document with ok', async () => {
