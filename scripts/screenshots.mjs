@@ -93,13 +93,14 @@ async function deliver(url) {
 
 const dir = mkdtempSync(join(tmpdir(), 'lh-shots-'));
 writeFileSync(join(dir, 'sandbox.secret'), `${SECRET}\n`);
-const listen = await startListen(dir);
 const { chromium } = await import('playwright-core');
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   headless: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
 });
+// Chromium first: a browser that cannot start leaves no listener behind.
+const listen = await startListen(dir);
 try {
   await deliver(listen.url);
   const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
