@@ -11,6 +11,8 @@ export const DEFAULT_RECEIVER_SKEW_SECONDS = 5;
 /** spec 4.3 rule 3 / 8: recommended page size. */
 export const DEFAULT_PAGE_LIMIT = 100;
 export const DEFAULT_LISTEN_PORT = 4000;
+/** sync, listen --sync, history: where the JSON files go unless --out says otherwise. */
+export const DEFAULT_OUT_DIR = './ledgerhook-data';
 export const DEFAULT_MOCK_PORT = 4010;
 export const DEFAULT_INSPECTOR_PORT = 4020;
 export const DEFAULT_RECORD_PORT = 4030;

@@ -5,9 +5,11 @@
  */
 export const ERROR_REASONS = [
   'aborted',
+  'access_denied',
   'bad_envelope',
   'bad_response',
   'bad_user_id',
+  'base_url_not_api_root',
   'body_not_json',
   'body_not_raw',
   'capture_bad_received_at',
@@ -97,6 +99,7 @@ export const ERROR_REASONS = [
   'not_a_regular_file',
   'not_an_envelope',
   'not_found',
+  'not_ready_to_sync',
   'nothing_selected',
   'nothing_verified_to_replay',
   'out_dir_not_writable',
@@ -137,6 +140,7 @@ export const ERROR_REASONS = [
   'state_file_unreadable',
   'state_file_unwritable',
   'store_failed',
+  'store_login_failed',
   'store_owner_mismatch',
   'store_state_missing',
   'store_token_changed',

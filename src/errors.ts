@@ -15,6 +15,8 @@ export type LedgerhookErrorCode =
   | 'ERR_NETWORK'
   /** A remote peer answered with an HTTP status we treat as failure. */
   | 'ERR_HTTP_STATUS'
+  /** A remote peer refused the credentials (HTTP 401 or 403): the token is wrong, expired or lacks access. */
+  | 'ERR_AUTH'
   /** A remote peer answered 2xx but the body is not what the interface promises. */
   | 'ERR_BAD_RESPONSE'
   /** A check the user asked for did not hold (webhook invalid, receiver wrong). */
@@ -38,6 +40,7 @@ const GENERIC_REASON: Record<LedgerhookErrorCode, ErrorReason> = {
   ERR_IO: 'io_failed',
   ERR_NETWORK: 'network_failed',
   ERR_HTTP_STATUS: 'http_status',
+  ERR_AUTH: 'token_rejected',
   ERR_BAD_RESPONSE: 'bad_response',
   ERR_CHECK_FAILED: 'check_failed',
   ERR_ABORTED: 'aborted',
@@ -60,7 +63,15 @@ export class LedgerhookError extends Error {
   }
 }
 
-/** An HTTP answer we cannot use; always names method, URL and status. */
+/** Whether an HTTP status refuses the credentials (401 Unauthorized, 403 Forbidden). */
+export function isAuthStatus(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
+/**
+ * An HTTP answer we cannot use; always names method, URL and status. A 401 or 403 is `ERR_AUTH`
+ * (its own exit code): a token to fix, not a service to wait for.
+ */
 export class HttpStatusError extends LedgerhookError {
   readonly method: string;
   readonly url: string;
@@ -70,7 +81,9 @@ export class HttpStatusError extends LedgerhookError {
   constructor(method: string, url: string, status: number, body: string, hint?: string) {
     const excerpt = body.length > 200 ? `${body.slice(0, 200)}…` : body;
     const detail = hint ? `: ${hint}` : excerpt ? `: ${excerpt.replace(/\s+/g, ' ')}` : '';
-    super('ERR_HTTP_STATUS', `${method} ${url} answered ${status}${detail}`);
+    super(isAuthStatus(status) ? 'ERR_AUTH' : 'ERR_HTTP_STATUS', `${method} ${url} answered ${status}${detail}`, {
+      details: isAuthStatus(status) ? { reason: status === 401 ? 'token_rejected' : 'access_denied' } : {},
+    });
     this.name = 'HttpStatusError';
     this.method = method;
     this.url = url;

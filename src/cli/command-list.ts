@@ -20,6 +20,7 @@ import { defineReplay } from './commands/replay/definition.js';
 import { defineSendSample } from './commands/send-sample/definition.js';
 import { defineSign } from './commands/sign/definition.js';
 import { defineState } from './commands/state/definition.js';
+import { defineStatus } from './commands/status/definition.js';
 import { defineStore } from './commands/store/definition.js';
 import { defineSync } from './commands/sync/definition.js';
 import { defineVerify } from './commands/verify/definition.js';
@@ -56,6 +57,7 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define:
   [['queue'], defineQueue],
   [['store'], defineStore],
   [['events', 'entities'], defineCatalogue],
+  [['status'], defineStatus],
   [['config'], defineConfig],
   [['completion'], defineCompletion],
 ];

@@ -12,6 +12,10 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
     'pass --secret-file FILE or --secret, set LEDGERHOOK_WEBHOOK_SECRET, or run `ledgerhook config set webhookSecret`',
   entity_path_not_found: (d) =>
     `if the service serves ${String(d.entity)} elsewhere, set its path: \`ledgerhook config set paths.${String(d.entity)} ${String(d.suggested ?? '/the/path')}\`${d.overridden ? ` (or \`ledgerhook config unset paths.${String(d.entity)}\` for the catalogue's)` : ''}`,
+  base_url_not_api_root: (d) =>
+    d.suggested
+      ? `pass --base-url ${String(d.suggested)} or run \`ledgerhook config set baseUrl ${String(d.suggested)}\``
+      : 'pass --base-url (or `ledgerhook config set baseUrl`) with the URL the lists are under, e.g. https://HOST/rest/v5',
   invalid_entity_path: (d) => `give paths.${String(d.entity)} as a path like /expenses/expenses`,
   retry_after_too_long: () => 'raise the wait budget with --max-wait (e.g. --max-wait 30m), or run the sync later',
   redirected: (d) =>
@@ -48,10 +52,12 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
 
   // Nothing listens where the local environment points: that is `ledgerhook mock`, not yet started.
   connection_refused: (d) =>
-    // local-environment.ts's address, spelled from defaults.ts: this table loads on every start.
-    d.origin === `http://127.0.0.1:${DEFAULT_MOCK_PORT}`
-      ? 'that is the local environment (ledgerhook mock): start it with `ledgerhook mock` in another terminal'
-      : '',
+    d.listenDefault
+      ? 'start one with `ledgerhook listen` in another terminal (it records where it listens), or give --to URL'
+      : // local-environment.ts's address, spelled from defaults.ts: this table loads on every start.
+        d.origin === `http://127.0.0.1:${DEFAULT_MOCK_PORT}`
+        ? 'that is the local environment (ledgerhook mock): start it with `ledgerhook mock` in another terminal'
+        : '',
 
   // settings
   settings_invalid: () => 'fix the file, or move it away and ledgerhook starts a new one',
@@ -88,6 +94,8 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   lock_lost: () =>
     'the run was suspended (or the clock jumped) long enough for another run to take its lock; run it again',
   token_rejected: () => 'check --token / --token-file, LEDGERHOOK_TOKEN or `ledgerhook config set token -`',
+  access_denied: () =>
+    "the token is known but may not read this: check that --token / --token-file, LEDGERHOOK_TOKEN or the stored token is the right user's",
   not_an_envelope: () => 'check the dataset path (`ledgerhook entities` lists them)',
   too_many_pages: () => 'raise --max-pages if the dataset really is that large',
   page_limit_refused: () =>
@@ -138,6 +146,10 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   store_url_invalid: () => 'pass --store postgres://USER@HOST:PORT/DB (or set LEDGERHOOK_STORE)',
   store_unreachable: () => 'check that Postgres runs and that --store (or LEDGERHOOK_STORE) points at it',
   store_failed: () => 'run `ledgerhook store migrate --store URL` and check the database user may write there',
+  store_login_failed: (d) =>
+    d.userInUrl
+      ? 'check the user and password in --store (or LEDGERHOOK_STORE): postgres://USER:PASSWORD@HOST:PORT/DB'
+      : 'put the database user in --store (or LEDGERHOOK_STORE): postgres://USER@HOST:PORT/DB',
   store_token_changed: () => 'run `ledgerhook state reset` for it (or sync with --full) to rebuild it with this token',
   store_state_missing: () => 'sync it once with --full',
   store_value_invalid: () => 'such a user cannot be synced into Postgres',

@@ -3,6 +3,8 @@ import { dirname, join } from 'node:path';
 import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../defaults.js';
 import type { EnvironmentName } from '../settings/environments.js';
 import type { SettingsStore } from '../settings/settings-store.js';
+import { defaultConfigDir } from '../settings/config-dir.js';
+import { firstTimeFor } from '../settings/notices.js';
 import { type CliContext, writeLine } from './context.js';
 import { keyFile } from './key-file.js';
 
@@ -32,10 +34,16 @@ export async function mockAnswers(): Promise<boolean> {
   });
 }
 
-/** Says once per run that local defaults are in use and why. */
+/** The configuration directory of this run: where the settings, the local secret and the notes said live. */
+export function configDirOf(env: NodeJS.ProcessEnv): string {
+  return env.LEDGERHOOK_CONFIG_DIR || defaultConfigDir(env);
+}
+
+/** Says once per configuration (notices.ts), not on every run, that local defaults are in use and why. */
 export function announceLocal(ctx: CliContext, what: string): void {
   if (told.has(ctx)) return;
   told.add(ctx);
+  if (!firstTimeFor(configDirOf(ctx.env), 'local-environment')) return;
   writeLine(
     ctx.stderr,
     ctx.color.dim(

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
 import { defineCommands } from './command-list.js';
-import { secretFlagWarnings } from './secret-flag-warnings.js';
+import { secretFlagWarningsOnce } from './secret-flag-warnings.js';
 import { finish, openSession, type Session } from './session.js';
 import { writeStd } from './std-output.js';
 import { raiseWasmTieringBudget } from './wasm-tiering.js';
@@ -31,16 +31,17 @@ function buildProgram(named: string | undefined, { run, red, parsed }: Session):
       outputError: (text, write) => write(red(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`)),
     })
     // Before the chosen command's action: whether --json was given (as parsed), and a line for each
-    // credential typed as a flag (stderr: stdout stays the result).
+    // credential typed as a flag, once per configuration (stderr: stdout stays the result).
     .hook('preAction', (_program, command) => {
       parsed(command.getOptionValue('json') === true);
-      for (const line of secretFlagWarnings(command)) writeStd(2, `${line}\n`);
+      for (const line of secretFlagWarningsOnce(command)) writeStd(2, `${line}\n`);
     })
     .addHelpText(
       'after',
       `
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 network or remote-service error,
-            70 internal error (a bug: please report it), 130 interrupted (Ctrl-C).
+            4 the service refused the token (401/403), 70 internal error (a bug: please report it),
+            130 interrupted (Ctrl-C); see docs/exit-codes.md.
 With --json, stdout holds one document: {"ok":true,...} or {"ok":false,"error":{"code","reason","message","exitCode"},...}
 (listen, worker, mock, inspect and sync --watch: JSON Lines, each with "kind" and "time"; see docs/json.md).
 Run "ledgerhook <command> --help" (or "ledgerhook help <command> [<subcommand>]") for options and examples.`,

@@ -19,6 +19,17 @@ export interface CliOutcome {
   stack?: string | undefined;
 }
 
+const said = new WeakSet<object>();
+
+/**
+ * Marks an error whose why the command has already printed (verify's verdict and its failed check):
+ * it still sets the exit code and the `--json` error, but adds no `error:` line under the verdict.
+ */
+export function alreadySaid<E extends object>(error: E): E {
+  said.add(error);
+  return error;
+}
+
 const QUIET_COMMANDER = new Set(['commander.helpDisplayed', 'commander.version', 'commander.help']);
 
 export function outcomeOf(thrown: unknown, debug: boolean): CliOutcome {
@@ -32,7 +43,8 @@ export function outcomeOf(thrown: unknown, debug: boolean): CliOutcome {
   }
   if (isLedgerhookError(error)) {
     const json = jsonError(error);
-    return { exitCode: json.exitCode, line: { label: 'error:', text: withAdvice(error) }, json, stack: error.stack };
+    const line = said.has(error) ? undefined : ({ label: 'error:', text: withAdvice(error) } as const);
+    return { exitCode: json.exitCode, line, json, stack: error.stack };
   }
   const message = error instanceof Error ? error.message : String(error);
   return {

@@ -54,21 +54,51 @@ function validateBaseUrl(value: string): string {
   return value.replace(/\/+$/, '');
 }
 
-/** --base-url, then LEDGERHOOK_BASE_URL, then the stored baseUrl of the environment. */
+/** Where a value a command uses came from (`ledgerhook status` says it, never the value). */
+export type SettingSource = 'flag' | 'variable' | 'settings' | 'built in';
+
+/**
+ * One value a command uses, in the one order: its flag, its LEDGERHOOK_ variable, the environment's
+ * stored setting, then (local only) the built-in one, with where it came from.
+ */
+async function findSetting(
+  given: { flag: string | undefined; variable: string; key: 'baseUrl' | 'token'; builtIn: string },
+  env: string | undefined,
+  ctx: CliContext,
+): Promise<{ value: string; from: SettingSource } | undefined> {
+  if (given.flag) return { value: given.flag, from: 'flag' };
+  const variable = ctx.env[given.variable];
+  if (variable) return { value: variable, from: 'variable' };
+  const name = await resolveEnvironment(env, ctx);
+  const stored = (await settingsStore(ctx)).get(name, given.key);
+  if (stored) return { value: stored, from: 'settings' };
+  return name === 'local' ? { value: given.builtIn, from: 'built in' } : undefined;
+}
+
+/** --base-url, then LEDGERHOOK_BASE_URL, then the stored baseUrl of the environment, then local's built-in one. */
+export function findBaseUrl(flags: DatasetFlags, ctx: CliContext) {
+  const given = {
+    flag: flags.baseUrl,
+    variable: 'LEDGERHOOK_BASE_URL',
+    key: 'baseUrl',
+    builtIn: LOCAL_BASE_URL,
+  } as const;
+  return findSetting(given, flags.env, ctx);
+}
+
+/** The base URL (findBaseUrl), checked; local's built-in one is announced (once per configuration). */
 export async function resolveBaseUrl(
   flags: DatasetFlags,
   ctx: CliContext,
   required = true,
 ): Promise<string | undefined> {
-  const explicit = flags.baseUrl ?? ctx.env.LEDGERHOOK_BASE_URL;
-  if (explicit) return validateBaseUrl(explicit);
-  const env = await resolveEnvironment(flags.env, ctx);
-  const stored = (await settingsStore(ctx)).get(env, 'baseUrl');
-  if (stored) return validateBaseUrl(stored);
-  if (env === 'local') {
+  const found = await findBaseUrl(flags, ctx);
+  if (found?.from === 'built in') {
     announceLocal(ctx, `ledgerhook mock at ${LOCAL_BASE_URL}`);
     return LOCAL_BASE_URL;
   }
+  if (found) return validateBaseUrl(found.value);
+  const env = await resolveEnvironment(flags.env, ctx);
   if (!required) return undefined;
   // Said exactly when it would work: the mock is answering on its default port right now.
   const mockUp = await mockAnswers();
@@ -80,6 +110,12 @@ export async function resolveBaseUrl(
     }`,
     'missing_base_url',
   );
+}
+
+/** --token, then LEDGERHOOK_TOKEN, then the stored token of the environment, then local's built-in one (the mock's). */
+export function findToken(flags: DatasetFlags & { token?: string | undefined }, ctx: CliContext) {
+  const given = { flag: flags.token, variable: 'LEDGERHOOK_TOKEN', key: 'token', builtIn: LOCAL_TOKEN } as const;
+  return findSetting(given, flags.env, ctx);
 }
 
 /** --token, --token-file, then LEDGERHOOK_TOKEN, then the stored token of the environment. */
@@ -98,12 +134,8 @@ export async function resolveToken(
       );
     return text;
   }
-  const explicit = flags.token ?? ctx.env.LEDGERHOOK_TOKEN;
-  if (explicit) return explicit;
-  const env = await resolveEnvironment(flags.env, ctx);
-  const stored = (await settingsStore(ctx)).get(env, 'token');
-  if (stored) return stored;
-  if (env === 'local') return LOCAL_TOKEN;
+  const found = await findToken(flags, ctx);
+  if (found) return found.value;
   throw usageError(
     'no access token: pass --token or --token-file, set LEDGERHOOK_TOKEN or `ledgerhook config set token -` (the mock accepts ledgerhook-mock-token)',
     'missing_access_token',

@@ -93,18 +93,51 @@ export async function resolveWebhookSecrets(
   }));
   if (flags.secretFile) fromFlags.push({ secret: await readSecretFile(flags.secretFile), label: flags.secretFile });
   if (fromFlags.length > 0) return fromFlags;
-  const fromEnv = ctx.env.LEDGERHOOK_WEBHOOK_SECRET;
-  if (fromEnv !== undefined && fromEnv !== '')
-    return [{ secret: usableSecret(fromEnv, 'LEDGERHOOK_WEBHOOK_SECRET'), label: 'LEDGERHOOK_WEBHOOK_SECRET' }];
+  const found = await findWebhookSecret(flags, ctx, createLocal);
+  if (!found) return [];
+  if (found.from === 'variable')
+    return [{ secret: usableSecret(found.secret, 'LEDGERHOOK_WEBHOOK_SECRET'), label: 'LEDGERHOOK_WEBHOOK_SECRET' }];
+  if (found.from === 'settings') return [{ secret: found.secret, label: found.env }];
+  announceLocal(ctx, 'the local development webhook secret');
+  const generated = { secret: found.secret, label: 'local' };
+  localDevelopmentSecrets.add(generated);
+  return [generated];
+}
+
+/**
+ * The webhook secret when no flag gives one: LEDGERHOOK_WEBHOOK_SECRET, then the stored webhookSecret
+ * of the environment, then (local only) the generated local development secret, made when `createLocal`.
+ */
+export async function findWebhookSecret(
+  flags: Pick<SecretFlags, 'env'>,
+  ctx: CliContext,
+  createLocal = false,
+): Promise<
+  | { secret: string; env: EnvironmentName; from: 'variable' | 'settings' }
+  | { secret: string; env: EnvironmentName; from: 'local development secret'; file: string }
+  | undefined
+> {
   const env = await resolveEnvironment(flags.env, ctx);
+  const fromEnv = ctx.env.LEDGERHOOK_WEBHOOK_SECRET;
+  if (fromEnv !== undefined && fromEnv !== '') return { secret: fromEnv, env, from: 'variable' };
   const store = await settingsStore(ctx);
   const stored = store.get(env, 'webhookSecret');
-  if (stored) return [{ secret: stored, label: env }];
-  if (env !== 'local') return [];
+  if (stored) return { secret: stored, env, from: 'settings' };
+  if (env !== 'local') return undefined;
   const local = localWebhookSecret(store, ctx, createLocal);
-  if (!local) return [];
-  announceLocal(ctx, 'the local development webhook secret');
-  return [{ secret: local.secret, label: 'local' }];
+  return local ? { secret: local.secret, env, from: 'local development secret', file: local.file } : undefined;
+}
+
+/** The secrets resolveWebhookSecrets made from the generated local development secret file. */
+const localDevelopmentSecrets = new WeakSet<LabelledSecret>();
+
+/**
+ * The generated local development secret among `secrets`, if it is one: the only secret ledgerhook
+ * ever prints (`listen` says it on start, as `stripe listen` says its whsec_…, for the app to use).
+ * A secret given by flag, variable or setting, for any environment, is never one.
+ */
+export function localDevelopmentSecret(secrets: readonly LabelledSecret[]): string | undefined {
+  return secrets.find((secret) => localDevelopmentSecrets.has(secret))?.secret;
 }
 
 export async function requireWebhookSecrets(

@@ -1,5 +1,7 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEFAULT_MOCK_TOKEN } from '../defaults.js';
+import { firstTimeFor } from '../settings/notices.js';
+import { configDirOf } from './local-environment.js';
 
 /**
  * Flags whose value is a credential. A value typed on the command line stays in the shell history
@@ -23,16 +25,33 @@ const SECRET_FLAGS: readonly { option: string; flag: string; instead: string; ex
   },
 ];
 
-/** The warning lines for the credential flags given on the command line of `command`. */
-export function secretFlagWarnings(command: CommandUnknownOpts): string[] {
-  const lines: string[] = [];
+/** The credential flags given on the command line of `command`, each with its warning line. */
+function flagWarnings(command: CommandUnknownOpts): Array<{ flag: string; line: string }> {
+  const found: Array<{ flag: string; line: string }> = [];
   for (const { option, flag, instead, except } of SECRET_FLAGS) {
     if (except?.includes(command.name())) continue;
     if (command.getOptionValueSource(option) !== 'cli') continue;
     if (option === 'token' && command.getOptionValue(option) === DEFAULT_MOCK_TOKEN) continue;
-    lines.push(
-      `warning: ${flag} puts the value in your shell history and, while ledgerhook ${command.name()} runs, in the process list (ps); use ${instead}`,
-    );
+    found.push({
+      flag,
+      line: `warning: ${flag} puts the value in your shell history and, while ledgerhook ${command.name()} runs, in the process list (ps); use ${instead}`,
+    });
   }
-  return lines;
+  return found;
+}
+
+/** The warning lines for the credential flags given on the command line of `command`. */
+export function secretFlagWarnings(command: CommandUnknownOpts): string[] {
+  return flagWarnings(command).map(({ line }) => line);
+}
+
+/**
+ * The lines to print now: each flag's warning once per configuration directory (notices.ts), so that
+ * a script run every minute is told once, not on every run.
+ */
+export function secretFlagWarningsOnce(command: CommandUnknownOpts, env: NodeJS.ProcessEnv = process.env): string[] {
+  const dir = configDirOf(env);
+  return flagWarnings(command)
+    .filter(({ flag }) => firstTimeFor(dir, `flag-warning:${flag}`))
+    .map(({ line }) => line);
 }

@@ -39,6 +39,12 @@ let jsonRequested = (() => {
 
 /** The command's abort signal, made when a command first asks for it (Ctrl-C; stdout failing for good). */
 let controller: AbortController | undefined;
+/**
+ * Ctrl-C (SIGINT) came: a command that then ends cleanly (listen, mock, inspect, worker, sync --watch
+ * after their summary) still exits 130, as the exit-code table says. SIGTERM, what a service manager
+ * sends, is a requested stop: exit 0.
+ */
+let interrupted = false;
 
 function createContext(): Promise<CliContext> {
   return loadColor(
@@ -75,6 +81,7 @@ function createContext(): Promise<CliContext> {
         const stop = (signal: NodeJS.Signals) => {
           if (!ctl.signal.aborted) {
             firstAt = Date.now();
+            interrupted = signal === 'SIGINT';
             ctl.abort(new Error(`received ${signal}`));
             return;
           }
@@ -161,7 +168,8 @@ export async function openSession(): Promise<Session> {
       const hold = setInterval(() => {}, 1 << 30);
       try {
         await act();
-        return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+        const code = typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+        return code === EXIT.ok && interrupted ? EXIT.interrupted : code;
       } catch (error) {
         return reportError(error);
       } finally {

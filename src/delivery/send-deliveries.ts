@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { LedgerhookError } from '../errors.js';
+import { type ErrorReason, LedgerhookError } from '../errors.js';
 import { summariseLatencies, type LatencySummary } from '../util/percentiles.js';
 import { runPool } from '../util/worker-pool.js';
 import type { OutgoingDelivery } from './build-delivery.js';
@@ -33,6 +33,20 @@ export interface SendSummary {
   latencyMs: LatencySummary;
   elapsedMs: number;
   firstNetworkError?: string | undefined;
+  /** The stable reason of that first failure (connection_refused, host_not_found, no_answer, …). */
+  firstNetworkReason?: ErrorReason | undefined;
+}
+
+/**
+ * When no delivery got an answer at all: the first failure, as the network error it was (its reason
+ * and the origin the advice keys on), so that a refused connection is `connection_refused` whether
+ * one delivery was sent or many.
+ */
+export function noAnswerError(summary: SendSummary, url: URL): LedgerhookError | undefined {
+  if (summary.sent === 0 || summary.networkErrors < summary.sent) return undefined;
+  return new LedgerhookError('ERR_NETWORK', summary.firstNetworkError ?? 'no delivery got an answer', {
+    details: { reason: summary.firstNetworkReason ?? 'network_failed', origin: url.origin },
+  });
 }
 
 /** Sends `count` deliveries with at most `concurrency` in flight, and summarises the answers. */
@@ -73,11 +87,15 @@ export async function sendDeliveries(
   const statusCounts: Record<string, number> = {};
   const latencies: number[] = [];
   let firstNetworkError: string | undefined;
+  let firstNetworkReason: ErrorReason | undefined;
   for (const outcome of finished) {
     const key = outcome.ok ? String(outcome.response.status) : 'network';
     statusCounts[key] = (statusCounts[key] ?? 0) + 1;
     if (outcome.ok) latencies.push(outcome.response.latencyMs);
-    else firstNetworkError ??= outcome.error.message;
+    else if (firstNetworkError === undefined) {
+      firstNetworkError = outcome.error.message;
+      firstNetworkReason = outcome.error.details.reason;
+    }
   }
   const succeeded = finished.filter(
     (outcome) => outcome.ok && outcome.response.status >= 200 && outcome.response.status < 300,
@@ -94,6 +112,7 @@ export async function sendDeliveries(
       latencyMs: summariseLatencies(latencies),
       elapsedMs: performance.now() - started,
       firstNetworkError,
+      firstNetworkReason,
     },
   };
 }

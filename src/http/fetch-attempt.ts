@@ -184,9 +184,12 @@ function interpret(options: FetchJsonOptions, response: Answer): Attempt {
     href,
     status,
     body,
-    status === 401 ? `the access token was rejected${html ? `; it answered ${html}` : ''}` : html,
+    status === 401
+      ? `the access token was rejected${html ? `; it answered ${html}` : ''}`
+      : status === 403
+        ? `the access token may not read this${html ? `; it answered ${html}` : ''}`
+        : html,
   );
-  if (status === 401) error.details.reason = 'token_rejected';
   // A page size the service refuses says so (spec 8 shows no maximum): the pageLimit setting.
   const limit = options.headers.limit;
   if ((status === 400 || status === 422) && limit !== undefined && /\blimit\b/i.test(body)) {

@@ -3,6 +3,8 @@ import { isReplayMarker, REPLAY_OF_HEADER } from '../replay/replay.js';
 import { shortMismatchCause } from '../webhook/diagnostics.js';
 import { parseToken } from '../webhook/token-parts.js';
 import type { CaptureRecord } from '../capture/capture-record.js';
+import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
+import { parseWebhookBody } from '../webhook/bodies.js';
 
 /**
  * What the inspector (and `captures show`) knows of one delivery. Built from a CaptureRecord by
@@ -37,6 +39,19 @@ export interface InspectorSummary {
   bodyBytes: number;
   /** The stored body is only the head of a larger one (refused deliveries may be cut). */
   bodyTruncated: boolean;
+  /**
+   * What a refused delivery's body claims to be, when it reads as a webhook body: nothing in it is
+   * trusted (the page marks it "unverified"). A forgery's body is read here, where the inspector builds
+   * its view after the answer: the listener never parses a body whose signature failed.
+   */
+  claimed?: ClaimedBody | undefined;
+}
+
+export interface ClaimedBody {
+  type: string;
+  event?: string | undefined;
+  entities?: string[] | undefined;
+  userId: string;
 }
 
 export interface InspectorDelivery extends InspectorSummary {
@@ -85,8 +100,34 @@ export function fromCaptureRecord(record: CaptureRecord, index: number): Inspect
     cause: mismatchCause(record),
     bodyBytes: typeof record.bodyBytes === 'number' ? record.bodyBytes : Buffer.byteLength(record.body, 'base64'),
     bodyTruncated: isTruncated(record),
+    claimed: claimedBody(record),
     record,
   };
+}
+
+/** A claimed value as the page shows it: short text (the body is hostile; the page makes it text). */
+const short = (value: string, max: number) => (value.length > max ? `${value.slice(0, max)}…` : value);
+
+/**
+ * What a refused delivery says it is: the fields the listener read (a body whose signature verified
+ * but whose bytes do not match), else the body read here through the one body parser (spec 2.1/2.2),
+ * bounded: only bodies kept whole and small enough to be explained are read.
+ */
+function claimedBody(record: CaptureRecord): ClaimedBody | undefined {
+  if (verdictOf(record) !== 'refused') return undefined;
+  let body: Record<string, unknown> | undefined;
+  if (typeof record.type === 'string') body = { ...record };
+  else if (!isTruncated(record)) {
+    const bytes = Buffer.from(record.body, 'base64');
+    const parsed = bytes.length <= DIAGNOSE_MAX_BODY_BYTES ? parseWebhookBody(bytes) : undefined;
+    body = parsed?.ok ? { ...parsed.body } : parsed?.code === 'unknown_type' ? parsed.value : undefined;
+  }
+  if (typeof body?.type !== 'string' || typeof body.userId !== 'string') return undefined;
+  const claimed: ClaimedBody = { type: short(body.type, 40), userId: short(body.userId, 120) };
+  if (typeof body.event === 'string') claimed.event = short(body.event, 80);
+  if (Array.isArray(body.entities))
+    claimed.entities = body.entities.slice(0, 24).map((entity: unknown) => short(String(entity), 60));
+  return claimed;
 }
 
 /**

@@ -25,7 +25,7 @@ export async function retryFailedJobs(options: {
     const failedLeft = (await queue.getJobCounts('failed')).failed ?? 0;
     return { requeued, failedLeft };
   } catch (error) {
-    throw queueUnreachable(error, options.url);
+    throw queueUnreachable(error, options.url, redis);
   } finally {
     await queue.close().catch(() => {});
     redis.disconnect();

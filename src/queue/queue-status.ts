@@ -69,7 +69,7 @@ export async function queueStatus(options: {
       retrying,
     };
   } catch (error) {
-    throw queueUnreachable(error, options.url);
+    throw queueUnreachable(error, options.url, redis);
   } finally {
     await queue.close().catch(() => {});
     redis.disconnect();

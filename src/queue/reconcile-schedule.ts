@@ -50,6 +50,8 @@ export class ReconcileSchedule {
    */
   static async open(connection: Redis, queueName: string, everyMs?: number | 'off'): Promise<ReconcileSchedule> {
     const queue = new Queue(queueName, { connection });
+    // Without a listener BullMQ prints each connection error with its stack; the worker reports them.
+    queue.on('error', () => {});
     if (everyMs === 'off') await queue.removeJobScheduler(SCHEDULER_ID);
     else if (everyMs !== undefined)
       await queue.upsertJobScheduler(SCHEDULER_ID, { every: everyMs }, { name: RECONCILE_ALL_JOB_NAME, data: {} });

@@ -114,7 +114,7 @@ export class SyncQueue {
         jobId: job.id ?? jobId,
       };
     } catch (error) {
-      throw queueUnreachable(error, this.#url);
+      throw queueUnreachable(error, this.#url, this.#redis);
     }
   }
 

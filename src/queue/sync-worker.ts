@@ -5,7 +5,7 @@ import { LedgerhookError } from '../errors.js';
 import { SharedBackoff } from '../http/retry-policy.js';
 import type { SyncSummary } from '../sync/sync-dataset.js';
 import { rateLimitedDispatcher } from './rate-limited-dispatcher.js';
-import { connectRedis } from './redis-connection.js';
+import { connectRedis, ensureConnected } from './redis-connection.js';
 import type { SyncJobData } from './sync-job.js';
 import { jobProcessor } from './job-processor.js';
 import { ReconcileSchedule } from './reconcile-schedule.js';
@@ -137,6 +137,14 @@ export interface RunningSyncWorker {
 /** The worker half of issue #13: BullMQ jobs in, `runSync` per job, events out. */
 export async function startSyncWorker(options: SyncWorkerOptions): Promise<RunningSyncWorker> {
   const emit = (event: SyncWorkerEvent) => options.onEvent?.(event);
+  // A worker's connection retries for ever (a Redis restart must not end it); one that cannot reach
+  // Redis at all at start says so in one line instead, through a connection that gives up.
+  const probe = connectRedis(options.url, 'producer');
+  try {
+    await ensureConnected(probe, options.url);
+  } finally {
+    probe.disconnect();
+  }
   const redis = connectRedis(options.url, 'worker');
   const gate = await TokenRateGate.create(redis, options.queueName, options.rateLimit);
   const stopping = new AbortController();

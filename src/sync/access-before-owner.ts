@@ -13,7 +13,7 @@ export async function accessBeforeOwner(mismatch: unknown, options: PaginateOpti
     for await (const _first of paginate({ ...options, lastUpdatedDate: undefined, limit: 1, maxPages: 1 })) break;
   } catch (error) {
     if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403))
-      throw new LedgerhookError('ERR_HTTP_STATUS', `${error.message}; besides, ${mismatch.message}`, {
+      throw new LedgerhookError(error.code, `${error.message}; besides, ${mismatch.message}`, {
         cause: error,
         details: {
           ...mismatch.details,

@@ -141,7 +141,7 @@ export async function reconcileDataset(options: ReconcileOptions): Promise<Recon
       if (options.signal?.aborted) throw new LedgerhookError('ERR_ABORTED', 'stopped');
     }
   } catch (error) {
-    throw explainEntityNotFound(error, ref.path, options.paths);
+    throw explainEntityNotFound(error, ref.path, options.paths, options.baseUrl);
   }
   // Only a quick comparison has suspects: the same content in another key order.
   const suspects = options.store.keepsKeyOrder ? new Map([...fetched].filter(([key]) => stored.has(key))) : new Map();
@@ -173,7 +173,7 @@ export async function reconcileDataset(options: ReconcileOptions): Promise<Recon
     const keepDeleted = options.keepDeleted === true;
     const reasons = keepDeleted
       ? await removalReasons(options, ref, state.lastUpdatedDate, result.extra).catch((error: unknown) => {
-          throw explainEntityNotFound(error, ref.path, options.paths);
+          throw explainEntityNotFound(error, ref.path, options.paths, options.baseUrl);
         })
       : undefined;
     const extra = changeExtras(

@@ -89,6 +89,6 @@ async function syncRun(options: SyncDatasetOptions): Promise<SyncSummary> {
     if (again === 'restart') throw new Error('a read without a checkpoint cannot restart');
     return again;
   } catch (error) {
-    throw explainEntityNotFound(error, ref.path, options.paths);
+    throw explainEntityNotFound(error, ref.path, options.paths, options.baseUrl);
   }
 }

@@ -5,7 +5,7 @@ import { LedgerhookError } from '../errors.js';
  * only `ledgerhook/webhooks` never installs them. What each one is needed for, for the error that
  * says which package to install when a feature that needs it is used without it.
  */
-const OPTIONAL_PEERS: Readonly<Record<string, { feature: string; install: string }>> = {
+export const OPTIONAL_PEERS: Readonly<Record<string, { feature: string; install: string }>> = {
   pg: { feature: 'the Postgres store', install: 'pg' },
   // bullmq depends on ioredis: installing bullmq brings both.
   bullmq: { feature: 'the sync queue', install: 'bullmq' },

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -30,4 +30,20 @@ export function isLoopback(url: string): boolean {
   const { protocol, hostname } = new URL(url);
   if (protocol === 'data:' || protocol === 'about:') return true;
   return ['127.0.0.1', 'localhost', '[::1]'].includes(hostname);
+}
+
+/** A browser context whose pages reach loopback only: anything else is recorded in `outside` and refused. */
+export async function loopbackContext(
+  browser: Browser,
+  viewport: { width: number; height: number },
+): Promise<{ context: BrowserContext; outside: string[] }> {
+  const context = await browser.newContext({ viewport });
+  const outside: string[] = [];
+  await context.route('**/*', (route) => {
+    const target = route.request().url();
+    if (isLoopback(target)) return route.continue();
+    outside.push(target);
+    return route.abort();
+  });
+  return { context, outside };
 }

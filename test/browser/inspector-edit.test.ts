@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { startCli, tempDir } from '../helpers/cli.js';
 import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
 import { startSpecReceiver } from '../helpers/spec-receiver.js';
-import { chromiumMissing, isLoopback, launchChromium } from './chromium.js';
+import { chromiumMissing, launchChromium, loopbackContext } from './chromium.js';
 
 const SECRET = 'whsec_inspector_edit_test';
 const skip = chromiumMissing();
@@ -40,13 +40,7 @@ describe('inspector edit and resend in Chromium', { skip }, () => {
       });
       assert.equal(delivered.status, 200);
 
-      const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-      const outside: string[] = [];
-      await context.route('**/*', (route) => {
-        if (isLoopback(route.request().url())) return route.continue();
-        outside.push(route.request().url());
-        return route.abort();
-      });
+      const { context, outside } = await loopbackContext(browser, { width: 1400, height: 1000 });
       const page = await context.newPage();
       const consoleErrors: string[] = [];
       page.on('console', (message) => {
@@ -88,11 +82,6 @@ describe('inspector edit and resend in Chromium', { skip }, () => {
       assert.equal(receiver.received.length, 0);
 
       await page.fill('input[aria-label="edit target"]', receiver.url);
-      if (process.env.LEDGERHOOK_SCREENSHOTS === '1')
-        await page.screenshot({
-          path: new URL('../../docs/inspector-edit.png', import.meta.url).pathname,
-          fullPage: true,
-        });
       await send.click();
       await page.waitForFunction(() => /sent as dlv_/.test(document.querySelector('.edit-output')?.textContent ?? ''));
       assert.match(

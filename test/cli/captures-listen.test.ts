@@ -50,7 +50,7 @@ describe('listen --print-body and --ui (human output)', () => {
       assert.equal(listen.lines.join('\n').includes('\u001b'), false);
     } finally {
       const stopped = await listen.stop();
-      assert.equal(stopped.code, 0);
+      assert.equal(stopped.code, 130, 'Ctrl-C: interrupted');
     }
     assert.match(listen.lines.join('\n'), /received 1 delivery: 1 valid/);
   });

@@ -61,9 +61,16 @@ interface Fixtures {
 }
 
 type Args = (f: Fixtures) => string[];
-/** Answer-once commands: a run that succeeds and one that fails (services: needs Redis and Postgres). */
-const ONCE: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
+/** Answer-once commands: a run that succeeds and one that fails (services: needs Redis and Postgres; env: variables of the ok run). */
+const ONCE: Record<
+  string,
+  { ok: Args; fail: Args; services?: boolean; env?: (f: Fixtures) => Record<string, string> }
+> = {
   demo: { ok: () => ['demo'], fail: (f) => ['demo', '--out', f.capture] },
+  sign: {
+    ok: () => ['sign', '--data', BODY, '--secret', SECRET],
+    fail: () => ['sign', '--data', BODY, '--secret', SECRET, '--format', 'curl'],
+  },
   verify: {
     ok: (f) => ['verify', '--data', BODY, '--token', f.token, '--secret', SECRET],
     fail: (f) => ['verify', '--data', `${BODY} `, '--token', f.token, '--secret', SECRET],
@@ -147,6 +154,11 @@ const ONCE: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
   events: { ok: () => ['events'], fail: () => ['events', '--bogus'] },
   entities: { ok: () => ['entities'], fail: () => ['entities', '--bogus'] },
   'config list': { ok: () => ['config', 'list'], fail: () => ['config', 'list', '--env', 'nowhere'] },
+  status: {
+    ok: () => ['status', '--env', 'production'],
+    env: (f) => ({ LEDGERHOOK_BASE_URL: f.mock.url, LEDGERHOOK_TOKEN: f.mock.token }),
+    fail: () => ['status', '--env', 'production'],
+  },
 };
 
 /** Commands that run until stopped (JSON Lines): how to start one, and how to make it fail. */
@@ -296,7 +308,11 @@ describe('one JSON contract for every --json (issue 19)', () => {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
     for (const [name, row] of Object.entries(ONCE)) {
       if (row.services && skip) continue;
-      assertDocument(await runInProcess([...row.ok(fixtures), '--json'], { env }), true, `${name} (ok)`);
+      assertDocument(
+        await runInProcess([...row.ok(fixtures), '--json'], { env: { ...env, ...row.env?.(fixtures) } }),
+        true,
+        `${name} (ok)`,
+      );
       assertDocument(await runInProcess([...row.fail(fixtures), '--json'], { env }), false, `${name} (fail)`);
     }
   });
@@ -307,7 +323,11 @@ describe('one JSON contract for every --json (issue 19)', () => {
     assert.equal(failedVerify.error.code, 'ERR_CHECK_FAILED');
     const failedSync = assertDocument(await runCli([...ONCE.sync!.fail(fixtures), '--json']), false, 'sync');
     assert.equal(failedSync.dataset, '/expenses');
-    assert.equal(failedSync.error.exitCode, 3);
+    // A token the service refuses (401) is its own exit code, 4, as gh's authentication failure.
+    assert.deepEqual(
+      [failedSync.error.code, failedSync.error.reason, failedSync.error.exitCode],
+      ['ERR_AUTH', 'token_rejected', 4],
+    );
     const usage = assertDocument(await runCli(['entities', '--json', '--bogus']), false, 'usage');
     assert.equal(usage.error.reason, 'unknown_option');
     const entities = assertDocument(await runCli(['entities', '--json']), true, 'entities');
@@ -324,8 +344,9 @@ describe('one JSON contract for every --json (issue 19)', () => {
       if (row.services && skip) continue;
       const running = startCli([...row.ok(fixtures), '--json'], { env: { LEDGERHOOK_CONFIG_DIR: tempDir() } });
       await running.waitFor((line) => typeof line === 'object' && line !== null, 30_000);
+      // Ctrl-C is an interruption (130, the exit-code table), after the summary line.
       const { code, signal } = await running.stop('SIGINT');
-      assert.equal(code, 0, `${name}: ${signal} ${running.stderr()}`);
+      assert.equal(code, 130, `${name}: ${signal} ${running.stderr()}`);
       for (const line of running.lines) {
         const event = JSON.parse(line);
         assert.deepEqual(Object.keys(event).slice(0, 2), ['kind', 'time'], `${name}: ${line}`);

@@ -217,7 +217,6 @@ describe('ledgerhook send-sample', () => {
       ['send-sample', 'INVOICE_PAID', '--event-data', '{', '--to', '3000', '--secret', SECRET],
     ],
     ['no secret', ['send-sample', 'ENTITY_UPDATE', '--to', '3000', '--env', 'sandbox']],
-    ['no --to', ['send-sample', 'ENTITY_UPDATE', '--secret', SECRET]],
     ['--body with a type', ['send-sample', 'ENTITY_UPDATE', '--body', 'x.json', '--to', '3000', '--secret', SECRET]],
   ] as const) {
     it(`exits 2 with one line for ${name}`, async () => {

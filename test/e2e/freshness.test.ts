@@ -43,7 +43,7 @@ describe('ledgerhook freshness (issue 21)', () => {
       await listen.waitFor((e) => e?.kind === 'sync-done' && e.run === 1);
       assert.equal(await deliver(url, 'u1'), 200); // nothing changed since: a run without a change
       await listen.waitFor((e) => e?.kind === 'sync-done' && e.run === 2);
-      assert.equal((await listen.stop('SIGINT')).code, 0);
+      assert.equal((await listen.stop('SIGINT')).code, 130);
 
       // A change the service made without a webhook: only reconcile finds it.
       server.put({ id: 31, amount: 31, type: 'BUSINESS' });
@@ -101,7 +101,7 @@ describe('ledgerhook freshness (issue 21)', () => {
       const repaired = await listen.waitFor((e) => e?.kind === 'reconcile-done' && e.different === 1, 20_000);
       assert.equal(repaired.userId, 'u1');
       assert.equal(repaired.repaired, true);
-      assert.equal((await listen.stop('SIGINT')).code, 0);
+      assert.equal((await listen.stop('SIGINT')).code, 130);
       const report = await runCli(['freshness', '--json'], { env });
       const [row] = JSON.parse(report.stdout).datasets;
       assert.equal(row.missedChanges, 1);

@@ -78,7 +78,7 @@ describe('listen, capture and replay (end to end)', () => {
     // A forgery is not parsed (one hash and nothing more): found by its verdict, not its event name.
     await first.listen.waitFor((line) => line?.kind === 'delivery' && line.verdict?.code === 'bad_signature');
     const stopped = await first.listen.stop('SIGINT');
-    assert.equal(stopped.code, 0);
+    assert.equal(stopped.code, 130);
     const summary = JSON.parse(first.listen.lines.at(-1) ?? '{}');
     assert.deepEqual(
       [summary.kind, summary.deliveries, summary.valid, summary.invalid, summary.captured],
@@ -298,7 +298,7 @@ describe('listen, capture and replay (end to end)', () => {
     const ok = await runInProcess(['send-sample', 'ENTITY_UPDATE', '--to', url, '--secret', SECRET]);
     assert.equal(ok.code, 0, 'still serving after all that');
     const stopped = await listen.stop();
-    assert.equal(stopped.code, 0);
+    assert.equal(stopped.code, 130);
   });
 
   it('exits 2 with one line when the port is taken or the capture file cannot be opened', async () => {

@@ -143,7 +143,7 @@ describe('listen routes and retries (end to end)', () => {
       );
     } finally {
       const stopped = await listen.stop();
-      assert.equal(stopped.code, 0);
+      assert.equal(stopped.code, 130);
       await Promise.all([ok.close(), failing.close()]);
     }
     const printed = listen.lines.map((l) => JSON.parse(l)).filter((l) => l.kind === 'delivery');
@@ -172,7 +172,7 @@ describe('listen routes and retries (end to end)', () => {
       assert.equal(app.received.length, 2);
       assert.ok(app.received[1]?.body.equals(sent.body), 'the same bytes, each attempt');
     } finally {
-      assert.equal((await listen.stop()).code, 0);
+      assert.equal((await listen.stop()).code, 130);
       await app?.close();
     }
     const shown = await runCli(['captures', 'show', capture, '--json', '--secret', SECRET]);
@@ -219,7 +219,7 @@ describe('listen routes and retries (end to end)', () => {
     const url = (await first.waitForStderr(/listening on (\S+),/))[1] ?? '';
     const sent = await send(url, 'ENTITY_UPDATE');
     await until(() => first.lines.some((line) => /#1 .*retry at/.test(line)), 'the first attempt failed');
-    assert.equal((await first.stop()).code, 0);
+    assert.equal((await first.stop()).code, 130);
     assert.match(first.stderr(), /1 forward still due .*--retry 300ms/);
     // A run whose route points elsewhere is not sent the old deliveries; they stay owed in the file.
     const elsewhere = await startListen(['--forward-to', `ENTITY_UPDATE=:${port + 1}`, ...args.slice(2)]);
@@ -247,7 +247,7 @@ describe('listen routes and retries (end to end)', () => {
     }
     const third = await startListen(args);
     const summary = await third.listen.stop();
-    assert.equal(summary.code, 0);
+    assert.equal(summary.code, 130);
     assert.ok(!third.listen.lines.some((line) => line.includes('forwards-resumed')), 'nothing owed any more');
   });
 

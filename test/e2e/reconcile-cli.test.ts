@@ -123,7 +123,7 @@ describe('sync --watch --reconcile-every (issue 21)', () => {
         amount: number;
       }>;
       assert.equal(file.find((item) => item.id === 4)?.amount, 4444);
-      assert.equal((await watch.stop('SIGINT')).code, 0);
+      assert.equal((await watch.stop('SIGINT')).code, 130);
     } finally {
       if (watch.child.exitCode === null) await watch.stop('SIGKILL');
       await server.close();

@@ -98,7 +98,7 @@ async function listenOnce(baseUrl: string, extraArgs: string[], env: Record<stri
   assert.equal((await fetch(url, { method: 'POST', headers: signed(body), body })).status, 200);
   await listener.waitFor((line) => line?.kind === 'sync-done');
   const exit = await listener.stop('SIGINT');
-  assert.equal(exit.code, 0, listener.stderr());
+  assert.equal(exit.code, 130, listener.stderr());
 }
 
 describe('telemetry from the CLI', () => {

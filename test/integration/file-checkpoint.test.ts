@@ -241,7 +241,7 @@ describe('file store checkpoints (issue 21)', () => {
           },
         }),
       );
-      await assert.rejects(run, { code: 'ERR_HTTP_STATUS', details: { reason: 'token_rejected' } });
+      await assert.rejects(run, { code: 'ERR_AUTH', details: { reason: 'token_rejected' } });
       assert.ok(kept[1], 'page 2 had been kept');
       assert.deepEqual(readdirSync(h.out), []);
     } finally {

@@ -60,7 +60,7 @@ describe('state belongs to the data it describes (issue 19)', () => {
       const args = ['sync', 'invoices', '--base-url', mock.url, '--out', out];
       assert.equal((await runCli(args, { env: { ...env, LEDGERHOOK_TOKEN: mock.token } })).code, 0);
       const wrong = await runCli(args, { env: { ...env, LEDGERHOOK_TOKEN: 'not-the-token' } });
-      assert.equal(wrong.code, 3, wrong.stderr);
+      assert.equal(wrong.code, 4, wrong.stderr);
       assert.match(wrong.stderr, /answered 401.*besides, .*another access token/);
     });
   });

@@ -62,9 +62,9 @@ describe('sync --all and --watch', () => {
       const changed = await sync.waitFor((line) => line?.round > 1 && line.datasets[0].upserted === 1);
       assert.equal(changed.datasets[0].mode, 'incremental');
       assert.equal(changed.datasets[0].total, 6);
-      // Ctrl-C ends a watch like listen: exit 0, a last line saying how many rounds ran.
+      // Ctrl-C ends a watch like listen: exit 130 (interrupted), a last line saying how many rounds ran.
       const { code } = await sync.stop('SIGINT');
-      assert.equal(code, 0, sync.stderr());
+      assert.equal(code, 130, sync.stderr());
       const last = JSON.parse(sync.lines.at(-1) ?? '{}');
       assert.equal(last.kind, 'stopped');
       assert.ok(last.rounds >= 2);

@@ -45,16 +45,33 @@ describe('entity path overrides (issue 18)', () => {
   });
 
   it('a 404 on an entity path is explained; other statuses and unknown paths pass through', () => {
+    const base = 'http://x/rest/v5';
     const notFound = new HttpStatusError('GET', 'http://x/rest/v5/expenses', 404, 'Not Found');
-    const explained = explainEntityNotFound(notFound, '/expenses', undefined) as HttpStatusError;
+    const explained = explainEntityNotFound(notFound, '/expenses', undefined, base) as HttpStatusError;
     assert.equal(explained.details.reason, 'entity_path_not_found');
     assert.equal(explained.details.suggested, '/expenses/expenses');
     assert.match(explained.message, /expense/);
-    const overridden = explainEntityNotFound(notFound, '/expenses/expenses', paths) as HttpStatusError;
+    const overridden = explainEntityNotFound(notFound, '/expenses/expenses', paths, base) as HttpStatusError;
     assert.equal(overridden.details.overridden, true);
     assert.equal(overridden.details.suggested, undefined);
     const other = new HttpStatusError('GET', 'http://x/rest/v5/expenses', 500, '');
-    assert.equal(explainEntityNotFound(other, '/expenses', undefined), other);
-    assert.equal(explainEntityNotFound(notFound, '/custom/thing', undefined), notFound);
+    assert.equal(explainEntityNotFound(other, '/expenses', undefined, base), other);
+    assert.equal(explainEntityNotFound(notFound, '/custom/thing', undefined, base), notFound);
+  });
+
+  it('a 404 under a base URL without /rest/vN blames the base URL, never the entity path', () => {
+    const notFound = new HttpStatusError('GET', 'http://x:4010/expenses', 404, 'Not Found');
+    for (const path of ['/expenses', '/custom/thing']) {
+      const explained = explainEntityNotFound(notFound, path, undefined, 'http://x:4010') as HttpStatusError;
+      assert.equal(explained.details.reason, 'base_url_not_api_root');
+      assert.equal(explained.details.suggested, 'http://x:4010/rest/v5');
+      assert.match(explained.message, /probably lacks \/rest\/v5/);
+    }
+    for (const base of ['http://x/rest/v4', 'https://x/api/rest/v5/', 'http://x/REST/V5'])
+      assert.equal(
+        (explainEntityNotFound(notFound, '/expenses', undefined, base) as HttpStatusError).details.reason,
+        'entity_path_not_found',
+        base,
+      );
   });
 });

@@ -12,22 +12,43 @@ let shown: Summary[] = [];
 let selected: string | undefined;
 let meta: Meta = { title: 'ledgerhook inspector', forwardTo: null };
 
-function what(d: Summary): string {
-  if (d.type === 'ENTITY_UPDATE') return d.entities?.join(', ') ?? '';
-  if (d.type === 'LIFECYCLE_EVENT') return d.event ?? '';
-  return 'not a webhook body';
+/**
+ * What a delivery is: its event, or the entities it names. A refused one's is what its body claims
+ * (`claimed`: nothing in it verified), shown as a claim.
+ */
+function what(d: Summary): { text: string; claimed: boolean } {
+  const claimed = d.verdict === 'refused';
+  const body = claimed ? d.claimed : d;
+  const type = body?.type;
+  if (type === 'LIFECYCLE_EVENT') return { text: body?.event ?? '', claimed };
+  if (type === 'ENTITY_UPDATE') return { text: body?.entities?.join(', ') ?? '', claimed };
+  if (type !== undefined) return { text: type, claimed };
+  if (d.verdict === 'refused' && d.bodyTruncated) return { text: 'body cut off: not read', claimed: false };
+  return { text: 'not a webhook body', claimed: false };
 }
 
+/** The badge: the verdict, and for a refused delivery its code with the cause in a word or two. */
+function badgeText(d: Summary): string {
+  if (d.verdict === 'valid') return 'valid';
+  if (d.verdict === 'unverified') return 'not verified';
+  const code = d.code ?? 'refused';
+  return d.cause ? `${code}: ${d.cause}` : code;
+}
+
+/** The whole cause, for the badge's tooltip (the detail says it too). */
+function fullCause(d: Summary): string {
+  if (d.verdict !== 'refused') return `${badgeText(d)}, answered ${d.status}`;
+  return `${d.code ?? 'refused'}: ${d.message ?? ''}${d.cause ? ` (${d.cause})` : ''}, answered ${d.status}`;
+}
+
+/**
+ * One row, two lines, so that nothing is squeezed to nothing at 1280 px: time, what it is and the
+ * verdict; then method and path, the user and the status. The verdict never shrinks (it is what the
+ * list is read for); what it is takes the rest and is cut with an ellipsis, in full on hover.
+ */
 function renderRow(d: Summary): HTMLElement {
-  const code = d.verdict === 'refused' ? (d.code ?? 'refused') : '';
-  const verdict =
-    d.verdict === 'valid'
-      ? 'valid'
-      : d.verdict === 'refused'
-        ? d.cause
-          ? `${code}: ${d.cause}`
-          : code
-        : 'not verified';
+  const kind = what(d);
+  const user = (d.verdict === 'refused' ? d.claimed?.userId : d.userId) ?? '';
   return h(
     'div',
     {
@@ -36,17 +57,24 @@ function renderRow(d: Summary): HTMLElement {
       on: { click: () => select(d.id) },
     },
     h('span', { class: 'time', attrs: { title: d.receivedAt } }, clockWithZone(d.receivedAt)),
-    h('span', { class: 'route', attrs: { title: `${d.method} ${d.path}` } }, `${d.method} ${d.path}`),
-    h('span', { class: 'type' }, d.type === 'LIFECYCLE_EVENT' ? 'EVENT' : d.type === 'ENTITY_UPDATE' ? 'ENTITY' : '?'),
     h(
       'span',
-      { class: 'what' },
+      { class: `what${kind.claimed ? ' claimed' : ''}`, attrs: { title: kind.text } },
       d.replayOf ? h('span', { class: 'replay', attrs: { title: `a replay of ${d.replayOf}` } }, '↻ ') : '',
       d.editedFrom ? h('span', { class: 'edited', attrs: { title: `edited from ${d.editedFrom}` } }, '✎ ') : '',
-      what(d),
+      kind.text,
+      kind.claimed ? ' ' : '',
+      kind.claimed
+        ? h(
+            'span',
+            { class: 'unverified-tag', attrs: { title: 'what the body claims: its signature did not verify' } },
+            'unverified',
+          )
+        : '',
     ),
-    h('span', { class: 'user' }, d.userId ?? ''),
-    h('span', { class: `badge ${d.verdict}`, attrs: { title: verdict } }, verdict),
+    h('span', { class: `badge ${d.verdict}`, attrs: { title: fullCause(d) } }, badgeText(d)),
+    h('span', { class: 'route', attrs: { title: `${d.method} ${d.path}` } }, `${d.method} ${d.path}`),
+    h('span', { class: `user${kind.claimed ? ' claimed' : ''}`, attrs: { title: user } }, user),
     h('span', { class: 'status' }, String(d.status)),
   );
 }
@@ -75,6 +103,12 @@ function applyFilters(): void {
 /** Like the server, the page keeps a bounded window of the newest deliveries. */
 const MAX_KEPT = 20_000;
 
+/** Nothing selected yet: the newest delivery shown is opened, so the page never starts empty. */
+function openNewest(): void {
+  const newest = shown[0];
+  if (selected === undefined && newest !== undefined) select(newest.id);
+}
+
 function add(d: Summary): void {
   all.push(d);
   if (all.length > MAX_KEPT + 1000) {
@@ -89,6 +123,7 @@ function add(d: Summary): void {
     list.setItems(shown, 1);
   }
   updateCount();
+  openNewest();
 }
 
 function select(id: string): void {
@@ -146,6 +181,7 @@ follow(
       bar.learn(d);
     }
     applyFilters();
+    openNewest();
   },
   add,
   (on) => {

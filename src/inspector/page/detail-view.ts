@@ -26,6 +26,7 @@ function checklist(detail: Detail): HTMLElement {
     return section(
       'Verification',
       h('p', { class: `verdict ${detail.verdict}` }, verdictText(detail)),
+      claimedNote(detail),
       h('p', { class: 'muted' }, 'No secret was given to this inspector: this is the verdict recorded at receipt.'),
     );
   }
@@ -33,6 +34,7 @@ function checklist(detail: Detail): HTMLElement {
   return section(
     'Verification',
     h('p', { class: `verdict ${detail.verdict}` }, verdictText(detail)),
+    claimedNote(detail),
     failed.length > 0 ? h('p', { class: 'failed-checks' }, `Failed check: ${failed.join(', ')}`) : null,
     h(
       'table',
@@ -49,6 +51,23 @@ function checklist(detail: Detail): HTMLElement {
     ),
     detail.hints.length > 0 ? h('ul', { class: 'hints' }, ...detail.hints.map((hint) => h('li', {}, hint))) : null,
     ...detail.warnings.map((warning) => h('p', { class: 'warn' }, warning)),
+  );
+}
+
+/** A refused body that reads as a webhook: what it claims, said as a claim (nothing in it verified). */
+function claimedNote(detail: Detail): HTMLElement | null {
+  const claimed = detail.claimed;
+  if (!claimed) return null;
+  const what =
+    claimed.type === 'LIFECYCLE_EVENT'
+      ? `${claimed.type} ${claimed.event ?? ''}`
+      : claimed.type === 'ENTITY_UPDATE'
+        ? `${claimed.type} of ${claimed.entities?.join(', ') ?? ''}`
+        : claimed.type;
+  return h(
+    'p',
+    { class: 'claimed-note' },
+    `The body claims to be ${what} for user ${claimed.userId} — unverified: its signature did not verify, so none of it can be trusted.`,
   );
 }
 

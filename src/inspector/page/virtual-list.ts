@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 import { clear, h } from './dom.js';
 
-export const ROW_HEIGHT = 30;
+/** Two lines a row (app.ts's renderRow): what it is and its verdict, then where it came and whose. */
+export const ROW_HEIGHT = 46;
 const OVERSCAN = 8;
 
 /**

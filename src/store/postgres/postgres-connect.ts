@@ -38,8 +38,26 @@ export function storeError(error: unknown, url: string): LedgerhookError {
       cause: error,
       details: { reason: 'store_unreachable' },
     });
+  // Class 28 (invalid authorization): the login the URL describes was refused; no user name in it is the usual slip.
+  if (/^28/.test(err.code ?? '')) {
+    const userInUrl = userOf(url) !== '';
+    return new LedgerhookError(
+      userInUrl ? 'ERR_AUTH' : 'ERR_USAGE',
+      `the Postgres store ${redactUrl(url)} refused the login: ${err.message}${userInUrl ? '' : ' (the URL names no user)'}`,
+      { cause: error, details: { reason: 'store_login_failed', userInUrl, sqlState: err.code } },
+    );
+  }
   return new LedgerhookError('ERR_IO', `the Postgres store ${redactUrl(url)} failed: ${err.message}`, {
     cause: error,
     details: { reason: 'store_failed', sqlState: err.code },
   });
+}
+
+/** The user name a postgres:// URL gives ('' for none). */
+function userOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).username);
+  } catch {
+    return '';
+  }
 }

@@ -4,6 +4,7 @@ import { usageError } from '../../../errors.js';
 import { ENTITY_NAMES } from '../../../catalogue/entities.js';
 import { didYouMean } from '../../../catalogue/suggest.js';
 import { checkEntityPath } from '../../../catalogue/entity-paths.js';
+import { API_ROOT_PATH, lacksApiVersion, withApiRoot } from '../../../catalogue/api-root.js';
 import {
   ENVIRONMENTS,
   type EnvironmentName,
@@ -184,6 +185,12 @@ export async function run(options: ConfigCommandOptions, ctx: CliContext): Promi
       const value = validate(key, await valueFrom(key, options.value, env, ctx));
       store.set(env, key, value);
       writeLine(ctx.stderr, `set ${key} for ${env} (${display(key, value)})`);
+      // Stored as given (the real service may differ from the spec's samples), but the usual slip is said.
+      if (key === 'baseUrl' && lacksApiVersion(value))
+        writeLine(
+          ctx.stderr,
+          `${ctx.color.yellow('warning:')} ${value} has no /rest/vN segment: the service's lists are usually under ${API_ROOT_PATH}; if so, run \`ledgerhook config set baseUrl ${withApiRoot(value)}${env === 'sandbox' ? '' : ` --env ${env}`}\``,
+        );
       return;
     }
     case 'unset': {

@@ -1,4 +1,5 @@
 import type { Command } from '@commander-js/extra-typings';
+import { DEFAULT_OUT_DIR } from '../../../defaults.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { collect, examples, integer } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
@@ -17,7 +18,7 @@ function historyCommand(program: Command) {
     .option('--user <id>', "a user's dataset as `listen --sync` keeps it")
     .option('--type <type>', 'the type filter of spec 4.3 (e.g. PENDING)')
     .option('--filter <key=value>', 'any other query parameter of the dataset (repeatable)', collect)
-    .option('--out <dir>', 'directory of the JSON files', './ledgerhook-data')
+    .option('--out <dir>', 'directory of the JSON files', DEFAULT_OUT_DIR)
     .option(
       '--last <n>',
       'without ID: how many of the latest changes',

@@ -4,6 +4,7 @@ import {
   DEFAULT_LISTEN_PORT,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_OUT_DIR,
   DEFAULT_PAGE_LIMIT,
 } from '../../../defaults.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
@@ -102,7 +103,7 @@ function addSyncOptions<Args extends unknown[], Opts extends OptionValues, Globa
     )
     .option('--tokens <file>', 'with --sync: JSON file mapping userId to access token, for several users')
     .option('--base-url <url>', 'with --sync: API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
-    .option('--out <dir>', 'with --sync: directory of the JSON files (one subdirectory per user)', './ledgerhook-data')
+    .option('--out <dir>', 'with --sync: directory of the JSON files (one subdirectory per user)', DEFAULT_OUT_DIR)
     .option(
       '--limit <n>',
       `with --sync: page size (default: the stored pageLimit, else ${DEFAULT_PAGE_LIMIT})`,

@@ -77,6 +77,8 @@ export interface Banner {
   syncing: boolean;
   /** The Redis the syncs are queued in (password masked), when listen --sync --queue. */
   queue: string | undefined;
+  /** The generated local development secret, when that is what verifies: printed for the app to use. */
+  localSecret: string | undefined;
 }
 
 export function printBanner(
@@ -84,7 +86,7 @@ export function printBanner(
   ctx: CliContext,
   banner: Banner,
 ): void {
-  const { url, inspectorUrl, verifying, headerName, routing, syncing, queue } = banner;
+  const { url, inspectorUrl, verifying, headerName, routing, syncing, queue, localSecret } = banner;
   const [only] = routing.routes;
   // The single catch-all keeps its field as before routes; the list says everything.
   const forwardTo = routing.routes.length === 1 && only?.selectors.length === 0 ? only.url.href : undefined;
@@ -101,6 +103,7 @@ export function printBanner(
         ...routesJson(routing, options.retry),
         sync: syncing,
         queue: queue ?? null,
+        ...(localSecret ? { localWebhookSecret: localSecret } : {}),
       }),
     );
     return;
@@ -116,6 +119,11 @@ export function printBanner(
   else if (syncing) parts.push(`syncing into ${options.out}`);
   // Status, not results: stderr (stdout holds the deliveries, so `listen | grep` sees only them).
   writeLine(ctx.stderr, parts.join(', '));
+  if (localSecret)
+    writeLine(
+      ctx.stderr,
+      `your local development webhook secret is ${ctx.color.bold(localSecret)} (give it to your app; only the local environment uses it)`,
+    );
   if (!verifying)
     writeLine(
       ctx.stderr,

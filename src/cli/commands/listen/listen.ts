@@ -6,7 +6,15 @@ import type { CliContext } from '../../context.js';
 import { markJsonLines } from '../../json-output.js';
 import type { ListenCommandOptions } from './definition.js';
 import type { InspectorFlags } from './listen-inspector.js';
-import { resolveHeaderName, resolveVerificationPrefix, resolveWebhookSecrets } from '../../resolve-settings.js';
+import {
+  localDevelopmentSecret,
+  resolveEnvironment,
+  resolveHeaderName,
+  resolveVerificationPrefix,
+  resolveWebhookSecrets,
+} from '../../resolve-settings.js';
+import { recordListener } from '../../local-listener.js';
+import { configDirOf } from '../../local-environment.js';
 import { createListenSync } from './listen-sync.js';
 import { captureRedaction, type Redaction } from '../../redaction.js';
 import { createListenQueue, queueSubscriber } from './listen-queue.js';
@@ -243,6 +251,8 @@ export async function run(given: ListenCommandOptions, ctx: CliContext): Promise
     telemetry,
     redaction,
   });
+  // `send-sample` with no --to (or --to localhost) finds this listener through the record; gone on exit.
+  const forget = recordListener(configDirOf(ctx.env), await resolveEnvironment(options.env, ctx), listener.url);
   printBanner(options, ctx, {
     url: listener.url,
     inspectorUrl: inspector?.url,
@@ -251,9 +261,14 @@ export async function run(given: ListenCommandOptions, ctx: CliContext): Promise
     routing,
     syncing: Boolean(sync || queued),
     queue: queueUrl === undefined ? undefined : redactRedisUrl(queueUrl),
+    localSecret: localDevelopmentSecret(secrets),
   });
   forwards.ready();
-  await untilAborted(ctx.signal);
+  try {
+    await untilAborted(ctx.signal);
+  } finally {
+    forget();
+  }
   // Deliveries stop first, then what they started (syncs, queued jobs) is let finish.
   await listener.close();
   await inspector?.close();

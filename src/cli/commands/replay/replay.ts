@@ -7,7 +7,7 @@ import { didYouMean } from '../../../catalogue/suggest.js';
 import { resolveTarget } from '../../../delivery/target.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import { describeVerdict } from '../../../replay/captured-delivery.js';
-import type { DeliveryOutcome } from '../../../delivery/send-deliveries.js';
+import { noAnswerError, type DeliveryOutcome } from '../../../delivery/send-deliveries.js';
 import { planReplay, replayDeliveries, type PlannedReplay, type ReplayPlan } from '../../../replay/replay.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { ReplayCommandOptions } from './definition.js';
@@ -185,8 +185,8 @@ export async function run(options: ReplayCommandOptions, ctx: CliContext): Promi
       ctx.stdout,
       `replayed ${summary.sent} of ${deliveries(records.length)} captured to ${url.href}: ${summary.succeeded} answered 2xx${skipped.length > 0 ? `, ${skipped.length} skipped` : ''}`,
     );
-  if (summary.networkErrors === summary.sent)
-    throw new LedgerhookError('ERR_NETWORK', summary.firstNetworkError ?? 'no delivery got an answer');
+  const unanswered = noAnswerError(summary, url);
+  if (unanswered) throw unanswered;
   if (summary.failed > 0)
     throw new LedgerhookError(
       'ERR_CHECK_FAILED',

@@ -1,5 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import { ENTITIES } from '../../../catalogue/entities.js';
+import { DEFAULT_LISTEN_PORT } from '../../../defaults.js';
 import { EVENTS } from '../../../catalogue/events.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { collect, examples, integer } from '../../parsers.js';
@@ -31,7 +32,10 @@ function sendSampleCommand(program: Command) {
       'Send a realistic webhook (spec 2.1/2.2), signed as the service signs it, to your receiver. TYPE is ENTITY_UPDATE, LIFECYCLE_EVENT (with --event) or an event name (any case). Exit 0 on 2xx, 1 on another status, 3 when nothing answers.',
     )
     .argument('[type]', 'ENTITY_UPDATE, LIFECYCLE_EVENT, or an event name such as INVOICE_VIEWED')
-    .requiredOption('--to <target>', 'where to send: a URL, host:port, :port, or a port (http://localhost:PORT/)')
+    .option(
+      '--to <target>',
+      `where to send: a URL, host:port, :port, or a port (http://localhost:PORT/); default (or "localhost"): the \`ledgerhook listen\` running on this machine, else port ${DEFAULT_LISTEN_PORT}`,
+    )
     .option('--event <name>', 'the LIFECYCLE_EVENT name')
     .option('--user <id>', 'userId of the body (default: a stable fake id)')
     .option('--entities <names>', 'comma-separated entity names for ENTITY_UPDATE')
@@ -72,6 +76,7 @@ export function defineSendSample(program: Command, run: RunCommand): void {
         ENTITIES.map((e) => e.name),
         '  ',
       )}\n${examples(
+        'ledgerhook send-sample ENTITY_UPDATE   # to the `ledgerhook listen` running here',
         'ledgerhook send-sample ENTITY_UPDATE --to 3000',
         'ledgerhook send-sample invoice_viewed --to http://localhost:3000/webhooks --user user_42',
         'ledgerhook send-sample LIFECYCLE_EVENT --event EXPENSE_ADDED --set eventData.amount=19.99 --to :3000',

@@ -2,7 +2,7 @@ import { resolveSampleType } from '../../../catalogue/resolve.js';
 import { roundMs } from '../../../util/percentiles.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import { buildDelivery, type OutgoingDelivery } from '../../../delivery/build-delivery.js';
-import { sendDeliveries, type SendSummary } from '../../../delivery/send-deliveries.js';
+import { noAnswerError, sendDeliveries, type SendSummary } from '../../../delivery/send-deliveries.js';
 import { postWebhook, type DeliveryResponse } from '../../../delivery/post-webhook.js';
 import { resolveTarget } from '../../../delivery/target.js';
 import { buildSampleBody } from '../../../samples/sample-body.js';
@@ -12,7 +12,14 @@ import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { SendSampleCommandOptions } from './definition.js';
 import { createProgressView } from '../../progress.js';
 import { readInputFile } from '../../read-input.js';
-import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
+import {
+  requireSigningSecret,
+  resolveEnvironment,
+  resolveHeaderName,
+  resolveVerificationPrefix,
+} from '../../resolve-settings.js';
+import { localListenerTarget, meansLocalListener } from '../../local-listener.js';
+import { configDirOf } from '../../local-environment.js';
 import { plural } from '../../../util/plural.js';
 
 function parseEventData(raw: string | undefined): Record<string, unknown> | undefined {
@@ -81,6 +88,8 @@ const isSuccess = (status: number) => status >= 200 && status < 300;
 /** What every delivery of this run shares: where it goes, its body and how it is signed. */
 interface Send {
   url: URL;
+  /** Listen's default port, tried because no running listener is recorded (local-listener.ts). */
+  listenDefault: boolean;
   body: Buffer;
   signed: boolean;
   timeoutMs: number;
@@ -89,18 +98,20 @@ interface Send {
 
 /** Resolves the target, the body and the signing settings, refusing bad flags before anything is sent. */
 async function prepareSend(options: SendSampleCommandOptions, ctx: CliContext): Promise<Send> {
-  const url = resolveTarget(options.to);
   if (options.unsigned && (options.iat !== undefined || options.secret || options.secretFile))
     throw usageError(
       '--unsigned sends no token: it cannot be combined with --iat, --secret or --secret-file',
       'conflicting_flags',
     );
+  // The body first: a missing --body FILE is the first thing said, whatever the target.
   const body = await bodyFor(options);
+  const { url, listenDefault } = await targetOf(options, ctx);
   const secret = options.unsigned ? undefined : await requireSigningSecret(options, ctx, { createLocal: true });
   const headerName = await resolveHeaderName(options, ctx);
   const verificationPrefix = await resolveVerificationPrefix(options, ctx);
   return {
     url,
+    listenDefault,
     body,
     signed: secret !== undefined,
     timeoutMs: Math.round(options.timeout * 1000),
@@ -113,6 +124,30 @@ async function prepareSend(options: SendSampleCommandOptions, ctx: CliContext): 
         iat: options.iat,
       }),
   };
+}
+
+/**
+ * --to as typed; none, or `localhost` with no port, means the `ledgerhook listen` running on this
+ * machine for the environment (local-listener.ts), else listen's default port.
+ */
+async function targetOf(
+  options: Pick<SendSampleCommandOptions, 'to' | 'env'>,
+  ctx: CliContext,
+): Promise<{ url: URL; listenDefault: boolean }> {
+  if (!meansLocalListener(options.to)) return { url: resolveTarget(options.to ?? ''), listenDefault: false };
+  const { url, recorded } = localListenerTarget(configDirOf(ctx.env), await resolveEnvironment(options.env, ctx));
+  return { url, listenDefault: !recorded };
+}
+
+/** Nothing answered on listen's default port: said as such, with how to start listen. */
+function noListener(error: unknown, send: Send): unknown {
+  if (!send.listenDefault || !(error instanceof LedgerhookError) || error.details.reason !== 'connection_refused')
+    return error;
+  return new LedgerhookError(
+    'ERR_NETWORK',
+    `nothing is listening on ${send.url.host}, the port \`ledgerhook listen\` uses by default, and no running listen is recorded for this environment`,
+    { cause: error, details: { ...error.details, listenDefault: true } },
+  );
 }
 
 function printAnswer(
@@ -154,6 +189,8 @@ async function sendOne(send: Send, options: Pick<SendSampleCommandOptions, 'json
     headers: delivery.headers,
     timeoutMs: send.timeoutMs,
     signal: ctx.signal,
+  }).catch((error: unknown) => {
+    throw noListener(error, send);
   });
   printAnswer(send, response, options, ctx);
   if (!isSuccess(response.status))
@@ -182,9 +219,9 @@ function printSummary(
 }
 
 /** No answer at all is a network failure; any answer but 2xx is a failed check. */
-function checkSummary(summary: SendSummary): void {
-  if (summary.networkErrors === summary.sent)
-    throw new LedgerhookError('ERR_NETWORK', summary.firstNetworkError ?? 'no delivery got an answer');
+function checkSummary(summary: SendSummary, url: URL): void {
+  const unanswered = noAnswerError(summary, url);
+  if (unanswered) throw unanswered;
   if (summary.failed > 0)
     throw new LedgerhookError(
       'ERR_CHECK_FAILED',
@@ -215,7 +252,11 @@ async function sendMany(
   });
   progress.stop();
   printSummary(send.url, summary, options, ctx);
-  checkSummary(summary);
+  try {
+    checkSummary(summary, send.url);
+  } catch (error) {
+    throw noListener(error, send);
+  }
 }
 
 export async function run(options: SendSampleCommandOptions, ctx: CliContext): Promise<void> {

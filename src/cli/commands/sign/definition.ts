@@ -1,7 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
-import { addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
+import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
 
 export const SIGN_FORMATS = ['token', 'header', 'json', 'curl'] as const;
 
@@ -21,7 +21,10 @@ function signCommand(program: Command) {
     )
     .addOption(program.createOption('--format <format>', 'what to print').choices(SIGN_FORMATS).default('token'))
     .option('--url <url>', 'target URL for --format curl', 'http://localhost:4000/');
-  return addVerificationHeaderOptions(addSecretOptions(command));
+  return addJsonOption(
+    addVerificationHeaderOptions(addSecretOptions(command)),
+    'print one JSON document with ok, token, headerName, headerValue, claims and bodyBytes (as --format json, with ok)',
+  );
 }
 
 export type SignCommandOptions = OptionsOf<typeof signCommand> & { file: string | undefined };

@@ -1,6 +1,6 @@
 import { usageError } from '../../../errors.js';
 import { webhookClaims, signClaims } from '../../../webhook/sign.js';
-import { writeLine, type CliContext } from '../../context.js';
+import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { SignCommandOptions } from './definition.js';
 import { pipedBody, readBodyArgument } from '../../read-input.js';
 import { withVerificationPrefix } from '../../../webhook/verification-prefix.js';
@@ -30,31 +30,38 @@ async function readBody(options: SignCommandOptions, ctx: CliContext): Promise<B
 }
 
 export async function run(options: SignCommandOptions, ctx: CliContext): Promise<void> {
+  // --json is the one result contract: the --format json object with ok; another format is something else.
+  if (options.json && options.format !== 'token' && options.format !== 'json')
+    throw usageError(
+      `--json prints the JSON document; it cannot go with --format ${options.format}`,
+      'conflicting_flags',
+    );
+  const format = options.json ? 'json' : options.format;
   const body = await readBody(options, ctx);
   const secret = await requireSigningSecret(options, ctx, { createLocal: true });
   const claims = webhookClaims(body, { iat: options.iat });
   const token = await signClaims(claims, secret);
-  const needsHeader = options.format === 'header' || options.format === 'json' || options.format === 'curl';
+  const needsHeader = format === 'header' || format === 'json' || format === 'curl';
   const headerName = needsHeader ? await resolveHeaderName(options, ctx) : '';
   // The header carries what the service would send: the token after the configured prefix, if any.
   const headerValue = withVerificationPrefix(
     token,
     needsHeader ? await resolveVerificationPrefix(options, ctx) : undefined,
   );
-  switch (options.format) {
+  switch (format) {
     case 'token':
       writeLine(ctx.stdout, token);
       return;
     case 'header':
       writeLine(ctx.stdout, `${headerName}: ${headerValue}`);
       return;
-    case 'json':
-      // A format of its own, not the --json result contract: the object alone, for `jq -r .token`.
-      writeLine(
-        ctx.stdout,
-        JSON.stringify({ token, headerName, headerValue, claims, bodyBytes: body.length }, null, 2),
-      );
+    case 'json': {
+      const document = { token, headerName, headerValue, claims, bodyBytes: body.length };
+      // --format json alone is the object without `ok` (for `jq -r .token`); --json is the contract.
+      if (options.json) writeJson(ctx, document);
+      else writeLine(ctx.stdout, JSON.stringify(document, null, 2));
       return;
+    }
     case 'curl': {
       // A body read from stdin goes inline as --data-raw: with --data-binary, one starting with `@`
       // would make curl upload a local file instead.

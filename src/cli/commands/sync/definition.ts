@@ -4,6 +4,7 @@ import {
   DEFAULT_HISTORY_DAYS,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
+  DEFAULT_OUT_DIR,
   DEFAULT_PAGE_LIMIT,
   DEFAULT_REQUEST_TIMEOUT_MS,
 } from '../../../defaults.js';
@@ -133,7 +134,7 @@ export function addReadOptions(command: Command<[string | undefined], { all?: tr
       `page size (default: the stored pageLimit, which \`ledgerhook probe --write\` sets, else ${DEFAULT_PAGE_LIMIT}, as spec 4.3 recommends)`,
       integer('--limit', { min: 1, max: MAX_PAGE_LIMIT }),
     )
-    .option('--out <dir>', 'directory of the JSON files', './ledgerhook-data')
+    .option('--out <dir>', 'directory of the JSON files', DEFAULT_OUT_DIR)
     .option(
       '--token-file <file>',
       'read the bearer access token from a file (default: LEDGERHOOK_TOKEN, else the stored token)',

@@ -4,6 +4,7 @@ import { datasetRef, type SyncDatasetOptions } from '../../../sync/sync-dataset.
 import type { SyncOutcome } from '../../../sync/sync-many.js';
 import { describeDrift } from '../../../sync/schema-drift.js';
 import { describeStampBehind } from '../../../sync/server-stamp.js';
+import { everyListNotFound } from '../../../sync/entity-not-found.js';
 import { type CliContext, writeJson, writeLine } from '../../context.js';
 import { withAdvice } from '../../error-advice.js';
 import { jsonError, jsonLine } from '../../json-output.js';
@@ -59,7 +60,9 @@ export function report(
           ctx.stderr,
           `${ctx.color.yellow('warning:')} ${outcome.summary.dataset}: ${describeStampBehind(outcome.summary.stampBehind)}`,
         );
-  if (options.all || round !== undefined)
+  // Every dataset answering 404 is one mistake (the base URL), said once by verdict(), not per dataset.
+  const oneMistake = datasets[0] !== undefined && everyListNotFound(failuresOf(outcomes), datasets[0].baseUrl);
+  if ((options.all || round !== undefined) && !oneMistake)
     for (const outcome of outcomes)
       if (!outcome.ok && !('stopped' in outcome))
         writeLine(ctx.stderr, `${ctx.color.red('✖')} ${outcome.path}: ${withAdvice(outcome.error)}`);
@@ -71,12 +74,18 @@ export function report(
   }
 }
 
+/** The errors of the datasets that failed (not those left as they were by a stop). */
+function failuresOf(outcomes: readonly SyncOutcome[]): LedgerhookError[] {
+  return outcomes.flatMap((outcome) => (!outcome.ok && !('stopped' in outcome) ? [outcome.error] : []));
+}
+
 /** The exit: interrupted (which datasets finished, which were left), failed, or fine. */
 export function verdict(
   options: Pick<SyncCommandOptions, 'all'>,
   ctx: CliContext,
   outcomes: readonly SyncOutcome[],
-  soFar: ReadSoFar = new Map(),
+  soFar: ReadSoFar,
+  baseUrl: string,
 ): void {
   const stopped = outcomes.filter((outcome) => !outcome.ok && 'stopped' in outcome);
   if (ctx.signal.aborted || stopped.length > 0) {
@@ -99,8 +108,13 @@ export function verdict(
   const first = failures[0];
   if (first === undefined || 'stopped' in first) return;
   if (!options.all) throw first.error;
+  const errors = failuresOf(outcomes);
+  const everyNotFound = errors.length === outcomes.length ? everyListNotFound(errors, baseUrl) : undefined;
+  if (everyNotFound) throw everyNotFound;
   throw new LedgerhookError(
     first.error.code,
-    `${failures.length} of ${outcomes.length} datasets failed; the others are synced`,
+    failures.length === outcomes.length
+      ? `all ${outcomes.length} datasets failed`
+      : `${failures.length} of ${outcomes.length} datasets failed; the others are synced`,
   );
 }

@@ -115,12 +115,12 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
     await telemetry?.flush();
   }
   report(options, ctx, store, datasets, outcomes);
-  verdict(options, ctx, outcomes, soFar);
+  verdict(options, ctx, outcomes, soFar, baseUrl);
 }
 
 /**
  * `--watch`: one report per round (with --json one JSON line per round, with kind and time) until
- * Ctrl-C, which ends it like listen: exit 0, each dataset as of its last finished sync.
+ * Ctrl-C, which ends it like listen: exit 130, each dataset as of its last finished sync.
  */
 async function watch(
   options: Pick<SyncCommandOptions, 'interval' | 'concurrency' | 'json' | 'all' | 'reconcileEvery'>,

@@ -9,6 +9,7 @@ import {
 } from '../../../replay/captured-delivery.js';
 import { findHeader, verifyWebhookRequest, type HeadersLike } from '../../../webhook/request.js';
 import type { VerifyCheck, VerifyResult } from '../../../webhook/verify.js';
+import { alreadySaid } from '../../outcome.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import { printable, printableLine } from '../../render-delivery.js';
 import type { VerifyCommandOptions } from './definition.js';
@@ -215,8 +216,11 @@ export async function run(options: VerifyCommandOptions, ctx: CliContext): Promi
   });
   if (options.json) writeJson(ctx, jsonReport(result, subject));
   else render(result, subject, ctx);
-  if (!result.ok)
-    throw new LedgerhookError('ERR_CHECK_FAILED', `webhook is not authentic: ${result.code}`, {
+  if (!result.ok) {
+    const error = new LedgerhookError('ERR_CHECK_FAILED', `webhook is not authentic: ${result.code}`, {
       details: { reason: 'webhook_not_authentic', code: result.code },
     });
+    // The verdict just printed says why; with --json the stderr line is the only human one.
+    throw options.json ? error : alreadySaid(error);
+  }
 }
