@@ -282,7 +282,7 @@ describe('record a sandbox, replay it as a mock (issue 38)', () => {
       ['incremental', 2, 1],
     );
     const secondSync = items(incrementalSummary.file);
-    assert.equal((await recorder.cli.stop()).code, 0);
+    assert.equal((await recorder.cli.stop()).code, 130, 'Ctrl-C: 130, as every interrupted command');
 
     // 2. The recording: no access token, no webhook secret or token, none of the personal values.
     const bytes = allBytes(recording);
@@ -385,7 +385,7 @@ describe('record a sandbox, replay it as a mock (issue 38)', () => {
     const replaySummary = JSON.parse(replayIncremental.stdout);
     assert.deepEqual([replaySummary.mode, replaySummary.upserted, replaySummary.deleted], ['incremental', 2, 1]);
     equalButRedacted(secondSync, items(replaySummary.file));
-    assert.equal((await second.cli.stop()).code, 0);
+    assert.equal((await second.cli.stop()).code, 130, 'Ctrl-C: 130, as every interrupted command');
 
     // What the replay answered, exchange by exchange, against what the service answered.
     const exchanges = (path: string) => lines(join(path, 'recording.jsonl')).filter((line) => line.kind === 'exchange');
