@@ -38,6 +38,17 @@ export function storeError(error: unknown, url: string): LedgerhookError {
       cause: error,
       details: { reason: 'store_unreachable' },
     });
+  // A value Postgres refuses (a data exception, a value past a limit) is refused again on every try:
+  // a failure of what was synced, named as far as Postgres names it, never one to retry.
+  if (/^22|^54000$/.test(err.code ?? '')) {
+    const where = (error as { where?: unknown }).where;
+    const context = typeof where === 'string' ? ` (${where.slice(0, 200)})` : '';
+    return new LedgerhookError(
+      'ERR_BAD_RESPONSE',
+      `the Postgres store ${redactUrl(url)} cannot hold a value of this data: ${err.message}${context}; nothing was changed`,
+      { cause: error, details: { reason: 'item_not_storable', sqlState: err.code } },
+    );
+  }
   return new LedgerhookError('ERR_IO', `the Postgres store ${redactUrl(url)} failed: ${err.message}`, {
     cause: error,
     details: { reason: 'store_failed', sqlState: err.code },

@@ -1,8 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
-import type { StoredItem } from '../dataset-store.js';
-import { rowKey } from './postgres-rows.js';
 
 /** The part of pg's connection a COPY needs (pg runs COPY only through a submittable). */
 interface CopyConnection {
@@ -103,11 +101,4 @@ export function copyField(value: string): string {
   return value.replace(/[\\\t\n\r]/g, (char) =>
     char === '\\' ? '\\\\' : char === '\t' ? '\\t' : char === '\n' ? '\\n' : '\\r',
   );
-}
-
-/** Rows of COPY text: `prefix`, then the id and the item as JSON, tab-separated. */
-export function copyRows(items: readonly StoredItem[], prefix = ''): string {
-  let text = '';
-  for (const item of items) text += `${prefix}${copyField(rowKey(item.id))}\t${copyField(JSON.stringify(item))}\n`;
-  return text;
 }
