@@ -19,6 +19,7 @@ import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { syncDataset } from '../src/sync/sync-dataset.js';
 import { createTestSchema } from '../test/scale/helpers/services.js';
 import { fmt, median, report } from './lib/measure.js';
+import { cpuSeconds } from './lib/process-cpu.js';
 import { BIN, startProcess, stopProcess } from './lib/processes.js';
 import { loadNote, reportRatio } from './lib/ratio.js';
 
@@ -38,8 +39,19 @@ export async function benchScaleStore(): Promise<void> {
   const dispatcher = new Agent();
   const schema = await createTestSchema();
   const files = new FileStore({ outDir: join(dir, 'data'), stateFile: join(dir, 'state.json') });
-  const postgres = new PostgresStore({ url: schema.url });
+  // The store's connections carry a name of their own, so that their backends' CPU can be told apart.
+  const appName = `ledgerhook-bench-${process.pid}`;
+  const url = new URL(schema.url);
+  url.searchParams.set('application_name', appName);
+  const postgres = new PostgresStore({ url: url.href });
   await postgres.migrate();
+  /** CPU seconds of the store's Postgres backends so far, by pid (Linux; a backend that exited is not counted). */
+  const backends = async () => {
+    const pids = await schema.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [
+      appName,
+    ]);
+    return new Map(pids.rows.map((row) => [row.pid, cpuSeconds(row.pid)]));
+  };
   const sync = async (store: FileStore | PostgresStore, full: boolean, userId?: string, resume = true) => {
     const started = performance.now();
     const summary = await syncDataset({
@@ -56,7 +68,23 @@ export async function benchScaleStore(): Promise<void> {
     if (full && summary.total !== ITEMS) throw new Error(`a full sync kept ${summary.total} items`);
     return { ms: performance.now() - started, summary };
   };
-  const rate = async (run: Promise<{ ms: number }>) => ITEMS / ((await run).ms / 1000);
+  /** CPU per variant (ms per 100,000 items): this process, the store's Postgres backends, the mock. */
+  type CpuSamples = { node: number[]; postgres: number[]; mock: number[] };
+  const cpu = Object.fromEntries(
+    VARIANTS.map((variant): [Variant, CpuSamples] => [variant, { node: [], postgres: [], mock: [] }]),
+  ) as Record<Variant, CpuSamples>;
+  const rate = async (variant: Variant, run: () => Promise<{ ms: number }>) => {
+    const before = { node: process.cpuUsage(), postgres: await backends(), mock: cpuSeconds(mock.child.pid) };
+    const { ms } = await run();
+    const node = process.cpuUsage(before.node);
+    let postgresSeconds = 0;
+    for (const [pid, seconds] of await backends()) postgresSeconds += seconds - (before.postgres.get(pid) ?? 0);
+    const scale = 100_000 / ITEMS;
+    cpu[variant].node.push(((node.user + node.system) / 1000) * scale);
+    cpu[variant].postgres.push(postgresSeconds * 1000 * scale);
+    cpu[variant].mock.push((cpuSeconds(mock.child.pid) - before.mock) * 1000 * scale);
+    return ITEMS / (ms / 1000);
+  };
   const load = [loadNote()];
   try {
     // The datasets the re-syncs go over, and one warm-up of each path.
@@ -68,11 +96,11 @@ export async function benchScaleStore(): Promise<void> {
       number[]
     >;
     const measure: Record<Variant, (round: number) => Promise<number>> = {
-      file: () => rate(sync(files, true, undefined, false)),
-      postgres: (round) => rate(sync(postgres, true, `new-once-${round}`, false)),
-      resumable: (round) => rate(sync(postgres, true, `new-resumable-${round}`)),
-      postgresResync: () => rate(sync(postgres, true, 'resync-once', false)),
-      resumableResync: () => rate(sync(postgres, true, 'resync-resumable')),
+      file: () => rate('file', () => sync(files, true, undefined, false)),
+      postgres: (round) => rate('postgres', () => sync(postgres, true, `new-once-${round}`, false)),
+      resumable: (round) => rate('resumable', () => sync(postgres, true, `new-resumable-${round}`)),
+      postgresResync: () => rate('postgresResync', () => sync(postgres, true, 'resync-once', false)),
+      resumableResync: () => rate('resumableResync', () => sync(postgres, true, 'resync-resumable')),
     };
     for (let round = 0; round < ROUNDS; round += 1)
       for (let step = 0; step < VARIANTS.length; step += 1) {
@@ -108,6 +136,30 @@ export async function benchScaleStore(): Promise<void> {
       of('postgresResync', 'Postgres re-sync, all or nothing'),
       undefined,
       'items/s',
+    );
+
+    // What each variant costs in CPU, wherever it runs: steadier than items/s on a shared machine, and
+    // on 2 cores the sum is what bounds the throughput of the three processes together.
+    const labels: Record<Variant, string> = {
+      file: 'JSON file, all or nothing',
+      postgres: 'Postgres, all or nothing',
+      resumable: 'Postgres, resumable',
+      postgresResync: 'Postgres re-sync, all or nothing',
+      resumableResync: 'Postgres re-sync, resumable',
+    };
+    report(
+      "CPU per 100,000 items (median ms: this process + the store's Postgres backends + the mock = total)",
+      VARIANTS.map((variant) => {
+        const [node, pg, served] = [cpu[variant].node, cpu[variant].postgres, cpu[variant].mock].map(median) as [
+          number,
+          number,
+          number,
+        ];
+        return [
+          labels[variant],
+          `${fmt(node, 0)} + ${fmt(pg, 0)} + ${fmt(served, 0)} = ${fmt(node + pg + served, 0)} ms`,
+        ];
+      }),
     );
 
     const incremental = { files: [] as number[], postgres: [] as number[] };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
 import { CopyStream } from '../../src/store/postgres/postgres-copy.js';
-import { pageText } from '../../src/store/postgres/postgres-page-text.js';
+import { pageRows } from '../../src/store/postgres/postgres-page-text.js';
 import { beginMerge, finishMerge, STAGE_COPY } from '../../src/store/postgres/postgres-merge.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { servicesSkip, type TestSchema } from './helpers/services.js';
@@ -105,7 +105,7 @@ describe('PostgresStore full loads: merge and COPY failures', { skip }, () => {
         await client.query('BEGIN');
         await beginMerge(client);
         const copy = await CopyStream.open(client, STAGE_COPY);
-        for (const rows of pageText([{ id: 1, amount: 10 }, { id: 3, amount: 333 }, { id: 4 }], '', false).rows)
+        for (const rows of pageRows([{ id: 1, amount: 10 }, { id: 3, amount: 333 }, { id: 4 }], ''))
           await copy.write(rows);
         await copy.end();
         assert.equal(await finishMerge(client, user, statement), 3);

@@ -69,11 +69,11 @@ export class CopyStream {
   }
 
   /** Sends rows in COPY's text format; rejects with Postgres's error once the COPY has failed. */
-  async write(text: string): Promise<void> {
+  async write(rows: Buffer): Promise<void> {
     const connection = this.#connection;
     if (this.#failure || !connection) await this.#done;
-    if (!connection || text.length === 0) return;
-    connection.sendCopyFromChunk(Buffer.from(text, 'utf8'));
+    if (!connection || rows.length === 0) return;
+    connection.sendCopyFromChunk(rows);
     if (connection.stream.writableNeedDrain) await Promise.race([once(connection.stream, 'drain'), this.#done]);
   }
 
@@ -101,4 +101,13 @@ export function copyField(value: string): string {
   return value.replace(/[\\\t\n\r]/g, (char) =>
     char === '\\' ? '\\\\' : char === '\t' ? '\\t' : char === '\n' ? '\\n' : '\\r',
   );
+}
+
+/** A field of COPY's text format read back: copyField undone. */
+export function uncopyField(field: string): string {
+  return field.includes('\\')
+    ? field.replace(/\\([\\tnr])/g, (_, char: string) =>
+        char === '\\' ? '\\' : char === 't' ? '\t' : char === 'n' ? '\n' : '\r',
+      )
+    : field;
 }

@@ -3,14 +3,14 @@ import type pg from 'pg';
 import type { CommitResult, DatasetRef, DatasetState, FullLoad, StoredItem } from '../dataset-store.js';
 import { CopyStream, copyField } from './postgres-copy.js';
 import { allowRepeats, beginMerge, finishMerge, STAGE_COPY } from './postgres-merge.js';
-import { pageText } from './postgres-page-text.js';
+import { pageRows } from './postgres-page-text.js';
 import { upsertRepeating } from './postgres-repeats.js';
 import { datasetLockKey, dedupeById, writeState } from './postgres-rows.js';
 
 /** What a load built on this one (a resumable read, postgres-resumable-load.ts) adds to it. */
 export interface FullLoadHooks {
-  /** Each page as the JSON array text of its items, serialised once for the rows and for this. */
-  onPage?: ((json: string, items: number) => void) | undefined;
+  /** Each page as COPY rows (pageRows: serialised once, for the load's COPY and for this). */
+  onPage?: ((rows: readonly Buffer[], items: number) => void) | undefined;
   /** Runs in the load's transaction just before its COMMIT. */
   beforeCommit?: ((client: pg.ClientBase) => Promise<void>) | undefined;
   /** Gives the connection back once the load has ended (default: to the pool; a broken one destroyed). */
@@ -111,18 +111,17 @@ export class PostgresFullLoad implements FullLoad {
   async add(items: readonly StoredItem[]): Promise<void> {
     if (!this.#open) throw new Error('full load already finished');
     const page = dedupeById(items);
-    const ordered = this.#order.see(page);
     const onPage = this.#hooks.onPage;
-    const text = ordered ? pageText(page, this.#prefix, onPage !== undefined) : undefined;
-    const json = text ? text.json : JSON.stringify(page);
+    const rows = this.#order.see(page) ? pageRows(page, this.#prefix) : undefined;
+    const json = rows ? undefined : JSON.stringify(page);
     await this.#settle();
-    if (onPage && json !== undefined) onPage(json, page.length);
-    const writing = text ? this.#copyPage(text.rows) : this.#upsertPage(page, json ?? '[]');
+    onPage?.(rows ?? pageRows(page, ''), page.length);
+    const writing = rows ? this.#copyPage(rows) : this.#upsertPage(page, json ?? '[]');
     writing.catch(() => {}); // observed by the next add or commit
     this.#inFlight = writing;
   }
 
-  async #copyPage(rows: readonly string[]): Promise<void> {
+  async #copyPage(rows: readonly Buffer[]): Promise<void> {
     if (!this.#copy) {
       // The COPY spans the whole HTTP read, retries and 429 pauses included: a statement_timeout
       // meant for queries would cut the load at an arbitrary page. The read has its own bounds

@@ -19,7 +19,9 @@ export const STAGE = 'ledgerhook_stage';
 export const STAGE_COPY = `COPY ${STAGE} (item_id, item) FROM STDIN`;
 
 export async function beginMerge(client: pg.ClientBase): Promise<void> {
-  await client.query(`CREATE TEMPORARY TABLE ${STAGE} (item_id text NOT NULL, item json NOT NULL) ON COMMIT DROP`);
+  await client.query(
+    `CREATE TEMPORARY TABLE ${STAGE} (item_id text COLLATE "C" NOT NULL, item json NOT NULL) ON COMMIT DROP`,
+  );
 }
 
 /**

@@ -3,6 +3,7 @@ import { isItemId } from '../../dataset/item-id.js';
 import { LedgerhookError } from '../../errors.js';
 import { isObject } from '../../util/is-object.js';
 import type { DatasetRef, ReadCheckpoint, StoredItem } from '../dataset-store.js';
+import { itemsOfRows } from './postgres-page-text.js';
 
 /** Deletes what a read kept of a dataset (on any connection; in a load's transaction at its commit). */
 export async function dropKept(client: pg.ClientBase | pg.Pool, ref: Pick<DatasetRef, 'userId' | 'dataset'>) {
@@ -20,8 +21,8 @@ export interface KeptCount {
 /**
  * The pages of a resumable full read, kept where a later run finds them, for one statement per
  * checkpoint. The read's rows go into the dataset in its own transaction,
- * as an all-or-nothing read's do (postgres-full-load.ts); beside it, each page's JSON text (already
- * made for its rows) waits here until the next checkpoint, which writes the pages since the last one
+ * as an all-or-nothing read's do (postgres-full-load.ts); beside it, each page's COPY rows (the bytes
+ * already made for the load) wait here until the next checkpoint, which writes the pages since the last one
  * together with the checkpoint row in one statement on another connection, while the read goes on.
  * A crash loses the transaction and at most the pages after the last checkpoint; the next run feeds
  * the kept pages to its own load and goes on from the checkpoint's cursor.
@@ -30,9 +31,10 @@ export class PageKeeper {
   readonly #pool: pg.Pool;
   readonly #ref: DatasetRef;
   readonly #wrap: (error: unknown) => Error;
-  #pending: string[] = [];
-  #pendingItems = 0;
+  /** Pages added since the last checkpoint written: their COPY rows and how many items each holds. */
+  #pending: Array<{ rows: readonly Buffer[]; items: number }> = [];
   #kept: KeptCount;
+  #added: number;
   /** Whether a checkpoint row exists that this read wrote or continues. */
   saved: boolean;
   #replaying = false;
@@ -42,22 +44,33 @@ export class PageKeeper {
     this.#ref = ref;
     this.#wrap = wrap;
     this.#kept = kept ?? { pages: 0, items: 0 };
+    this.#added = this.#kept.pages;
     this.saved = kept !== undefined;
   }
 
   /** A page the load has written (ignored while the kept pages are fed back: they are kept already). */
-  page(json: string, items: number): void {
+  page(rows: readonly Buffer[], items: number): void {
     if (this.#replaying) return;
-    this.#pending.push(json);
-    this.#pendingItems += items;
+    this.#pending.push({ rows, items });
+    this.#added += 1;
   }
 
-  /** The pages since the last checkpoint and this checkpoint, in one statement (one commit). */
-  async save(at: ReadCheckpoint): Promise<void> {
-    const pages = this.#pending;
-    const items = this.#pendingItems;
+  /** Pages added so far, kept ones included: what a checkpoint asked for now goes up to. */
+  get added(): number {
+    return this.#added;
+  }
+
+  /**
+   * The checkpoint `at` with the pages up to `through` (counted as `added` was when it was asked for)
+   * not kept yet, in one statement (one commit). Pages added since wait for the next checkpoint. One
+   * save at a time (the caller's rule): each begins where the last one ended.
+   */
+  async save(at: ReadCheckpoint, through: number): Promise<void> {
+    const pages = this.#pending.splice(0, Math.max(0, through - this.#kept.pages));
+    const items = pages.reduce((sum, page) => sum + page.items, 0);
     const kept = { pages: this.#kept.pages + pages.length, items: this.#kept.items + items };
-    const body = pages.length === 1 ? pages[0] : `[${pages.flatMap((page) => page.slice(1, -1) || []).join(',')}]`;
+    // The rows' bytes as they went to the load's COPY, sent as they are (a binary parameter: no encoding).
+    const body = Buffer.concat(pages.flatMap((page) => page.rows));
     try {
       await this.#pool.query(
         `WITH page AS (
@@ -74,17 +87,16 @@ export class PageKeeper {
           this.#kept.pages + 1,
           pages.length,
           items,
-          body ?? '[]',
+          body,
           JSON.stringify(at),
           kept.pages,
           kept.items,
         ],
       );
     } catch (error) {
+      this.#pending.unshift(...pages);
       throw this.#wrap(error);
     }
-    this.#pending = [];
-    this.#pendingItems = 0;
     this.#kept = kept;
     this.saved = true;
   }
@@ -138,11 +150,11 @@ export class PageKeeper {
   }
 }
 
-/** A kept row's items, or undefined when it is not a JSON array of items with ids. */
+/** A kept row's items, or undefined when it does not read as COPY rows of items with ids. */
 function keptItems(body: string): StoredItem[] | undefined {
   let items: unknown;
   try {
-    items = JSON.parse(body);
+    items = itemsOfRows(body);
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { StoredItem } from '../dataset-store.js';
-import { copyField } from './postgres-copy.js';
+import { copyField, uncopyField } from './postgres-copy.js';
 import { insertKey } from './postgres-rows.js';
 
 /** Items serialised in one JSON.stringify: a few hundred keep each string under V8's large-object size. */
@@ -45,34 +45,31 @@ function rowsOneByOne(items: readonly StoredItem[], prefix: string): string {
   return rows;
 }
 
-/** A page as Postgres takes it: COPY rows (one string per batch) and, when asked, the page as a JSON array. */
-export interface PageText {
-  /** Rows of COPY's text format: `prefix`, the row key, the item's JSON text. */
-  readonly rows: string[];
-  /** The items as one JSON array, each as JSON.stringify writes it (absent unless asked for). */
-  readonly json: string | undefined;
-}
+/** UTF-8 bytes of a text: text of one-byte characters below 0x80 (the usual JSON) copied as they are. */
+const bytesOf = (text: string) =>
+  Buffer.byteLength(text) === text.length ? Buffer.from(text, 'latin1') : Buffer.from(text, 'utf8');
 
 /**
- * Serialises a page once for everything the store does with it: the rows of a COPY and the JSON
- * array text an upsert or a kept page takes. The bytes of each item are those of JSON.stringify of
- * the item (a few hundred items serialised at once: a third less time than one call per item).
+ * A page as COPY rows, one chunk of bytes per few hundred items, serialised once for everything the
+ * store does with them: the load's COPY, and a resumable read's kept pages. The bytes of each item are
+ * those of JSON.stringify of the item (a few hundred items serialised at once: a third less time than
+ * one call per item).
  */
-export function pageText(items: readonly StoredItem[], prefix: string, withJson: boolean): PageText {
-  const rows: string[] = [];
-  const parts: string[] = [];
+export function pageRows(items: readonly StoredItem[], prefix: string): Buffer[] {
+  const rows: Buffer[] = [];
   // A toJSON anywhere an array inherits from would be called with an index as its key here.
   const whole = !('toJSON' in items) && items.every(isPlainObject);
   for (let start = 0; start < items.length; start += ITEMS_AT_ONCE) {
     const batch = items.length <= ITEMS_AT_ONCE ? items : items.slice(start, start + ITEMS_AT_ONCE);
-    if (!whole) {
-      rows.push(rowsOneByOne(batch, prefix));
-      if (withJson) parts.push(batch.map((item) => JSON.stringify(item)).join(','));
-      continue;
-    }
-    const text = JSON.stringify(batch);
-    rows.push(cutRows(batch, text, prefix) ?? rowsOneByOne(batch, prefix));
-    if (withJson) parts.push(text.slice(1, -1));
+    const text = whole ? cutRows(batch, JSON.stringify(batch), prefix) : undefined;
+    rows.push(bytesOf(text ?? rowsOneByOne(batch, prefix)));
   }
-  return { rows, json: withJson ? `[${parts.join(',')}]` : undefined };
+  return rows;
+}
+
+/** The items of rows as pageRows writes them (any prefix): the last field of each line, as JSON. */
+export function itemsOfRows(rows: string): unknown {
+  const items: string[] = [];
+  for (const line of rows.split('\n')) if (line !== '') items.push(uncopyField(line.slice(line.lastIndexOf('\t') + 1)));
+  return JSON.parse(`[${items.join(',')}]`);
 }

@@ -25,7 +25,10 @@ export class PostgresResumableLoad implements FullLoad {
   readonly #session: DatasetSession;
   readonly #keeper: PageKeeper;
   #load: PostgresFullLoad | undefined;
+  /** The checkpoint write in flight, the checkpoint to write next, and a write that failed. */
   #saving: Promise<void> | undefined;
+  #wanted: { at: ReadCheckpoint; through: number } | undefined;
+  #failed: Error | undefined;
   #open = true;
   /** The load gave its connection back as broken: it is destroyed, not reused, when the read ends. */
   #broken: Error | undefined;
@@ -81,25 +84,51 @@ export class PostgresResumableLoad implements FullLoad {
   }
 
   /**
-   * Writes the pages added since the last checkpoint with this one. It does not wait for their rows,
-   * which the load's transaction holds until the commit: the two go on side by side.
+   * Writes the pages added since the last checkpoint with this one, behind the read: it neither waits
+   * for their rows (the load's transaction holds them until the commit) nor makes the read wait for
+   * it, but while one write is in flight the checkpoints asked for meanwhile wait to be written as
+   * one, and a read that gets two checkpoints ahead waits for the write in flight. A crash loses at
+   * most those pages; a stop (abort) writes what is still owed first.
    */
   checkpoint(at: ReadCheckpoint): Promise<void> {
     if (!this.#open) throw new Error('full load already finished');
-    const previous = this.#saving;
-    const saving = (async () => {
-      await previous;
-      await this.#keeper.save(at);
-    })();
-    saving.catch(() => {}); // observed by the caller, and by the commit or abort
-    this.#saving = saving;
-    return saving;
+    if (this.#failed) return Promise.reject(this.#failed);
+    const ahead = this.#wanted !== undefined;
+    this.#wanted = { at, through: this.#keeper.added };
+    if (!this.#saving) {
+      this.#saving = this.#writeWanted();
+      this.#saving.catch(() => {}); // kept in #failed, thrown by the next checkpoint, the commit or written()
+    }
+    return ahead ? this.#saving : Promise.resolve();
+  }
+
+  /** Writes the latest checkpoint asked for, and again while another was asked for meanwhile. */
+  async #writeWanted(): Promise<void> {
+    try {
+      for (let wanted = this.#wanted; wanted !== undefined; wanted = this.#wanted) {
+        this.#wanted = undefined;
+        await this.#keeper.save(wanted.at, wanted.through);
+      }
+    } catch (error) {
+      this.#failed = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      this.#saving = undefined;
+    }
+  }
+
+  /** The checkpoint writes in flight, to their end (a failure is thrown). */
+  async #written(): Promise<void> {
+    while (this.#saving) await this.#saving;
+    if (this.#failed) throw this.#failed;
   }
 
   async commit(state: DatasetState): Promise<CommitResult> {
     const load = this.#started;
+    // Nothing owed is written: the commit drops what was kept anyway.
+    this.#wanted = undefined;
     try {
-      await this.#saving;
+      await this.#written();
     } catch (error) {
       await this.abort({ keepCheckpoint: true });
       throw error;
@@ -121,7 +150,9 @@ export class PostgresResumableLoad implements FullLoad {
   async abort(options?: { keepCheckpoint?: boolean | undefined }): Promise<void> {
     if (!this.#open) return;
     this.#open = false;
-    await this.#saving?.catch(() => {});
+    // A checkpoint asked for is written before the read ends, so that what the run reported kept is.
+    if (!options?.keepCheckpoint) this.#wanted = undefined;
+    await this.#written().catch(() => {});
     try {
       await this.#load?.abort();
       if (!(options?.keepCheckpoint && this.#keeper.saved)) await this.#keeper.clear();
