@@ -14,7 +14,7 @@ import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
 import { startRawListServer } from '../helpers/raw-list-server.js';
 import { createTestSchema, servicesSkip, type TestSchema } from './helpers/services.js';
-import { ref, state, useTestStore } from './helpers/store-fixtures.js';
+import { checkpointAt, ref, state, useTestStore } from './helpers/store-fixtures.js';
 import { sendWebhook, startRig } from './helpers/scale-rig.js';
 import { waitUntil } from './helpers/wait.js';
 
@@ -135,24 +135,8 @@ describe('PostgresStore keeps any text byte-exact', { skip }, () => {
     const first = await store.beginFull(user, { resumable: true });
     await first.add([{ id: 1, ...odd(1) }]);
     await first.add([{ id: '\ud800', ...odd(2) }]);
-    const at = (pages: number) => ({
-      baseUrl: user.baseUrl,
-      userId: user.userId,
-      dataset: user.dataset,
-      filter: {},
-      tokenFingerprint: user.tokenFingerprint,
-      limit: 1,
-      location: 'test',
-      basedOn: null,
-      fullReason: 'first-sync' as const,
-      cursor: `c${pages}`,
-      pages,
-      items: pages,
-      lastUpdatedDate: '2026-01-01T00:00:00.000Z',
-      quirks: [],
-      savedAt: '2026-01-01T00:00:00.000Z',
-    });
-    await first.checkpoint?.(at(2));
+
+    await first.checkpoint?.(checkpointAt(user, 2, 1));
     await first.abort({ keepCheckpoint: true });
     const taken = await store.takeCheckpoint(user);
     assert.equal(taken?.damaged, undefined);

@@ -7,30 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ReadCheckpoint } from '../../src/store/dataset-store.js';
 import { servicesSkip, type TestSchema } from './helpers/services.js';
-import { items, ref, state, useTestStore } from './helpers/store-fixtures.js';
+import { checkpointAt, items, ref, state, useTestStore } from './helpers/store-fixtures.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 
 const skip = await servicesSkip();
-
-const at = (user: ReturnType<typeof ref>, pages: number): ReadCheckpoint => ({
-  baseUrl: user.baseUrl,
-  userId: user.userId,
-  dataset: user.dataset,
-  filter: {},
-  tokenFingerprint: user.tokenFingerprint,
-  limit: 2,
-  location: 'test',
-  basedOn: null,
-  fullReason: 'first-sync',
-  cursor: `c${pages}`,
-  pages,
-  items: pages * 2,
-  lastUpdatedDate: '2026-01-01T00:00:00.000Z',
-  quirks: [],
-  savedAt: '2026-01-01T00:00:00.000Z',
-});
 
 describe('PostgresStore resumable loads', { skip }, () => {
   let schema: TestSchema;
@@ -47,7 +28,7 @@ describe('PostgresStore resumable loads', { skip }, () => {
     const asked: Array<Promise<void> | undefined> = [];
     for (let page = 1; page <= 6; page += 1) {
       await load.add(items(page * 2 - 1, page * 2));
-      asked.push(load.checkpoint?.(at(user, page)));
+      asked.push(load.checkpoint?.(checkpointAt(user, page)));
     }
     await load.add(items(13, 14)); // a page after the last checkpoint: not kept
     await load.abort({ keepCheckpoint: true });
@@ -74,7 +55,7 @@ describe('PostgresStore resumable loads', { skip }, () => {
     const user = ref('user-damaged');
     const load = await store.beginFull(user, { resumable: true });
     await load.add(items(1, 2));
-    await load.checkpoint?.(at(user, 1));
+    await load.checkpoint?.(checkpointAt(user, 1));
     await load.abort({ keepCheckpoint: true });
     await schema.query(`UPDATE ${schema.name}.ledgerhook_staged_pages SET body = 'not rows'`);
     const taken = await store.takeCheckpoint(user);
@@ -91,9 +72,9 @@ describe('PostgresStore resumable loads', { skip }, () => {
     const user = ref('user-short');
     const load = await store.beginFull(user, { resumable: true });
     await load.add(items(1, 2));
-    await load.checkpoint?.(at(user, 1));
+    await load.checkpoint?.(checkpointAt(user, 1));
     await load.add(items(3, 4));
-    await load.checkpoint?.(at(user, 2));
+    await load.checkpoint?.(checkpointAt(user, 2));
     await load.abort({ keepCheckpoint: true });
     // What a server crash does to an unlogged table, in part.
     await schema.query(`DELETE FROM ${schema.name}.ledgerhook_staged_pages WHERE first_page = 2`);
