@@ -8,12 +8,14 @@
  * instead of retrying it for ever.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { describe, it } from 'node:test';
 import type { StoredItem } from '../../src/store/dataset-store.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
 import { startRawListServer } from '../helpers/raw-list-server.js';
-import { createTestSchema, servicesSkip, type TestSchema } from './helpers/services.js';
+import { createTestSchema, DATABASE_URL, servicesSkip, type TestSchema } from './helpers/services.js';
 import { checkpointAt, ref, state, useTestStore } from './helpers/store-fixtures.js';
 import { sendWebhook, startRig } from './helpers/scale-rig.js';
 import { waitUntil } from './helpers/wait.js';
@@ -226,6 +228,41 @@ describe('sync, reconcile and history into Postgres with values jsonb cannot hol
     } finally {
       await api.close();
       await schema.drop();
+    }
+  });
+});
+
+describe('an item a database truly cannot hold', { skip }, () => {
+  it('a character the database encoding lacks fails the sync by name (exit 3), never "run store migrate"', async (t) => {
+    const admin = new pg.Client({ connectionString: DATABASE_URL });
+    await admin.connect();
+    const name = `lh_test_latin1_${randomBytes(4).toString('hex')}`;
+    try {
+      await admin.query(`CREATE DATABASE ${name} ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'`);
+    } catch (error) {
+      await admin.end();
+      t.skip(`cannot create a LATIN1 database here: ${(error as Error).message}`);
+      return;
+    }
+    const api = await startRawListServer();
+    try {
+      const url = new URL(DATABASE_URL);
+      url.pathname = `/${name}`;
+      api.put('a', '{"id":1,"note":"plain"}');
+      api.put('b', '{"id":2,"note":"\\ud83d\\ude00 is not Latin-1"}');
+      const result = await runCli(['sync', '/expenses', '--base-url', api.baseUrl, '--token', api.token, '--json'], {
+        env: { LEDGERHOOK_CONFIG_DIR: tempDir(), LEDGERHOOK_STORE: url.href },
+      });
+      assert.equal(result.code, 3, result.stderr);
+      assertOneLineError(result);
+      const error = JSON.parse(result.stdout).error;
+      assert.equal(error.reason, 'item_not_storable');
+      assert.match(error.message, /cannot hold a value of this data: .*LATIN1.*\(row 2 of the load\)/);
+      assert.doesNotMatch(error.message, /store migrate|is not Latin-1/);
+    } finally {
+      await api.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+      await admin.end();
     }
   });
 });

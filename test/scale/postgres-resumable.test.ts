@@ -51,6 +51,22 @@ describe('PostgresStore resumable loads', { skip }, () => {
     assert.deepEqual([await count('ledgerhook_staged_pages'), await count('ledgerhook_checkpoint')], [0, 0]);
   });
 
+  it('pages added without checkpoints are not held in memory: past a bound the read is no longer kept', async () => {
+    const user = ref('user-unkept');
+    for (const end of ['stop', 'commit'] as const) {
+      const load = await store.beginFull(user, { resumable: true });
+      await load.add(items(1, 2));
+      await load.checkpoint?.(checkpointAt(user, 1));
+      for (let page = 2; page <= 20; page += 1) await load.add(items(page * 2 - 1, page * 2));
+      await load.checkpoint?.(checkpointAt(user, 20));
+      if (end === 'stop') {
+        // A stop keeps what it can: nothing, the first checkpoint having been dropped with the rest.
+        await load.abort({ keepCheckpoint: true });
+        assert.deepEqual([await count('ledgerhook_staged_pages'), await count('ledgerhook_checkpoint')], [0, 0]);
+      } else assert.equal((await load.commit(state('2026-01-01T00:00:00.000Z'))).total, 40, 'the read is whole');
+    }
+  });
+
   it('kept pages that do not read back are dropped: the next run reads from page 1', async () => {
     const user = ref('user-damaged');
     const load = await store.beginFull(user, { resumable: true });

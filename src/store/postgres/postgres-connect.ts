@@ -41,8 +41,11 @@ export function storeError(error: unknown, url: string): LedgerhookError {
   // A value Postgres refuses (a data exception, a value past a limit) is refused again on every try:
   // a failure of what was synced, named as far as Postgres names it, never one to retry.
   if (/^22|^54000$/.test(err.code ?? '')) {
+    // Where Postgres says which row of a COPY it was (its context also quotes the value: financial
+    // data, kept out of messages and logs).
     const where = (error as { where?: unknown }).where;
-    const context = typeof where === 'string' ? ` (${where.slice(0, 200)})` : '';
+    const line = typeof where === 'string' ? /\bline (\d+)/.exec(where)?.[1] : undefined;
+    const context = line ? ` (row ${line} of the load)` : '';
     return new LedgerhookError(
       'ERR_BAD_RESPONSE',
       `the Postgres store ${redactUrl(url)} cannot hold a value of this data: ${err.message}${context}; nothing was changed`,

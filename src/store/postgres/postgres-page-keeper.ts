@@ -12,6 +12,13 @@ export async function dropKept(client: pg.ClientBase | pg.Pool, ref: Pick<Datase
   await client.query('DELETE FROM ledgerhook_checkpoint WHERE user_id = $1 AND dataset = $2', params);
 }
 
+/**
+ * Pages held for the next checkpoint at most. A read checkpoints after every page and is never more
+ * than two checkpoints ahead of the writes; a caller that adds pages without checkpoints gets a read
+ * that is no longer kept (an all-or-nothing one), rather than memory that grows with the dataset.
+ */
+const MAX_PENDING_PAGES = 16;
+
 /** What a checkpoint row says was kept with it: what the kept pages must add up to. */
 export interface KeptCount {
   pages: number;
@@ -38,6 +45,8 @@ export class PageKeeper {
   /** Whether a checkpoint row exists that this read wrote or continues. */
   saved: boolean;
   #replaying = false;
+  /** Too many pages came without a checkpoint: nothing more is kept, and what was is dropped. */
+  #gaveUp = false;
 
   constructor(pool: pg.Pool, ref: DatasetRef, wrap: (error: unknown) => Error, kept?: KeptCount) {
     this.#pool = pool;
@@ -50,9 +59,13 @@ export class PageKeeper {
 
   /** A page the load has written (ignored while the kept pages are fed back: they are kept already). */
   page(rows: readonly Buffer[], items: number): void {
-    if (this.#replaying) return;
+    if (this.#replaying || this.#gaveUp) return;
     this.#pending.push({ rows, items });
     this.#added += 1;
+    if (this.#pending.length > MAX_PENDING_PAGES) {
+      this.#gaveUp = true;
+      this.#pending = [];
+    }
   }
 
   /** Pages added so far, kept ones included: what a checkpoint asked for now goes up to. */
@@ -66,6 +79,10 @@ export class PageKeeper {
    * save at a time (the caller's rule): each begins where the last one ended.
    */
   async save(at: ReadCheckpoint, through: number): Promise<void> {
+    if (this.#gaveUp) {
+      if (this.saved) await this.clear();
+      return;
+    }
     const pages = this.#pending.splice(0, Math.max(0, through - this.#kept.pages));
     const items = pages.reduce((sum, page) => sum + page.items, 0);
     const kept = { pages: this.#kept.pages + pages.length, items: this.#kept.items + items };
