@@ -6,6 +6,7 @@ import { benchMockPaging } from './mock-paging.js';
 import { benchSyncThroughput } from './sync-throughput.js';
 import { benchScaleStore } from './scale-store.js';
 import { benchScaleQueue } from './scale-queue.js';
+import { benchQueueIngest } from './queue-ingest.js';
 import { benchReceiverExpress } from './receiver-express.js';
 import { benchForgedFlood } from './forged-flood.js';
 import { benchReconcile } from './reconcile.js';
@@ -23,6 +24,7 @@ const benches: Record<string, () => Promise<void>> = {
   'sync-throughput': () => benchSyncThroughput(),
   'scale-store': () => benchScaleStore(),
   'scale-queue': () => benchScaleQueue(),
+  'queue-ingest': () => benchQueueIngest(),
   'receiver-express': () => benchReceiverExpress(),
   'forged-flood': () => benchForgedFlood(),
   reconcile: () => benchReconcile(),

@@ -105,6 +105,9 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   response_too_large: () => 'raise --max-response-bytes, or lower --limit',
   pages_without_progress: () => 'the server keeps sending cursors without new items; report it to the API team',
   cursor_loop: () => 'the server repeats a cursor; report it to the API team',
+  id_collision: () => 'the service gives two items ids that read as one (7 and "7"); report it to the API team',
+  id_not_exact: () =>
+    'the service sends ids as numbers too large to keep exact; report it (ids that large must come as strings)',
   invalid_cursor: () => 'the server sent a cursor that cannot be sent back; report it to the API team',
   bad_user_id: () => 'such a webhook cannot name a user of its own and is not synced',
   invalid_since: () => 'e.g. --since 2026-01-31 or --since 2026-01-31T12:00:00Z',
@@ -153,6 +156,8 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   store_token_changed: () => 'run `ledgerhook state reset` for it (or sync with --full) to rebuild it with this token',
   store_state_missing: () => 'sync it once with --full',
   store_value_invalid: () => 'such a user cannot be synced into Postgres',
+  item_not_storable: () =>
+    'the service sends an item this Postgres database cannot hold; a file store (--out DIR) keeps any item, or ask the API team',
   queue_url_invalid: () => 'pass --queue redis://HOST:PORT (or set LEDGERHOOK_QUEUE)',
   queue_name_invalid: () => 'choose another --queue-name',
   queue_unreachable: () => 'check that Redis runs and that --queue (or LEDGERHOOK_QUEUE) points at it',

@@ -1,4 +1,5 @@
 import { isObject } from '../util/is-object.js';
+import { collisionIn, inexactId, isItemId, type ItemId, showId } from './item-id.js';
 
 /** Spec 2.4: one page of a list endpoint. */
 export interface ListPage {
@@ -17,9 +18,8 @@ export type EnvelopeQuirk = 'cursor-null' | 'cursor-empty';
 export type ClassifiedBody =
   | { kind: 'page'; page: ListPage; quirk?: EnvelopeQuirk | undefined }
   | { kind: 'document'; body: unknown }
-  | { kind: 'invalid'; reason: string };
-
-const isId = (value: unknown) => (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'string';
+  /** `code`: a finer reason than a broken envelope, when its ids are what is wrong. */
+  | { kind: 'invalid'; reason: string; code?: 'id_not_exact' | 'id_collision' | undefined };
 
 /**
  * Tells an envelope from a plain document (/userTaxSetup answers one settings object) and from
@@ -47,9 +47,32 @@ export function classifyBody(answer: unknown): ClassifiedBody {
       kind: 'invalid',
       reason: `cursor is ${Array.isArray(body.cursor) ? 'an array' : `a ${typeof body.cursor}`}, not a string`,
     };
-  if (body.deletedIds !== undefined && (!Array.isArray(body.deletedIds) || !body.deletedIds.every(isId)))
+  if (body.deletedIds !== undefined && (!Array.isArray(body.deletedIds) || !body.deletedIds.every(isItemId)))
     return { kind: 'invalid', reason: 'deletedIds is not an array of ids' };
-  const badItem = data.findIndex((item) => !isObject(item) || !isId(item.id));
+  const badItem = data.findIndex((item) => !isObject(item) || !isItemId(item.id));
   if (badItem >= 0) return { kind: 'invalid', reason: `data[${badItem}] has no id` };
-  return { kind: 'page', page: body as unknown as ListPage, ...(quirk ? { quirk } : {}) };
+  const page = body as unknown as ListPage;
+  return idProblem(page) ?? { kind: 'page', page, ...(quirk ? { quirk } : {}) };
+}
+
+/** A page whose ids a store could not keep apart as the server wrote them (item-id.ts). */
+function idProblem(page: ListPage): ClassifiedBody | undefined {
+  const ids = page.data.map((item) => item.id);
+  for (const [field, list] of [
+    ['data', ids],
+    ['deletedIds', page.deletedIds ?? []],
+  ] as const)
+    for (let index = 0; index < list.length; index += 1) {
+      const inexact = inexactId(list[index] as ItemId);
+      if (inexact) return { kind: 'invalid', code: 'id_not_exact', reason: `${field}[${index}] has the id ${inexact}` };
+    }
+  // Within data only: deletedIds naming an item twice, or as data names it, still name one item.
+  const collision = collisionIn(ids);
+  if (collision)
+    return {
+      kind: 'invalid',
+      code: 'id_collision',
+      reason: `data holds the ids ${showId(collision[0])} and ${showId(collision[1])}: two items as written, one item once read (ids are compared as numbers where they spell one)`,
+    };
+  return undefined;
 }

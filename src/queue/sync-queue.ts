@@ -2,6 +2,7 @@ import { checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js
 import { randomUUID } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { EnqueueBatch } from './enqueue-batch.js';
 import { connectRedis, ensureConnected, queueUnreachable } from './redis-connection.js';
 import { datasetOf, isQueueableUser, SYNC_JOB_NAME, syncDedupeId, syncJobFor, type SyncJobData } from './sync-job.js';
 
@@ -37,6 +38,7 @@ export class SyncQueue {
   readonly #jobOptions: JobsOptions;
   readonly #timeoutMs: number;
   readonly #paths: EntityPaths;
+  readonly #batch: EnqueueBatch;
 
   constructor(options: SyncQueueOptions) {
     this.#paths = checkEntityPaths(options.paths);
@@ -45,6 +47,7 @@ export class SyncQueue {
     this.#redis = connectRedis(options.url, 'producer');
     this.#queue = new Queue(options.queueName, { connection: this.#redis });
     this.#queue.on('error', () => {});
+    this.#batch = new EnqueueBatch((jobs) => this.#queue.addBulk(jobs));
     this.#jobOptions = {
       attempts: options.attempts ?? 5,
       backoff: { type: 'exponential', delay: options.backoffMs ?? 2000 },
@@ -88,31 +91,46 @@ export class SyncQueue {
         });
       else outcomes.push({ userId, entity: name, outcome: 'unknown-entity' });
     }
-    const added = await Promise.all(jobs.map((job) => this.enqueue(job)));
+    const added = await this.#add(jobs);
     return [...added, ...outcomes];
   }
 
   async enqueue(data: SyncJobData): Promise<EnqueueOutcome> {
-    const dataset = datasetOf(data);
-    // Our own job id: when BullMQ answers with another, the request joined an existing job.
-    const jobId = randomUUID();
+    const [outcome] = await this.#add([data]);
+    return outcome as EnqueueOutcome;
+  }
+
+  /**
+   * Jobs into Redis, each deduplicated by its dataset (a job BullMQ answers with another id joined
+   * one already there), batched with those of the deliveries served at the same time (enqueue-batch.ts).
+   */
+  async #add(jobs: readonly SyncJobData[]): Promise<EnqueueOutcome[]> {
+    if (jobs.length === 0) return [];
+    // Our own job ids: when BullMQ answers with another, the request joined an existing job.
+    const ids: string[] = jobs.map(() => randomUUID());
     try {
       // BullMQ waits for a connection that may never come: a receiver must answer, so the wait is bounded.
-      const job = await withTimeout(
-        this.#queue.add(SYNC_JOB_NAME, data, {
-          ...this.#jobOptions,
-          jobId,
-          deduplication: { id: syncDedupeId(data.userId, dataset), keepLastIfActive: true },
-        }),
+      const added = await withTimeout(
+        this.#batch.add(
+          jobs.map((data, index) => ({
+            name: SYNC_JOB_NAME,
+            data,
+            opts: {
+              ...this.#jobOptions,
+              jobId: ids[index] as string,
+              deduplication: { id: syncDedupeId(data.userId, datasetOf(data)), keepLastIfActive: true },
+            },
+          })),
+        ),
         this.#timeoutMs,
       );
-      return {
+      return jobs.map((data, index) => ({
         userId: data.userId,
         entity: data.entity,
-        dataset,
-        outcome: job.id === jobId ? 'queued' : 'coalesced',
-        jobId: job.id ?? jobId,
-      };
+        dataset: datasetOf(data),
+        outcome: added[index] === ids[index] ? ('queued' as const) : ('coalesced' as const),
+        jobId: added[index] ?? (ids[index] as string),
+      }));
     } catch (error) {
       throw queueUnreachable(error, this.#url, this.#redis);
     }

@@ -98,7 +98,9 @@ export interface FullLoad {
   abort(options?: { keepCheckpoint?: boolean | undefined }): Promise<void>;
   /**
    * Resumable loads only: makes every page added so far durable together with where the read
-   * stands, replacing the previous checkpoint in one step (a crash leaves one or the other).
+   * stands, replacing the previous checkpoint in one step (a crash leaves one or the other). A store
+   * may write it behind the read (Postgres does, at most two checkpoints behind): its promise then
+   * settles before the write, and `abort` with keepCheckpoint writes what is owed before it returns.
    */
   checkpoint?(at: ReadCheckpoint): Promise<void>;
 }

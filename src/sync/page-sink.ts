@@ -10,7 +10,7 @@ import type {
   TakenCheckpoint,
 } from '../store/dataset-store.js';
 import type { ListPage } from '../dataset/envelope.js';
-import { idKey } from '../dataset/item-id.js';
+import { collisionError, idKey, sameSpelling } from '../dataset/item-id.js';
 
 /** How a full read's pages are kept: with checkpoints (a later run can continue), and from which. */
 export interface SinkResume {
@@ -101,6 +101,11 @@ export class PageSink {
     if (this.#mode === 'incremental') {
       for (const entry of page.data) {
         const key = idKey(entry.id);
+        const earlier = this.#changes.get(key)?.id;
+        // Within one read, two ids of one key spelt otherwise are two items (item-id.ts). A full read
+        // holds no ids: its repeated ids meet in the store, which refuses them there.
+        if (earlier !== undefined && !sameSpelling(earlier, entry.id))
+          throw collisionError(earlier, entry.id, `the changes read for ${this.#ref.dataset}`);
         this.#changes.set(key, entry);
         this.pageOf.set(key, page.lastUpdatedDate);
       }

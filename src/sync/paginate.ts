@@ -165,8 +165,10 @@ async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem>
     const classified = classifyBody(body);
     if (classified.kind === 'invalid')
       throw badResponse(
-        `GET ${url.href} answered 200 but not a valid list envelope: ${classified.reason}`,
-        'bad_envelope',
+        classified.code
+          ? `GET ${url.href} answered 200, but ${classified.reason}; refused rather than stored, nothing was changed`
+          : `GET ${url.href} answered 200 but not a valid list envelope: ${classified.reason}`,
+        classified.code ?? 'bad_envelope',
         url,
       );
     if (classified.kind === 'document') {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
-import { CopyStream, copyRows } from '../../src/store/postgres/postgres-copy.js';
+import { CopyStream } from '../../src/store/postgres/postgres-copy.js';
+import { pageRows } from '../../src/store/postgres/postgres-page-text.js';
 import { beginMerge, finishMerge, STAGE_COPY } from '../../src/store/postgres/postgres-merge.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { servicesSkip, type TestSchema } from './helpers/services.js';
@@ -60,29 +61,35 @@ describe('PostgresStore full loads: merge and COPY failures', { skip }, () => {
     assert.equal((await store.getState(user))?.items, 5);
   });
 
-  it('keys unusual ids the same way on every path: 1.5 and "1.5" are one row, 1e21 is one row', async () => {
+  it('a full read whose pages repeat an id spelt otherwise (7, then "7") is refused naming both; spelt alike, the later page wins', async () => {
     for (const existing of [false, true]) {
-      const user = ref(`user-odd-ids-${existing}`);
+      const user = ref(`user-spelt-${existing}`);
       if (existing) {
         const first = await store.beginFull(user);
-        await first.add([{ id: 1e21 }, { id: 'z' }]);
+        await first.add([{ id: 7 }, { id: 'z' }]);
         await first.commit(state('2026-01-01T00:00:00.000Z'));
       }
-      const load = await store.beginFull(user);
-      await load.add([{ id: 1.5 }, { id: 2 }, { id: 1e21 }]);
-      await load.add([{ id: '1.5', second: true }]); // a string after numbers: upserted from here on
-      await load.add([{ id: 1e21, second: true }]);
-      const result = await load.commit(state('2026-01-02T00:00:00.000Z'));
-      assert.equal(result.total, 3, `existing rows: ${existing}`);
-      const rows = await schema.query<{ item_id: string }>(
-        `SELECT item_id FROM ${schema.name}.ledgerhook_items WHERE user_id = $1 ORDER BY item_id`,
-        [user.userId],
-      );
-      assert.deepEqual(
-        rows.rows.map((row) => row.item_id),
-        ['1.5', '1e+21', '2'],
-      );
-      assert.equal((await store.getState(user))?.items, 3);
+      const same = await store.beginFull(user);
+      await same.add([{ id: 2 }, { id: 7 }]);
+      await same.add([{ id: 7, second: true }]); // out of order: upserted from here on
+      await same.add([{ id: 'a' }, { id: 'a', third: true }]);
+      assert.equal((await same.commit(state('2026-01-02T00:00:00.000Z'))).total, 3, `existing rows: ${existing}`);
+      assert.deepEqual(await store.items(user), [{ id: 2 }, { id: 7, second: true }, { id: 'a', third: true }]);
+
+      const spelt = await store.beginFull(user);
+      const refused = (async () => {
+        await spelt.add([{ id: 1 }, { id: 7 }]);
+        await spelt.add([{ id: '7', other: true }]);
+        await spelt.add([{ id: 8 }]);
+        await spelt.commit(state('2026-01-03T00:00:00.000Z'));
+      })();
+      await assert.rejects(refused, (error: any) => {
+        assert.equal(error.details.reason, 'id_collision');
+        assert.deepEqual(error.details.ids, ['7', '"7"']);
+        return true;
+      });
+      assert.deepEqual(await store.items(user), [{ id: 2 }, { id: 7, second: true }, { id: 'a', third: true }]);
+      assert.equal((await store.getState(user))?.lastUpdatedDate, '2026-01-02T00:00:00.000Z');
     }
   });
 
@@ -98,7 +105,8 @@ describe('PostgresStore full loads: merge and COPY failures', { skip }, () => {
         await client.query('BEGIN');
         await beginMerge(client);
         const copy = await CopyStream.open(client, STAGE_COPY);
-        await copy.write(copyRows([{ id: 1, amount: 10 }, { id: 3, amount: 333 }, { id: 4 }]));
+        for (const rows of pageRows([{ id: 1, amount: 10 }, { id: 3, amount: 333 }, { id: 4 }], ''))
+          await copy.write(rows);
         await copy.end();
         assert.equal(await finishMerge(client, user, statement), 3);
         await client.query('COMMIT');
@@ -114,17 +122,25 @@ describe('PostgresStore full loads: merge and COPY failures', { skip }, () => {
     const first = await store.beginFull(user);
     await first.add(items(1, 2));
     await first.commit(state('2026-01-01T00:00:00.000Z'));
-    for (const existing of [true, false]) {
-      const target = existing ? user : ref('user-copy-fails-new');
-      const load = await store.beginFull(target);
-      await load.add(items(3, 4));
-      // jsonb refuses \u0000: the open COPY fails on this page, at the latest when the load commits.
-      const failed = (async () => {
-        await load.add([{ id: 5, note: 'bad\u0000' }]);
-        await load.add(items(6));
-        await load.commit(state('2026-01-02T00:00:00.000Z'));
-      })();
-      await assert.rejects(failed);
+    // A rule of this database that one item breaks: Postgres refuses the row in the open COPY (or,
+    // staged for a merge, when the merge writes it).
+    await schema.query(
+      `ALTER TABLE ${schema.name}.ledgerhook_items ADD CONSTRAINT no_refused CHECK (item::text NOT LIKE '%refuse me%')`,
+    );
+    try {
+      for (const existing of [true, false]) {
+        const target = existing ? user : ref('user-copy-fails-new');
+        const load = await store.beginFull(target);
+        await load.add(items(3, 4));
+        const failed = (async () => {
+          await load.add([{ id: 5, note: 'refuse me' }]);
+          await load.add(items(6));
+          await load.commit(state('2026-01-02T00:00:00.000Z'));
+        })();
+        await assert.rejects(failed);
+      }
+    } finally {
+      await schema.query(`ALTER TABLE ${schema.name}.ledgerhook_items DROP CONSTRAINT no_refused`);
     }
     assert.deepEqual(
       (await store.items(user)).map((item: any) => item.id),

@@ -23,7 +23,9 @@ describe('reconcile with the Postgres store (issue 21)', { skip }, () => {
       await syncDataset(options);
       server.put({ id: 12_001, amount: 1, type: 'BUSINESS' });
       await schema.query("DELETE FROM ledgerhook_items WHERE item_id = '5'");
-      await schema.query(`UPDATE ledgerhook_items SET item = jsonb_set(item, '{amount}', '0') WHERE item_id = '11000'`);
+      await schema.query(
+        `UPDATE ledgerhook_items SET item = jsonb_set(item::jsonb, '{amount}', '0')::json WHERE item_id = '11000'`,
+      );
       const found = await reconcileDataset(options);
       assert.deepEqual(
         { missing: found.missing, extra: found.extra, different: found.different },

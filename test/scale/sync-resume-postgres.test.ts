@@ -1,6 +1,6 @@
 /**
  * Resumable full reads into Postgres (issue 21): `sync --store postgres://` killed mid-read keeps its
- * pages in ledgerhook_staging with a checkpoint row, and the rerun goes on from there; nothing of it
+ * pages in ledgerhook_staged_pages with a checkpoint row, and the rerun goes on from there; nothing of it
  * is in ledgerhook_items or ledgerhook_state before the commit. Each test has a schema of its own.
  */
 import assert from 'node:assert/strict';
@@ -44,12 +44,19 @@ describe('sync into Postgres resumes an interrupted full read (issue 21)', { ski
         [0, 0],
         'nothing half-read is visible as the dataset',
       );
-      const kept = (await schema.query('SELECT checkpoint, staged_rows FROM ledgerhook_checkpoint')).rows[0];
+      const kept = (await schema.query('SELECT checkpoint, staged_pages, staged_items FROM ledgerhook_checkpoint'))
+        .rows[0];
       // Page 2's checkpoint was committed before page 4 was asked for (Postgres commits a checkpoint
       // while the next page is fetched, so page 3's may be, and page 4's too).
       assert.ok([2, 3, 4].includes(kept?.checkpoint.pages), JSON.stringify(kept));
-      assert.equal(Number(kept?.staged_rows), kept?.checkpoint.pages * 10);
-      assert.equal(await rows(schema, 'ledgerhook_staging'), Number(kept?.staged_rows));
+      assert.equal(kept?.staged_pages, kept?.checkpoint.pages);
+      assert.equal(Number(kept?.staged_items), kept?.checkpoint.pages * 10);
+      const pages = await schema.query('SELECT sum(pages) AS pages, sum(items) AS items FROM ledgerhook_staged_pages');
+      assert.deepEqual(
+        [Number(pages.rows[0]?.pages), Number(pages.rows[0]?.items)],
+        [kept?.staged_pages, Number(kept?.staged_items)],
+        'the pages kept are those the checkpoint counts',
+      );
 
       const before = api.requests();
       const rerun = await runCli(args('token-a', '--json'), { env });
@@ -62,7 +69,10 @@ describe('sync into Postgres resumes an interrupted full read (issue 21)', { ski
       assert.deepEqual(await items(), api.truth('token-a'));
       const state = (await schema.query('SELECT last_updated_date, items FROM ledgerhook_state')).rows[0];
       assert.deepEqual([state?.last_updated_date, Number(state?.items)], [summary.lastUpdatedDate, 95]);
-      assert.deepEqual([await rows(schema, 'ledgerhook_staging'), await rows(schema, 'ledgerhook_checkpoint')], [0, 0]);
+      assert.deepEqual(
+        [await rows(schema, 'ledgerhook_staged_pages'), await rows(schema, 'ledgerhook_checkpoint')],
+        [0, 0],
+      );
 
       // Over data that is there, a --full read killed mid-way leaves the previous rows as they were;
       // the cursor then expires, and the rerun says so and reads from page 1.
@@ -77,7 +87,10 @@ describe('sync into Postgres resumes an interrupted full read (issue 21)', { ski
         ['invalid-cursor', 'incremental'],
         'without the checkpoint the run is what it would have been: incremental over the stored state',
       );
-      assert.deepEqual([await rows(schema, 'ledgerhook_staging'), await rows(schema, 'ledgerhook_checkpoint')], [0, 0]);
+      assert.deepEqual(
+        [await rows(schema, 'ledgerhook_staged_pages'), await rows(schema, 'ledgerhook_checkpoint')],
+        [0, 0],
+      );
     } finally {
       await api.close();
       await schema.drop();
@@ -103,7 +116,10 @@ describe('sync into Postgres resumes an interrupted full read (issue 21)', { ski
         stored.rows.map((row) => row.item),
         api.truth('token-b'),
       );
-      assert.deepEqual([await rows(schema, 'ledgerhook_staging'), await rows(schema, 'ledgerhook_checkpoint')], [0, 0]);
+      assert.deepEqual(
+        [await rows(schema, 'ledgerhook_staged_pages'), await rows(schema, 'ledgerhook_checkpoint')],
+        [0, 0],
+      );
     } finally {
       await api.close();
       await schema.drop();

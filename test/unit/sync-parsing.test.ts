@@ -65,12 +65,29 @@ describe('classifyBody', () => {
     ['deletedIds with objects', { ...page, deletedIds: [{}] }, 'invalid', /deletedIds/],
     ['an item without id', { ...page, data: [{ id: 1 }, { x: 1 }] }, 'invalid', /data\[1\] has no id/],
     ['a null item', { ...page, data: [null] }, 'invalid', /data\[0\]/],
+    // Ids as the server wrote them (item-id.ts): what JSON.parse cannot keep, or two items read as one.
+    [
+      'an id beyond 2^53',
+      { ...page, data: [{ id: 2 ** 53 }] },
+      'invalid',
+      /data\[0\] has the id 9007199254740992, a number/,
+    ],
+    ['the largest exact id', { ...page, data: [{ id: 2 ** 53 - 1 }, { id: -(2 ** 53 - 1) }] }, 'page'],
+    ['an id -0', { ...page, data: [{ id: 1 }, { id: -0 }] }, 'invalid', /data\[1\] has the id -0/],
+    ['a fraction as id', { ...page, data: [{ id: 1.5 }] }, 'invalid', /has the id 1\.5/],
+    ['deletedIds beyond 2^53', { ...page, deletedIds: [1, 2 ** 53 + 2] }, 'invalid', /deletedIds\[1\] has the id/],
+    ['1 and "1" in data', { ...page, data: [{ id: 1 }, { id: 'a' }, { id: '1' }] }, 'invalid', /the ids 1 and "1"/],
+    ['"-0" and 0 in data', { ...page, data: [{ id: '-0' }, { id: 0 }] }, 'invalid', /the ids "-0" and 0/],
+    ['an id twice, spelt alike', { ...page, data: [{ id: 'a' }, { id: 'a' }, { id: 1 }, { id: 1 }] }, 'page'],
+    ['deletedIds naming one item two ways', { ...page, data: [{ id: 7 }], deletedIds: [7, '7', 8, '8'] }, 'page'],
   ];
   for (const [name, body, kind, reason] of cases)
     it(`${name} → ${kind}`, () => {
       const result = classifyBody(body);
-      assert.equal(result.kind, kind);
+      assert.equal(result.kind, kind, JSON.stringify(result));
       if (reason && result.kind === 'invalid') assert.match(result.reason, reason);
+      if (result.kind === 'invalid' && /id/.test(name) && !/without id/.test(name))
+        assert.ok(result.code === 'id_not_exact' || result.code === 'id_collision');
     });
 });
 

@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import { readLines } from '../../util/read-lines.js';
 import { AtomicItemWriter } from './atomic-item-writer.js';
 import type { FileDigest, Item } from './data-file.js';
-import { compareIds, type ItemId } from '../../dataset/item-id.js';
+import { collisionError, compareIds, idsCollide, type ItemId } from '../../dataset/item-id.js';
 import { pageLines } from './page-lines.js';
 import type { KeptBytes } from './staged-bytes.js';
 
@@ -142,7 +142,11 @@ async function copySorted(source: string, writer: AtomicItemWriter): Promise<voi
       const index = order[position] ?? 0;
       const next = order[position + 1];
       // Of several copies of one id, the last one read wins.
-      if (next !== undefined && compareIds(idAt(next), idAt(index)) === 0) continue;
+      if (next !== undefined && compareIds(idAt(next), idAt(index)) === 0) {
+        if (idsCollide(idAt(index), idAt(next)))
+          throw collisionError(idAt(index), idAt(next), 'the pages of a full read');
+        continue;
+      }
       const buffer = Buffer.alloc(lengths[index] ?? 0);
       await handle.read(buffer, 0, buffer.length, offsets[index] ?? 0);
       const flushing = writer.writeJson(buffer.toString('utf8'));

@@ -1,13 +1,16 @@
 import type pg from 'pg';
 import type { DatasetRef } from '../dataset-store.js';
 import { isReadCheckpoint, type ReadCheckpoint, type TakenCheckpoint } from '../read-checkpoint.js';
+import { dropKept, type KeptCount } from './postgres-page-keeper.js';
 import { datasetLockKey } from './postgres-rows.js';
 
 /**
- * A dedicated connection holding the dataset's advisory lock for as long as a resumable read runs.
- * A session lock, not a transaction's: the read commits page by page. It is the same lock every
- * other run of the dataset takes (an incremental one in its transaction), so runs never overlap,
- * and Postgres drops it with the connection when the process dies: a crash never leaves it held.
+ * A dedicated connection holding the dataset's advisory lock for as long as a resumable read runs,
+ * from before its checkpoint is read until its load ends: a session lock, not a transaction's (the
+ * load's transaction begins on this connection once the checkpoint is taken). It is the same lock
+ * every other run of the dataset takes (an incremental one in its transaction), so runs never
+ * overlap, and Postgres drops it with the connection when the process dies: a crash never leaves
+ * it held.
  */
 export class DatasetSession {
   readonly client: pg.PoolClient;
@@ -52,22 +55,19 @@ export class DatasetSession {
     }
   }
 
-  /** Drops the dataset's staged rows and checkpoint (autocommit). */
-  async clear(ref: DatasetRef): Promise<void> {
-    await this.client.query('DELETE FROM ledgerhook_staging WHERE user_id = $1 AND dataset = $2', [
-      ref.userId,
-      ref.dataset,
-    ]);
-    await this.client.query('DELETE FROM ledgerhook_checkpoint WHERE user_id = $1 AND dataset = $2', [
-      ref.userId,
-      ref.dataset,
-    ]);
+  /** Drops the dataset's kept pages and checkpoint (autocommit). */
+  clear(ref: DatasetRef): Promise<void> {
+    return dropKept(this.client, ref);
   }
 
-  /** Unlocks and gives the connection back (a broken one is destroyed, never reused). */
-  async end(): Promise<void> {
+  /** Unlocks and gives the connection back (a broken one, or one the caller says broke, is destroyed). */
+  async end(broken?: Error): Promise<void> {
     if (!this.#open) return;
     this.#open = false;
+    if (broken) {
+      this.client.release(broken);
+      return;
+    }
     try {
       await this.client.query('ROLLBACK').catch(() => {});
       await this.client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [this.#key]);
@@ -84,18 +84,19 @@ export class PostgresTakenCheckpoint implements TakenCheckpoint {
   readonly ref: DatasetRef;
   readonly checkpoint: ReadCheckpoint | undefined;
   readonly damaged: string | undefined;
-  readonly stagedRows: number;
+  /** What the checkpoint row says it kept (the pages found added up to it, unless damaged). */
+  readonly kept: KeptCount;
 
-  constructor(session: DatasetSession, ref: DatasetRef, checkpoint: unknown, stagedRows: number, found: number) {
+  constructor(session: DatasetSession, ref: DatasetRef, checkpoint: unknown, kept: KeptCount, found: KeptCount) {
     this.session = session;
     this.ref = ref;
     this.checkpoint = isReadCheckpoint(checkpoint) ? checkpoint : undefined;
-    this.stagedRows = stagedRows;
+    this.kept = kept;
     this.damaged =
       this.checkpoint === undefined
         ? 'its record cannot be read'
-        : found !== stagedRows
-          ? `its staged rows do not match the record (${found} of ${stagedRows})`
+        : found.pages !== kept.pages || found.items !== kept.items
+          ? `its kept pages do not match the record (${found.pages} of ${kept.pages} pages, ${found.items} of ${kept.items} items)`
           : undefined;
   }
 
@@ -119,7 +120,8 @@ export async function takePostgresCheckpoint(
   wrap: (error: unknown) => Error,
 ): Promise<TakenCheckpoint | undefined> {
   const params = [ref.userId, ref.dataset];
-  const query = 'SELECT checkpoint, staged_rows FROM ledgerhook_checkpoint WHERE user_id = $1 AND dataset = $2';
+  const query =
+    'SELECT checkpoint, staged_pages, staged_items FROM ledgerhook_checkpoint WHERE user_id = $1 AND dataset = $2';
   let any: pg.QueryResult;
   try {
     // Most runs find none: that costs one query and no lock.
@@ -131,21 +133,25 @@ export async function takePostgresCheckpoint(
   const session = await DatasetSession.open(pool, ref, wrap, false);
   if (!session) return undefined;
   try {
-    const row = (await session.client.query<{ checkpoint: unknown; staged_rows: string }>(query, params)).rows[0];
+    const row = (
+      await session.client.query<{ checkpoint: unknown; staged_pages: number; staged_items: string }>(query, params)
+    ).rows[0];
     if (!row) {
       await session.end();
       return undefined;
     }
-    const found = await session.client.query<{ n: string }>(
-      'SELECT count(*) AS n FROM ledgerhook_staging WHERE user_id = $1 AND dataset = $2',
+    const found = await session.client.query<{ pages: string; items: string }>(
+      `SELECT coalesce(sum(pages), 0) AS pages, coalesce(sum(items), 0) AS items
+       FROM ledgerhook_staged_pages WHERE user_id = $1 AND dataset = $2`,
       params,
     );
+    const count = (pages: unknown, items: unknown): KeptCount => ({ pages: Number(pages), items: Number(items) });
     return new PostgresTakenCheckpoint(
       session,
       ref,
       row.checkpoint,
-      Number(row.staged_rows),
-      Number(found.rows[0]?.n ?? 0),
+      count(row.staged_pages, row.staged_items),
+      count(found.rows[0]?.pages ?? 0, found.rows[0]?.items ?? 0),
     );
   } catch (error) {
     await session.end();

@@ -47,6 +47,20 @@ export function storeError(error: unknown, url: string): LedgerhookError {
       { cause: error, details: { reason: 'store_login_failed', userInUrl, sqlState: err.code } },
     );
   }
+  // A value Postgres refuses (a data exception, a value past a limit) is refused again on every try:
+  // a failure of what was synced, named as far as Postgres names it, never one to retry.
+  if (/^22|^54000$/.test(err.code ?? '')) {
+    // Where Postgres says which row of a COPY it was (its context also quotes the value: financial
+    // data, kept out of messages and logs).
+    const where = (error as { where?: unknown }).where;
+    const line = typeof where === 'string' ? /\bline (\d+)/.exec(where)?.[1] : undefined;
+    const context = line ? ` (row ${line} of the load)` : '';
+    return new LedgerhookError(
+      'ERR_BAD_RESPONSE',
+      `the Postgres store ${redactUrl(url)} cannot hold a value of this data: ${err.message}${context}; nothing was changed`,
+      { cause: error, details: { reason: 'item_not_storable', sqlState: err.code } },
+    );
+  }
   return new LedgerhookError('ERR_IO', `the Postgres store ${redactUrl(url)} failed: ${err.message}`, {
     cause: error,
     details: { reason: 'store_failed', sqlState: err.code },

@@ -1,8 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
-import type { StoredItem } from '../dataset-store.js';
-import { rowKey } from './postgres-rows.js';
 
 /** The part of pg's connection a COPY needs (pg runs COPY only through a submittable). */
 interface CopyConnection {
@@ -71,11 +69,11 @@ export class CopyStream {
   }
 
   /** Sends rows in COPY's text format; rejects with Postgres's error once the COPY has failed. */
-  async write(text: string): Promise<void> {
+  async write(rows: Buffer): Promise<void> {
     const connection = this.#connection;
     if (this.#failure || !connection) await this.#done;
-    if (!connection || text.length === 0) return;
-    connection.sendCopyFromChunk(Buffer.from(text, 'utf8'));
+    if (!connection || rows.length === 0) return;
+    connection.sendCopyFromChunk(rows);
     if (connection.stream.writableNeedDrain) await Promise.race([once(connection.stream, 'drain'), this.#done]);
   }
 
@@ -105,9 +103,11 @@ export function copyField(value: string): string {
   );
 }
 
-/** Rows of COPY text: `prefix`, then the id and the item as JSON, tab-separated. */
-export function copyRows(items: readonly StoredItem[], prefix = ''): string {
-  let text = '';
-  for (const item of items) text += `${prefix}${copyField(rowKey(item.id))}\t${copyField(JSON.stringify(item))}\n`;
-  return text;
+/** A field of COPY's text format read back: copyField undone. */
+export function uncopyField(field: string): string {
+  return field.includes('\\')
+    ? field.replace(/\\([\\tnr])/g, (_, char: string) =>
+        char === '\\' ? '\\' : char === 't' ? '\t' : char === 'n' ? '\n' : '\r',
+      )
+    : field;
 }

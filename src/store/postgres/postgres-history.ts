@@ -8,7 +8,7 @@ import {
   type RemovalReason,
 } from '../dataset-history.js';
 import type { DatasetRef, StoredItem } from '../dataset-store.js';
-import { rowKey } from './postgres-rows.js';
+import { idOfRowKey, rowKey } from './postgres-rows.js';
 
 /**
  * Issue #21 in Postgres: every committed change with its provenance (ledgerhook_history), and the
@@ -58,6 +58,7 @@ export async function deleteReturning(client: pg.ClientBase, ref: Ref, ids: read
   return result.rows.map((row) => row.item);
 }
 
+/** An entry's facts as one json record; its item goes apart (ENTRIES). */
 const toRow = (entry: HistoryEntry) => ({
   item_id: rowKey(entry.id),
   at: entry.at,
@@ -67,8 +68,24 @@ const toRow = (entry: HistoryEntry) => ({
   page: entry.page ?? null,
   op: entry.op,
   reason: entry.reason ?? null,
-  item: entry.item ?? null,
 });
+
+/**
+ * Entries' facts ($3) joined by position with their items ($4, a json array, null where none): an
+ * item is never a field of a record that Postgres converts, so it keeps its text (\u0000 included).
+ */
+const ENTRIES = `ROWS FROM (json_to_recordset($3::json) AS (item_id text, at timestamptz, run text, cause text,
+    delivery_id text, page text, op text, reason text))
+  WITH ORDINALITY AS e(item_id, at, run, cause, delivery_id, page, op, reason, n)
+  JOIN json_array_elements($4::json) WITH ORDINALITY AS i(value, n) USING (n)`;
+const ITEM = `CASE WHEN i.value::text = 'null' THEN NULL ELSE i.value END`;
+
+const entryParams = (ref: Ref, entries: readonly HistoryEntry[]) => [
+  ref.userId,
+  ref.dataset,
+  JSON.stringify(entries.map(toRow)),
+  JSON.stringify(entries.map((entry) => entry.item ?? null)),
+];
 
 /**
  * The commit's history rows (older than `days` dropped first, except nothing of a current tombstone
@@ -94,10 +111,8 @@ export async function recordChanges(
   for (let start = 0; start < entries.length; start += 2000)
     await client.query(
       `INSERT INTO ledgerhook_history (user_id, dataset, item_id, at, run, cause, delivery_id, page, op, reason, item)
-       SELECT $1, $2, e.item_id, e.at, e.run, e.cause, e.delivery_id, e.page, e.op, e.reason, e.item
-       FROM jsonb_to_recordset($3::jsonb) AS e(item_id text, at timestamptz, run text, cause text, delivery_id text,
-         page text, op text, reason text, item jsonb)`,
-      [ref.userId, ref.dataset, JSON.stringify(entries.slice(start, start + 2000).map(toRow))],
+       SELECT $1, $2, e.item_id, e.at, e.run, e.cause, e.delivery_id, e.page, e.op, e.reason, ${ITEM} FROM ${ENTRIES}`,
+      entryParams(ref, entries.slice(start, start + 2000)),
     );
   if (upserts.length > 0)
     await client.query(
@@ -108,13 +123,11 @@ export async function recordChanges(
   if (kept.length > 0)
     await client.query(
       `INSERT INTO ledgerhook_tombstones (user_id, dataset, item_id, item, deleted_at, reason, run, cause, delivery_id)
-       SELECT $1, $2, e.item_id, e.item, e.at, e.reason, e.run, e.cause, e.delivery_id
-       FROM jsonb_to_recordset($3::jsonb)
-         AS e(item_id text, item jsonb, at timestamptz, reason text, run text, cause text, delivery_id text)
+       SELECT $1, $2, e.item_id, i.value, e.at, e.reason, e.run, e.cause, e.delivery_id FROM ${ENTRIES}
        ON CONFLICT (user_id, dataset, item_id) DO UPDATE
          SET item = excluded.item, deleted_at = excluded.deleted_at, reason = excluded.reason, run = excluded.run,
              cause = excluded.cause, delivery_id = excluded.delivery_id`,
-      [ref.userId, ref.dataset, JSON.stringify(kept.map(toRow))],
+      entryParams(ref, kept),
     );
 }
 
@@ -122,7 +135,7 @@ const SELECT_HISTORY = `SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24
   delivery_id AS "deliveryId", page, op, reason, item, item_id FROM ledgerhook_history`;
 
 function entryFromRow(row: Record<string, unknown>): HistoryEntry | undefined {
-  const id = (row.item as { id?: unknown } | null)?.id ?? row.item_id;
+  const id = (row.item as { id?: unknown } | null)?.id ?? idOfRowKey(String(row.item_id));
   const clean = Object.fromEntries(Object.entries(row).filter(([, value]) => value !== null));
   return historyEntryFrom({ ...clean, id });
 }

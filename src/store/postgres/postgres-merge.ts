@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import type { DatasetRef, StoredItem } from '../dataset-store.js';
-import { rowKey, rowsWithKeys } from './postgres-rows.js';
+import type { DatasetRef } from '../dataset-store.js';
 
 /**
  * A full read over a dataset that already has rows, merged rather than deleted and re-inserted.
@@ -14,13 +13,15 @@ import { rowKey, rowsWithKeys } from './postgres-rows.js';
  * rows are on disk.
  */
 
-const STAGE = 'ledgerhook_stage';
+export const STAGE = 'ledgerhook_stage';
 
-/** The COPY that stages pages (rows as `copyRows` writes them, without a prefix). */
+/** The COPY that stages pages (rows as `pageText` writes them, without a prefix). */
 export const STAGE_COPY = `COPY ${STAGE} (item_id, item) FROM STDIN`;
 
 export async function beginMerge(client: pg.ClientBase): Promise<void> {
-  await client.query(`CREATE TEMPORARY TABLE ${STAGE} (item_id text NOT NULL, item jsonb NOT NULL) ON COMMIT DROP`);
+  await client.query(
+    `CREATE TEMPORARY TABLE ${STAGE} (item_id text COLLATE "C" NOT NULL, item json NOT NULL) ON COMMIT DROP`,
+  );
 }
 
 /**
@@ -32,29 +33,11 @@ export async function allowRepeats(client: pg.ClientBase): Promise<void> {
   await client.query(`CREATE UNIQUE INDEX ON ${STAGE} (item_id)`);
 }
 
-/** Stages a page that may repeat staged ids (each id once within the page: the caller dedupes). */
-export async function upsertStaged(client: pg.ClientBase, items: readonly StoredItem[]): Promise<void> {
-  await client.query(
-    `INSERT INTO ${STAGE} (item_id, item) SELECT k.id, e.value FROM ${rowsWithKeys(1, 2)}
-     ON CONFLICT (item_id) DO UPDATE SET item = excluded.item`,
-    [items.map((item) => rowKey(item.id)), JSON.stringify(items)],
-  );
-}
-
 /** MERGE (Postgres 15+) updates and inserts in one join; older servers take two statements. */
 export type MergeStatement = 'merge' | 'update-insert';
 
-/**
- * Merges the staged rows into the dataset; returns its row count. `source` is where they are staged:
- * the temporary table, or a query of `(item_id, item)` rows that may use $1 (user) and $2 (dataset),
- * such as a resumable read's rows in ledgerhook_staging (postgres-resumable-load.ts).
- */
-export async function finishMerge(
-  client: pg.ClientBase,
-  ref: DatasetRef,
-  statement?: MergeStatement,
-  source = STAGE,
-): Promise<number> {
+/** Merges the staged rows into the dataset; returns its row count. */
+export async function finishMerge(client: pg.ClientBase, ref: DatasetRef, statement?: MergeStatement): Promise<number> {
   const params = [ref.userId, ref.dataset];
   const use = statement ?? (await serverStatement(client));
   // Each statement must be one pass over both sides (a hash join). The staged table has no
@@ -63,35 +46,32 @@ export async function finishMerge(
   await client.query('SET LOCAL enable_nestloop = off');
   if (use === 'merge') {
     await client.query(
-      `MERGE INTO ledgerhook_items AS i USING ${source} AS s
+      `MERGE INTO ledgerhook_items AS i USING ${STAGE} AS s
        ON i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id
-       WHEN MATCHED AND i.item IS DISTINCT FROM s.item THEN UPDATE SET item = s.item, updated_at = now()
+       WHEN MATCHED AND i.item::text IS DISTINCT FROM s.item::text THEN UPDATE SET item = s.item, updated_at = now()
        WHEN NOT MATCHED THEN INSERT (user_id, dataset, item_id, item) VALUES ($1, $2, s.item_id, s.item)`,
       params,
     );
   } else {
     await client.query(
-      `UPDATE ledgerhook_items AS i SET item = s.item, updated_at = now() FROM ${source} AS s
-       WHERE i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id AND i.item IS DISTINCT FROM s.item`,
+      `UPDATE ledgerhook_items AS i SET item = s.item, updated_at = now() FROM ${STAGE} AS s
+       WHERE i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id AND i.item::text IS DISTINCT FROM s.item::text`,
       params,
     );
     await client.query(
       `INSERT INTO ledgerhook_items (user_id, dataset, item_id, item)
-       SELECT $1, $2, s.item_id, s.item FROM ${source} AS s
+       SELECT $1, $2, s.item_id, s.item FROM ${STAGE} AS s
        WHERE NOT EXISTS (SELECT 1 FROM ledgerhook_items AS i WHERE i.user_id = $1 AND i.dataset = $2 AND i.item_id = s.item_id)`,
       params,
     );
   }
   await client.query(
     `DELETE FROM ledgerhook_items AS i WHERE i.user_id = $1 AND i.dataset = $2
-     AND NOT EXISTS (SELECT 1 FROM ${source} AS s WHERE s.item_id = i.item_id)`,
+     AND NOT EXISTS (SELECT 1 FROM ${STAGE} AS s WHERE s.item_id = i.item_id)`,
     params,
   );
   await client.query('SET LOCAL enable_nestloop = on');
-  const staged = await client.query<{ rows: string }>(
-    `SELECT count(*) AS rows FROM ${source} AS s`,
-    source === STAGE ? [] : params,
-  );
+  const staged = await client.query<{ rows: string }>(`SELECT count(*) AS rows FROM ${STAGE} AS s`);
   return Number(staged.rows[0]?.rows ?? 0);
 }
 

@@ -1,4 +1,3 @@
-import { AscendingIds } from './ascending-ids.js';
 import type pg from 'pg';
 import type {
   CommitResult,
@@ -10,211 +9,157 @@ import type {
   TakenCheckpoint,
 } from '../dataset-store.js';
 import { DatasetSession, PostgresTakenCheckpoint } from './postgres-checkpoint.js';
-import { CopyStream, copyField, copyRows } from './postgres-copy.js';
-import { finishMerge } from './postgres-merge.js';
-import { dedupeById, rowKey, rowsWithKeys, UPSERT_BATCH, writeState } from './postgres-rows.js';
-
-const STAGE_COPY = 'COPY ledgerhook_staging (user_id, dataset, item_id, item) FROM STDIN';
-
-/** The staged rows of one dataset, as finishMerge reads them ($1 user, $2 dataset). */
-const STAGED = '(SELECT item_id, item FROM ledgerhook_staging WHERE user_id = $1 AND dataset = $2)';
+import { PostgresFullLoad } from './postgres-full-load.js';
+import { dropKept, PageKeeper } from './postgres-page-keeper.js';
 
 /**
- * A full read into Postgres that a later run can continue (issue 21). Pages go into
- * ledgerhook_staging; each checkpoint commits the pages added since the last one together with the
- * checkpoint row (one transaction: the row never counts rows that are not there). The commit merges
- * the staged rows into ledgerhook_items, writes the state and drops staging and checkpoint, all in
- * one transaction: readers see the previous dataset until then, as with PostgresFullLoad. A repeated
- * id replaces the staged row (the later page wins), so any order is right.
+ * A full read into Postgres that a later run can continue. It is an all-or-nothing load
+ * (PostgresFullLoad: one transaction, pages copied in as they come, readers seeing the previous
+ * dataset until its commit) on a connection that holds the dataset's lock for its session, plus a
+ * PageKeeper that writes each checkpoint with the pages since the last one on another connection
+ * while the read goes on. Keeping them costs one statement per checkpoint, never a second pass over
+ * the rows. The commit drops what was kept in the load's own transaction; a continued read first
+ * feeds the kept pages to its load, as if it had just read them.
  */
 export class PostgresResumableLoad implements FullLoad {
   readonly #session: DatasetSession;
-  readonly #ref: DatasetRef;
-  readonly #wrap: (error: unknown) => Error;
-  /** Distinct rows staged: what the checkpoint row records, so that a resumed run can check them. */
-  #rows: number;
-  /** Ids so far ascending (a fresh read only), and the largest: pages go in with COPY. */
-  readonly #order: AscendingIds;
-  #inTransaction = false;
-  #inFlight: Promise<void> | undefined;
-  #saved: boolean;
+  readonly #keeper: PageKeeper;
+  #load: PostgresFullLoad | undefined;
+  /** The checkpoint write in flight, the checkpoint to write next, and a write that failed. */
+  #saving: Promise<void> | undefined;
+  #wanted: { at: ReadCheckpoint; through: number } | undefined;
+  #failed: Error | undefined;
   #open = true;
+  /** The load gave its connection back as broken: it is destroyed, not reused, when the read ends. */
+  #broken: Error | undefined;
 
-  /** `rows`: staged by the checkpoint continued (its row exists), or undefined for a fresh read. */
-  private constructor(session: DatasetSession, ref: DatasetRef, wrap: (error: unknown) => Error, rows?: number) {
+  private constructor(session: DatasetSession, keeper: PageKeeper) {
     this.#session = session;
-    this.#ref = ref;
-    this.#wrap = wrap;
-    this.#rows = rows ?? 0;
-    this.#saved = rows !== undefined;
-    this.#order = new AscendingIds(rows === undefined);
+    this.#keeper = keeper;
   }
 
+  /**
+   * A fresh read, or the read of `taken` continued (when it can be). `keeperPool` serves the
+   * keeper's statements: never the pool the loads hold connections of, so that it cannot run dry.
+   */
   static async begin(
     pool: pg.Pool,
+    keeperPool: pg.Pool,
     ref: DatasetRef,
     wrap: (error: unknown) => Error,
     taken: TakenCheckpoint | undefined,
   ): Promise<PostgresResumableLoad> {
-    if (taken instanceof PostgresTakenCheckpoint && taken.damaged === undefined)
-      return new PostgresResumableLoad(taken.session, ref, wrap, taken.stagedRows);
-    await taken?.discard();
-    const session = (await DatasetSession.open(pool, ref, wrap, true)) as DatasetSession;
+    const continued = taken instanceof PostgresTakenCheckpoint && taken.damaged === undefined ? taken : undefined;
+    if (!continued) await taken?.discard();
+    const session = continued?.session ?? ((await DatasetSession.open(pool, ref, wrap, true)) as DatasetSession);
+    const read = new PostgresResumableLoad(session, new PageKeeper(keeperPool, ref, wrap, continued?.kept));
     try {
       // What an abandoned read left is not this read's.
-      await session.clear(ref);
+      if (!continued) await read.#keeper.clear();
+      const load = await PostgresFullLoad.start(session.client, ref, wrap, {
+        onPage: (json, items) => read.#keeper.page(json, items),
+        beforeCommit: (client) => dropKept(client, ref),
+        // The session (and the dataset's lock) outlives the load's transaction until the read ends.
+        release: async (_client, error) => {
+          read.#broken ??= error;
+        },
+      });
+      read.#load = load;
+      if (continued) await read.#keeper.feed((items) => load.add(items));
     } catch (error) {
-      await session.end();
-      throw wrap(error);
+      // What was kept stays for the next run (kept pages that cannot be fed again are dropped by feed).
+      await read.abort({ keepCheckpoint: true });
+      throw error;
     }
-    return new PostgresResumableLoad(session, ref, wrap);
+    return read;
   }
 
-  get #client(): pg.PoolClient {
-    return this.#session.client;
+  get #started(): PostgresFullLoad {
+    if (!this.#open || !this.#load) throw new Error('full load already finished');
+    return this.#load;
   }
 
-  /** Starts staging a page; the previous one must be staged first (one page in flight). */
-  async add(items: readonly StoredItem[]): Promise<void> {
+  add(items: readonly StoredItem[]): Promise<void> {
+    return this.#started.add(items);
+  }
+
+  /**
+   * Writes the pages added since the last checkpoint with this one, behind the read: it neither waits
+   * for their rows (the load's transaction holds them until the commit) nor makes the read wait for
+   * it, but while one write is in flight the checkpoints asked for meanwhile wait to be written as
+   * one, and a read that gets two checkpoints ahead waits for the write in flight. A crash loses at
+   * most those pages; a stop (abort) writes what is still owed first.
+   */
+  checkpoint(at: ReadCheckpoint): Promise<void> {
     if (!this.#open) throw new Error('full load already finished');
-    await this.#settle();
-    const writing = this.#stage(dedupeById(items));
-    writing.catch(() => {}); // observed by the next add, checkpoint or commit
-    this.#inFlight = writing;
-  }
-
-  async #begin(): Promise<void> {
-    if (this.#inTransaction) return;
-    await this.#client.query('BEGIN');
-    // A checkpoint need not wait for the disk: only a server crash could lose it, and that empties
-    // the unlogged staged rows anyway (the row count then says the checkpoint is no longer good).
-    await this.#client.query('SET LOCAL synchronous_commit = off');
-    this.#inTransaction = true;
-  }
-
-  async #stage(page: readonly StoredItem[]): Promise<void> {
-    await this.#begin();
-    // While ids ascend no page can repeat a staged id: COPY, the cheapest insert. After the first
-    // page out of order (and in a continued read, whose staged ids are not known here) pages are
-    // upserted: a repeated id replaces the staged row, the later page winning.
-    if (this.#order.see(page)) {
-      const copy = await CopyStream.open(this.#client, STAGE_COPY);
-      try {
-        await copy.write(copyRows(page, `${copyField(this.#ref.userId)}\t${copyField(this.#ref.dataset)}\t`));
-        this.#rows += await copy.end();
-      } catch (error) {
-        await copy.abort();
-        throw error;
-      }
-      return;
+    if (this.#failed) return Promise.reject(this.#failed);
+    const ahead = this.#wanted !== undefined;
+    this.#wanted = { at, through: this.#keeper.added };
+    if (!this.#saving) {
+      this.#saving = this.#writeWanted();
+      this.#saving.catch(() => {}); // kept in #failed, thrown by the next checkpoint, the commit or written()
     }
-    for (let start = 0; start < page.length; start += UPSERT_BATCH) {
-      const batch = page.slice(start, start + UPSERT_BATCH);
-      const result = await this.#client.query<{ fresh: number }>(
-        `WITH staged AS (
-           INSERT INTO ledgerhook_staging (user_id, dataset, item_id, item)
-           SELECT $1, $2, k.id, e.value FROM ${rowsWithKeys(3, 4)}
-           ON CONFLICT (user_id, dataset, item_id) DO UPDATE SET item = excluded.item
-           RETURNING (xmax = 0) AS fresh
-         )
-         SELECT count(*) FILTER (WHERE fresh)::int AS fresh FROM staged`,
-        [this.#ref.userId, this.#ref.dataset, batch.map((item) => rowKey(item.id)), JSON.stringify(batch)],
-      );
-      this.#rows += result.rows[0]?.fresh ?? 0;
-    }
+    return ahead ? this.#saving : Promise.resolve();
   }
 
-  async #settle(): Promise<void> {
-    const writing = this.#inFlight;
-    this.#inFlight = undefined;
-    if (!writing) return;
+  /** Writes the latest checkpoint asked for, and again while another was asked for meanwhile. */
+  async #writeWanted(): Promise<void> {
     try {
-      await writing;
+      for (let wanted = this.#wanted; wanted !== undefined; wanted = this.#wanted) {
+        this.#wanted = undefined;
+        await this.#keeper.save(wanted.at, wanted.through);
+      }
+    } catch (error) {
+      this.#failed = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      this.#saving = undefined;
+    }
+  }
+
+  /** The checkpoint writes in flight, to their end (a failure is thrown). */
+  async #written(): Promise<void> {
+    while (this.#saving) await this.#saving;
+    if (this.#failed) throw this.#failed;
+  }
+
+  async commit(state: DatasetState): Promise<CommitResult> {
+    const load = this.#started;
+    // Nothing owed is written: the commit drops what was kept anyway.
+    this.#wanted = undefined;
+    try {
+      await this.#written();
     } catch (error) {
       await this.abort({ keepCheckpoint: true });
-      throw this.#wrap(error);
+      throw error;
+    }
+    // From here the read ends either way: committed, or rolled back with what was kept left as it
+    // is (the next run checks it before it goes on).
+    this.#open = false;
+    try {
+      return await load.commit(state);
+    } finally {
+      await this.#session.end(this.#broken);
     }
   }
 
   /**
-   * Commits the pages staged since the last checkpoint together with this one. It runs behind the
-   * page's staging, while the sync fetches the next page; a failure surfaces at the next add or at
-   * the commit (an abort waits for it, so what Ctrl-C reports as kept is committed).
+   * Rolls the load back; without keepCheckpoint, drops what was kept too, while the dataset's lock
+   * is still held (no other run can have begun its own).
    */
-  async checkpoint(at: ReadCheckpoint): Promise<void> {
-    if (!this.#open) throw new Error('full load already finished');
-    const staging = this.#inFlight;
-    const saving = (async () => {
-      await staging;
-      await this.#begin();
-      await this.#client.query(
-        `INSERT INTO ledgerhook_checkpoint (user_id, dataset, checkpoint, staged_rows, saved_at)
-         VALUES ($1, $2, $3::jsonb, $4, now())
-         ON CONFLICT (user_id, dataset) DO UPDATE SET
-           checkpoint = excluded.checkpoint, staged_rows = excluded.staged_rows, saved_at = excluded.saved_at`,
-        [this.#ref.userId, this.#ref.dataset, JSON.stringify(at), this.#rows],
-      );
-      await this.#client.query('COMMIT');
-      this.#inTransaction = false;
-      this.#saved = true;
-    })();
-    saving.catch(() => {}); // observed by the next add or the commit
-    this.#inFlight = saving;
-  }
-
-  /** Moves the staged rows into the dataset; returns its row count. Into no rows, a plain insert. */
-  async #publish(): Promise<number> {
-    const params = [this.#ref.userId, this.#ref.dataset];
-    const existing = await this.#client.query(
-      'SELECT 1 FROM ledgerhook_items WHERE user_id = $1 AND dataset = $2 LIMIT 1',
-      params,
-    );
-    if ((existing.rowCount ?? 0) > 0) return finishMerge(this.#client, this.#ref, undefined, STAGED);
-    const inserted = await this.#client.query(
-      `INSERT INTO ledgerhook_items (user_id, dataset, item_id, item) SELECT $1, $2, s.item_id, s.item FROM ${STAGED} AS s`,
-      params,
-    );
-    return inserted.rowCount ?? 0;
-  }
-
-  async commit(state: DatasetState): Promise<CommitResult> {
-    if (!this.#open) throw new Error('full load already finished');
-    await this.#settle();
-    try {
-      await this.#begin();
-      // The commit is durable as any other: synchronous_commit back on for this transaction.
-      await this.#client.query('SET LOCAL synchronous_commit = on');
-      await this.#client.query('SET LOCAL statement_timeout = 0');
-      const total = await this.#publish();
-      await writeState(this.#client, this.#ref, { ...state, items: total });
-      const params = [this.#ref.userId, this.#ref.dataset];
-      await this.#client.query('DELETE FROM ledgerhook_staging WHERE user_id = $1 AND dataset = $2', params);
-      await this.#client.query('DELETE FROM ledgerhook_checkpoint WHERE user_id = $1 AND dataset = $2', params);
-      await this.#client.query('COMMIT');
-      this.#inTransaction = false;
-      this.#open = false;
-      await this.#session.end();
-      return { total, upserted: total, removed: 0 };
-    } catch (error) {
-      await this.abort({ keepCheckpoint: true });
-      throw this.#wrap(error);
-    }
-  }
-
-  /** Rolls back what came after the last checkpoint; without keepCheckpoint, drops the staged rows too. */
   async abort(options?: { keepCheckpoint?: boolean | undefined }): Promise<void> {
     if (!this.#open) return;
     this.#open = false;
-    await this.#inFlight?.catch(() => {});
-    this.#inFlight = undefined;
+    // A checkpoint asked for is written before the read ends, so that what the run reported kept is.
+    if (!options?.keepCheckpoint) this.#wanted = undefined;
+    await this.#written().catch(() => {});
     try {
-      if (this.#inTransaction) await this.#client.query('ROLLBACK');
-      this.#inTransaction = false;
-      if (!(options?.keepCheckpoint && this.#saved)) await this.#session.clear(this.#ref);
+      await this.#load?.abort();
+      if (!(options?.keepCheckpoint && this.#keeper.saved)) await this.#keeper.clear();
     } catch {
-      // A broken connection: what it did not commit is gone with it; end() destroys it.
+      // The store is unreachable: what was kept stays, and the next run checks it before going on.
     } finally {
-      await this.#session.end();
+      await this.#session.end(this.#broken);
     }
   }
 }

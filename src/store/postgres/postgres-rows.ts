@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { canonical, type ItemId, showId } from '../../dataset/item-id.js';
 import { LedgerhookError } from '../../errors.js';
 import type { DatasetRef, DatasetState, StoredItem } from '../dataset-store.js';
 import { schemaFrom } from '../dataset-schema.js';
@@ -8,16 +9,34 @@ import { schemaFrom } from '../dataset-schema.js';
  * parameter per batch (a multi-row upsert), never one statement per item.
  */
 
-/** Postgres text cannot hold NUL: a userId carrying one is refused with a clear reason, not a driver error. */
+/**
+ * Bytes a row key may take, and a userId and dataset together. Postgres indexes (user, dataset, item
+ * id) in B-tree entries of at most 2704 bytes: two of these fit, and no real id comes near one.
+ */
+export const MAX_ROW_KEY_BYTES = 1024;
+
+/** A UTF-16 surrogate without its pair (UTF-8 has no bytes for it). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether Postgres stores this string as it stands (pg would send a lone surrogate as U+FFFD). */
+export const isStorableText = (text: string): boolean => !text.includes('\u0000') && !LONE_SURROGATE.test(text);
+
+/**
+ * A userId or dataset is a key of every row: one Postgres cannot hold exactly (a NUL, or a lone
+ * surrogate, which would be stored as U+FFFD and meet another user's), or too long to index beside
+ * an item's key, is refused with a clear reason.
+ */
 export function assertStorable(ref: Pick<DatasetRef, 'userId' | 'dataset'>): void {
-  if (ref.userId.includes('\u0000') || ref.dataset.includes('\u0000'))
-    throw new LedgerhookError(
-      'ERR_USAGE',
-      'a userId or dataset containing a NUL character cannot be stored in Postgres',
-      {
-        details: { reason: 'store_value_invalid' },
-      },
-    );
+  const why =
+    !isStorableText(ref.userId) || !isStorableText(ref.dataset)
+      ? 'containing a NUL character or an unpaired surrogate'
+      : Buffer.byteLength(ref.userId) + Buffer.byteLength(ref.dataset) > MAX_ROW_KEY_BYTES
+        ? `longer than ${MAX_ROW_KEY_BYTES} bytes together`
+        : undefined;
+  if (why)
+    throw new LedgerhookError('ERR_USAGE', `a userId and dataset ${why} cannot be stored in Postgres`, {
+      details: { reason: 'store_value_invalid' },
+    });
 }
 
 /** One text per (user, dataset), collision-free (length-prefixed), for an advisory lock. */
@@ -29,15 +48,46 @@ export function datasetLockKey(ref: Pick<DatasetRef, 'userId' | 'dataset'>): str
 export const UPSERT_BATCH = 2000;
 
 /**
- * The row key of an id: `String(id)`, the same for COPY, upserts and deletes (Postgres's own
- * `e->>'id'` would spell 1e21 or 1.50 otherwise). 7 and "7" are one row.
+ * The row key of an id, the same for COPY, upserts and deletes: the id's canonical form as text, so
+ * 7 and "7" are one row, as they are one item everywhere (item-id.ts). A string id that text cannot
+ * hold as it stands (a NUL, a lone surrogate) is kept as its JSON text instead, and so is one that
+ * starts with a double quote, so that no two ids share a key.
  */
-export const rowKey = (id: unknown): string => String(id);
+export const rowKey = (id: ItemId): string => {
+  if (typeof id === 'number') return String(id);
+  const key = canonical(id);
+  if (typeof key === 'number') return String(key);
+  return key.startsWith('"') || !isStorableText(key) ? JSON.stringify(key) : key;
+};
 
-/** Rows `k.id, e.value` pairing parameter $keys (text[], from rowKey) with $items (a JSON array). */
+/** An item Postgres cannot hold: a permanent failure that names it (retrying brings the same item). */
+export function notStorable(id: ItemId, why: string): LedgerhookError {
+  const shown = showId(id);
+  return new LedgerhookError(
+    'ERR_BAD_RESPONSE',
+    `the item with the id ${shown.length > 80 ? `${shown.slice(0, 60)}…` : shown} cannot be stored in Postgres: ${why}; nothing was changed`,
+    { details: { reason: 'item_not_storable', id: shown.slice(0, 200) } },
+  );
+}
+
+/** The row key of an item about to be written, refused (named) when no index entry can hold it. */
+export function insertKey(id: ItemId): string {
+  const key = rowKey(id);
+  if (key.length * 3 > MAX_ROW_KEY_BYTES && Buffer.byteLength(key) > MAX_ROW_KEY_BYTES)
+    throw notStorable(id, `its id takes ${Buffer.byteLength(key)} bytes, more than the ${MAX_ROW_KEY_BYTES} a key may`);
+  return key;
+}
+
+/** The id a row key was made from, as far as the key says (a number's key reads as its string). */
+export const idOfRowKey = (key: string): string => (key.startsWith('"') ? (JSON.parse(key) as string) : key);
+
+/**
+ * Rows `k.id, e.value` pairing parameter $keys (text[], from rowKey) with $items (a JSON array). The
+ * array is json, not jsonb: each element keeps its text as sent (any string, \u0000 included).
+ */
 export const rowsWithKeys = (keys: number, items: number): string =>
   `unnest($${keys}::text[]) WITH ORDINALITY AS k(id, n)
-   JOIN jsonb_array_elements($${items}::jsonb) WITH ORDINALITY AS e(value, n) USING (n)`;
+   JOIN json_array_elements($${items}::json) WITH ORDINALITY AS e(value, n) USING (n)`;
 
 /** The last item of each id wins (a multi-row upsert may not touch one row twice). */
 export function dedupeById(items: readonly StoredItem[]): StoredItem[] {
@@ -64,7 +114,7 @@ export async function upsertItems(
          RETURNING (xmax = 0) AS fresh
        )
        SELECT count(*) FILTER (WHERE fresh)::int AS inserted FROM upserted`,
-      [ref.userId, ref.dataset, batch.map((item) => rowKey(item.id)), JSON.stringify(batch)],
+      [ref.userId, ref.dataset, batch.map((item) => insertKey(item.id)), JSON.stringify(batch)],
     );
     inserted += result.rows[0]?.inserted ?? 0;
   }
@@ -92,7 +142,7 @@ export async function writeState(client: pg.ClientBase, ref: DatasetRef, state: 
   await client.query(
     `INSERT INTO ledgerhook_state
        (user_id, dataset, last_updated_date, items, synced_at, base_url, mode, token_fingerprint, schema)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::json)
      ON CONFLICT (user_id, dataset) DO UPDATE SET
        last_updated_date = excluded.last_updated_date, items = excluded.items, synced_at = excluded.synced_at,
        base_url = excluded.base_url, mode = excluded.mode, token_fingerprint = excluded.token_fingerprint,

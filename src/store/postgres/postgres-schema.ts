@@ -51,6 +51,53 @@ const MIGRATIONS: readonly string[] = [
      saved_at timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (user_id, dataset)
    );`,
+  // Items as json, not jsonb: json keeps the text it is given, so an item comes back exactly as it
+  // was synced (a string holding \u0000 or a lone surrogate, which jsonb refuses, its keys in order),
+  // and storing it costs Postgres a check of its syntax instead of a conversion. The state's schema
+  // (field names come from items) likewise. Row keys of string ids that start with a double quote
+  // become their JSON text, as rowKey now writes them (postgres-rows.ts). The key columns compare
+  // bytewise (COLLATE "C"): every row written searches the primary key, and a locale's comparison
+  // costs more than a byte comparison; the rows are read back in that order (readItemRows).
+  ...['ledgerhook_items', 'ledgerhook_history', 'ledgerhook_tombstones'].map(
+    (table) =>
+      `ALTER TABLE ${table} ALTER COLUMN item TYPE json USING item::json,
+         ALTER COLUMN user_id TYPE text COLLATE "C", ALTER COLUMN dataset TYPE text COLLATE "C",
+         ALTER COLUMN item_id TYPE text COLLATE "C";
+       UPDATE ${table} SET item_id = to_json(item_id)::text WHERE item_id LIKE '"%';`,
+  ),
+  'ALTER TABLE ledgerhook_state ALTER COLUMN schema TYPE json USING schema::json',
+  // A resumable read's pages are kept as the COPY rows of each page (or of the pages between two
+  // checkpoints), with the checkpoint, in one statement per checkpoint (postgres-page-keeper.ts);
+  // its rows go into the dataset in the read's own transaction, as an all-or-nothing read's do.
+  // Both tables are UNLOGGED: a server crash empties them, and the read then starts again from page
+  // 1. A read interrupted under the earlier layout is read again from page 1.
+  `DROP TABLE IF EXISTS ledgerhook_staging;
+   DROP TABLE IF EXISTS ledgerhook_checkpoint;
+   CREATE UNLOGGED TABLE ledgerhook_staged_pages (
+     user_id text COLLATE "C" NOT NULL,
+     dataset text COLLATE "C" NOT NULL,
+     first_page integer NOT NULL,
+     pages integer NOT NULL,
+     items integer NOT NULL,
+     body text NOT NULL,
+     PRIMARY KEY (user_id, dataset, first_page)
+   );
+   -- Kept pages are compressed with lz4 where the server has it (cheaper than writing them whole),
+   -- else stored uncompressed: pglz would cost more than it saves.
+   DO $$ BEGIN
+     EXECUTE 'ALTER TABLE ledgerhook_staged_pages ALTER COLUMN body SET COMPRESSION lz4';
+   EXCEPTION WHEN OTHERS THEN
+     ALTER TABLE ledgerhook_staged_pages ALTER COLUMN body SET STORAGE EXTERNAL;
+   END $$;
+   CREATE UNLOGGED TABLE ledgerhook_checkpoint (
+     user_id text COLLATE "C" NOT NULL,
+     dataset text COLLATE "C" NOT NULL,
+     checkpoint json NOT NULL,
+     staged_pages integer NOT NULL,
+     staged_items bigint NOT NULL,
+     saved_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (user_id, dataset)
+   );`,
 ];
 
 /** Any 64-bit number unlikely to collide with an application's own advisory locks. */

@@ -42,15 +42,20 @@ type RefKey = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
  */
 export class PostgresStore implements DatasetStore {
   readonly kind = 'postgres' as const;
-  readonly keepsKeyOrder = false;
+  /** Items are json: the text synced, keys in the service's order (rows from before that: jsonb's order). */
+  readonly keepsKeyOrder = true;
   readonly url: string;
   readonly #pool: pg.Pool;
+  readonly #connect: () => pg.Pool;
+  /** A resumable read's kept pages are written through a pool of their own, opened on first use. */
+  #keeperPool: pg.Pool | undefined;
   readonly #historyDays: number;
   #ready: Promise<MigrationResult> | undefined;
 
   constructor(options: PostgresStoreOptions) {
     this.url = redactUrl(options.url);
     this.#pool = createPostgresPool(options.url, options.maxConnections ?? 4);
+    this.#connect = () => createPostgresPool(options.url, 2);
     this.#historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS;
   }
 
@@ -87,7 +92,10 @@ export class PostgresStore implements DatasetStore {
     assertStorable(ref);
     await this.migrate();
     const wrap = (error: unknown) => storeError(error, this.url);
-    if (options.resumable || options.resume) return PostgresResumableLoad.begin(this.#pool, ref, wrap, options.resume);
+    if (options.resumable || options.resume) {
+      this.#keeperPool ??= this.#connect();
+      return PostgresResumableLoad.begin(this.#pool, this.#keeperPool, ref, wrap, options.resume);
+    }
     return PostgresFullLoad.begin(this.#pool, ref, wrap);
   }
 
@@ -111,7 +119,7 @@ export class PostgresStore implements DatasetStore {
       await client.query('DELETE FROM ledgerhook_items WHERE user_id = $1 AND dataset = $2', [ref.userId, ref.dataset]);
       // A document is one row with the empty item id.
       await client.query(
-        'INSERT INTO ledgerhook_items (user_id, dataset, item_id, item, updated_at) VALUES ($1, $2, $3, $4::jsonb, now())',
+        'INSERT INTO ledgerhook_items (user_id, dataset, item_id, item, updated_at) VALUES ($1, $2, $3, $4::json, now())',
         [ref.userId, ref.dataset, '', JSON.stringify(body)],
       );
       await writeState(client, ref, { ...state, items: 1, mode: 'document' });
@@ -195,7 +203,7 @@ export class PostgresStore implements DatasetStore {
   }
 
   async close(): Promise<void> {
-    await this.#pool.end();
+    await Promise.all([this.#pool.end(), this.#keeperPool?.end()]);
   }
 
   async #one(ref: RefKey): Promise<StateRow | undefined> {

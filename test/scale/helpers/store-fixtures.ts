@@ -1,5 +1,5 @@
 import { after, before } from 'node:test';
-import type { DatasetRef, DatasetState } from '../../../src/store/dataset-store.js';
+import type { DatasetRef, DatasetState, ReadCheckpoint } from '../../../src/store/dataset-store.js';
 import { PostgresStore } from '../../../src/store/postgres/postgres-store.js';
 import { createTestSchema, type TestSchema } from './services.js';
 
@@ -20,6 +20,25 @@ export const state = (lastUpdatedDate: string, mode: DatasetState['mode'] = 'ful
   tokenFingerprint: 'fp-a',
 });
 export const items = (...ids: number[]) => ids.map((id) => ({ id, amount: id * 10 }));
+
+/** Where a read of `user` stands after `pages` pages of `perPage` items: a checkpoint to keep. */
+export const checkpointAt = (user: DatasetRef, pages: number, perPage = 2): ReadCheckpoint => ({
+  baseUrl: user.baseUrl,
+  userId: user.userId,
+  dataset: user.dataset,
+  filter: {},
+  tokenFingerprint: user.tokenFingerprint,
+  limit: perPage,
+  location: 'test',
+  basedOn: null,
+  fullReason: 'first-sync',
+  cursor: `c${pages}`,
+  pages,
+  items: pages * perPage,
+  lastUpdatedDate: '2026-01-01T00:00:00.000Z',
+  quirks: [],
+  savedAt: '2026-01-01T00:00:00.000Z',
+});
 
 /** A PostgresStore on a schema of its own for the enclosing describe: made before, dropped after. */
 export function useTestStore(opened: (handle: { schema: TestSchema; store: PostgresStore }) => void): void {
