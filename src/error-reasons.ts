@@ -96,6 +96,7 @@ export const ERROR_REASONS = [
   'not_found',
   'nothing_selected',
   'nothing_verified_to_replay',
+  'original_token_not_verified',
   'out_dir_not_writable',
   'out_dir_unusable',
   'owner_mismatch',

@@ -39,8 +39,19 @@ export interface HandleDeliveryOptions {
   acceptInvalid?: boolean | undefined;
   /** One catch-all route (the app's answer is relayed, as a proxy). */
   forward?: ForwardEdge | undefined;
-  /** Several routes, selected by event; with `background` nothing is forwarded here (a retrier does it after the answer). */
-  routing?: { routes: readonly ForwardRoute[]; events?: Routing['events']; background?: boolean } | undefined;
+  /**
+   * Several routes, selected by event; with `background` nothing is forwarded here (a retrier does it
+   * after the answer), and `reserve` holds the retrier's room for the routes due before 202 is
+   * answered (false: no room, 503).
+   */
+  routing?:
+    | {
+        routes: readonly ForwardRoute[];
+        events?: Routing['events'];
+        background?: boolean;
+        reserve?: ((forwards: number, bodyBytes: number) => boolean) | undefined;
+      }
+    | undefined;
   now: () => number;
   newId: (nowMs: number) => string;
   /** Traces and metrics (openTelemetry()); default none. */
@@ -126,6 +137,15 @@ async function forwardRoutes(
   if (routes.length === 0) return { fields: {} };
   // A forgery kept by acceptInvalid is forwarded once at most (as before routes), never owed retries.
   if (routing.background && verdict.valid === false) return { fields: {} };
+  if (routing.background && routing.reserve && !routing.reserve(routes.length, request.body.length))
+    return {
+      answer: {
+        status: 503,
+        body: { error: 'busy', message: 'too many forwards wait for a retry; retry later' },
+        headers: { 'retry-after': '1' },
+      },
+      fields: {},
+    };
   if (routing.background)
     return {
       answer: { status: 202, body: { received: true, forwarding: routes.map((route) => route.name) } },

@@ -14,10 +14,9 @@ import { BodyBudget } from '../http/body-budget.js';
 import { DeliveryEvents, type DeliverySubscriber, type ListenerEvent } from '../delivery/delivery-events.js';
 import { postForwardEdge } from './forward-edge.js';
 import type { ForwardRetryOptions } from './forward-retries.js';
-import { type ForwardEvent, forwarding, startRetrier } from './listener-routing.js';
+import { type ForwardEvent, forwarding, readOwedForwards, startRetrier } from './listener-routing.js';
 import type { Route } from './routes.js';
 import type { RouteSelector } from './route-selector.js';
-import { readPendingForwards } from '../capture/pending-forwards.js';
 import { handleDelivery, preflight, type HandleDeliveryOptions } from './handle-delivery.js';
 import { nodeDeliveryHandler } from './node-adapter.js';
 import { answerClientError, DEFAULT_IDLE_TIMEOUT_MS, starting, timeouts } from './listener-connections.js';
@@ -133,7 +132,13 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
   const edgeFor = (url: URL) =>
     postForwardEdge(url, { timeoutMs: options.forwardTimeoutMs, dispatcher: options.dispatcher });
   // Read before the port is bound: a delivery arriving meanwhile must not look owed.
-  const owed = options.retry && options.capture ? await readPendingForwards(options.capture.path) : [];
+  const owed =
+    options.retry && options.capture
+      ? await readOwedForwards(options.capture.path, {
+          secrets: options.secrets ?? [],
+          verificationPrefix: options.verificationPrefix,
+        })
+      : { forwards: [], unverified: 0 };
   events.subscribe({ onEvent: countInto(stats) });
   const handleOptions: HandleDeliveryOptions = {
     path: options.path,

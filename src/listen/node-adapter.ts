@@ -105,7 +105,7 @@ async function serveOne(options: NodeAdapterOptions, req: IncomingMessage, res: 
     return refuseUnread(options, req, res, {
       status: 503,
       error: 'busy',
-      reason: 'the capture queue is full; retry later',
+      reason: 'no room for another delivery (the capture queue, or forwards waiting for a retry); retry later',
     });
   // The delivery's trace starts at receipt, before its body is read, and ends once it is answered.
   const span = options.telemetry.span('ledgerhook.delivery', undefined, undefined, 'server');

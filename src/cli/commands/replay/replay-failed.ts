@@ -1,33 +1,37 @@
 import type { CaptureRecord } from '../../../capture/capture-record.js';
-import { routeStandings } from '../../../capture/route-standings.js';
-import { resolveTarget } from '../../../delivery/target.js';
+import { type ForwardState, standingsIn } from '../../../capture/route-standings.js';
 import { usageError } from '../../../errors.js';
 import { printableLine } from '../../render-delivery.js';
 
 /**
- * `replay --failed [--route NAME]`: the deliveries whose last attempt at a route failed for good (one
- * still waiting for a retry is left to listen), and where to send them: --to, else the one URL they
- * failed at (several URLs need --route or --to).
+ * `replay --failed` / `--owed` [--route NAME]: the deliveries with a forward in that state, and the
+ * routes and URLs of those forwards. The URLs are only ever shown: a capture file never chooses
+ * where a delivery goes.
  */
-export function failedDeliveries(
+export function forwardsIn(
   records: readonly CaptureRecord[],
-  options: { route?: string | undefined; to?: string | undefined },
-): { records: CaptureRecord[]; url: URL | undefined } {
+  state: ForwardState,
+  route: string | undefined,
+): { records: CaptureRecord[]; routes: Set<string>; urls: Set<string> } {
+  const routes = new Set<string>();
   const urls = new Set<string>();
   const chosen = records.filter((record) => {
-    const failed = routeStandings(record).filter(
-      (standing) => standing.outcome === 'failed' && (options.route === undefined || standing.route === options.route),
-    );
-    for (const standing of failed) urls.add(standing.url);
-    return failed.length > 0;
+    const matching = standingsIn(record, state, route);
+    for (const standing of matching) {
+      routes.add(standing.route);
+      urls.add(standing.url);
+    }
+    return matching.length > 0;
   });
-  if (options.to !== undefined) return { records: chosen, url: resolveTarget(options.to) };
-  if (urls.size > 1)
-    throw usageError(
-      `the failed deliveries failed at ${urls.size} URLs (${[...urls].map(printableLine).join(', ')}): choose one with --route NAME, or send them all to --to TARGET`,
-      'missing_target',
-    );
-  const [only] = urls;
-  // Read back from the capture file: the same checks as a typed target.
-  return { records: chosen, url: only === undefined ? undefined : resolveTarget(only) };
+  return { records: chosen, routes, urls };
+}
+
+/** `--failed`/`--owed` without `--to`: where the file says they were going is shown, for the person to pass. */
+export function targetNotFromFile(state: ForwardState, urls: ReadonlySet<string>): Error {
+  const shown = [...urls].slice(0, 3).map(printableLine);
+  const where = shown.length === 0 ? '' : ` (the capture names ${shown.join(', ')}${urls.size > 3 ? ', ...' : ''})`;
+  return usageError(
+    `replay --${state} needs --to TARGET: a capture file never chooses where its deliveries go${where}`,
+    'missing_target',
+  );
 }

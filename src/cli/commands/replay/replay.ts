@@ -8,12 +8,21 @@ import { resolveTarget } from '../../../delivery/target.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import { describeVerdict } from '../../../replay/captured-delivery.js';
 import type { DeliveryOutcome } from '../../../delivery/send-deliveries.js';
-import { planReplay, replayDeliveries, type PlannedReplay, type ReplayPlan } from '../../../replay/replay.js';
+import { assertResignable } from '../../../replay/original-token.js';
+import {
+  planReplay,
+  replayDeliveries,
+  resignedRecords,
+  type PlannedReplay,
+  type ReplayPlan,
+} from '../../../replay/replay.js';
+import type { LabelledSecret } from '../../../webhook/secrets.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { ReplayCommandOptions } from './definition.js';
-import { failedDeliveries } from './replay-failed.js';
+import { forwardsIn, targetNotFromFile } from './replay-failed.js';
+import { owedAttempts } from './replay-owed.js';
 import { describeRecord } from '../../delivery-line.js';
-import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
+import { requireWebhookSecrets, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
 
 const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
 
@@ -85,7 +94,7 @@ function announce(
   if (plan.send.some((p) => p.verdict === 'refused' && p.mode === 're-signed'))
     writeLine(
       ctx.stderr,
-      `${c.yellow('warning:')} re-signing deliveries that listen refused: they will verify although they were never authentic`,
+      `${c.yellow('warning:')} re-signing deliveries that listen refused at receipt (their original tokens verify now): they will be accepted although they were not then`,
     );
 }
 
@@ -114,40 +123,76 @@ function lineFor(planned: PlannedReplay, outcome: DeliveryOutcome): ReplayLine {
   return { ...line, status: outcome.response.status, latencyMs: roundMs(outcome.response.latencyMs) };
 }
 
-/** The deliveries to consider and where they go: all to --to, or (--failed) the failed ones. */
-function checkTarget(options: ReplayCommandOptions): void {
-  if (options.route !== undefined && !options.failed)
-    throw usageError('--route goes with --failed', 'conflicting_flags');
-  if (options.edit && options.failed)
-    throw usageError('--edit sends one delivery to --to TARGET; it does not go with --failed', 'conflicting_flags');
-  if (options.to === undefined && !options.failed)
-    throw usageError('replay needs --to TARGET (or --failed, which re-sends to where they failed)', 'missing_target');
+/** Flags that do not go together, and a missing --to, are said before the file is read. */
+function checkFlags(options: ReplayCommandOptions): void {
+  if (options.failed && options.owed) throw usageError('choose --failed or --owed, not both', 'conflicting_flags');
+  if (options.route !== undefined && !options.failed && !options.owed)
+    throw usageError('--route goes with --failed or --owed', 'conflicting_flags');
+  if (options.edit && (options.failed || options.owed))
+    throw usageError(
+      '--edit sends one delivery to --to TARGET; it does not go with --failed or --owed',
+      'conflicting_flags',
+    );
+  if (options.to === undefined && !options.failed && !options.owed)
+    throw usageError('replay needs --to TARGET', 'missing_target');
   if (options.to !== undefined) resolveTarget(options.to);
 }
 
+/**
+ * The deliveries to consider and where they go: always --to. With --failed or --owed, the ones with
+ * such a forward (and, for --owed, the one route they are recorded against).
+ */
 function chooseRecords(
   options: ReplayCommandOptions,
   records: CaptureRecord[],
-): { records: CaptureRecord[]; url: URL | undefined } {
-  if (options.failed) return failedDeliveries(records, options);
-  return { records, url: options.to === undefined ? undefined : resolveTarget(options.to) };
+): { records: CaptureRecord[]; url: URL; owedRoute?: string | undefined } {
+  const state = options.failed ? 'failed' : options.owed ? 'owed' : undefined;
+  if (state === undefined) return { records, url: resolveTarget(options.to ?? '') };
+  const chosen = forwardsIn(records, state, options.route);
+  if (options.to === undefined) throw targetNotFromFile(state, chosen.urls);
+  const url = resolveTarget(options.to);
+  if (state === 'failed') return { records: chosen.records, url };
+  // Each sent forward is recorded against its route: one route at a time.
+  if (chosen.routes.size > 1)
+    throw usageError(
+      `the owed forwards are due at ${chosen.routes.size} routes (${[...chosen.routes].map(printableLine).join(', ')}): choose one with --route NAME`,
+      'missing_target',
+    );
+  return { records: chosen.records, url, owedRoute: [...chosen.routes][0] };
+}
+
+/** Nothing in the file failed (or is owed): said, and not an error. */
+function nothingToResend(options: ReplayCommandOptions, ctx: CliContext): void {
+  if (options.json) writeJson(ctx, { url: null, results: [], skipped: [], sent: 0, succeeded: 0, failed: 0 });
+  else
+    writeLine(
+      ctx.stdout,
+      options.owed
+        ? `no forward is still owed in ${options.file}${options.route === undefined ? '' : ` to route ${printableLine(options.route)}`}`
+        : `no delivery in ${options.file} failed at its last attempt`,
+    );
+}
+
+/** The secrets, when anything is re-signed: the first signs, and every original token must verify with one. */
+async function resigning(plan: ReplayPlan, options: ReplayCommandOptions, ctx: CliContext) {
+  if (!plan.send.some((p) => p.mode === 're-signed')) return undefined;
+  const secrets: LabelledSecret[] = await requireWebhookSecrets(options, ctx);
+  const verificationPrefix = await resolveVerificationPrefix(options, ctx);
+  // Before anything is sent or listed as sendable: the same check replayDeliveries makes.
+  await assertResignable(resignedRecords(plan.send), { secrets, verificationPrefix });
+  return { secrets, verificationPrefix };
 }
 
 export async function run(options: ReplayCommandOptions, ctx: CliContext): Promise<void> {
   // Flags before the file: a missing target is said without reading anything.
-  checkTarget(options);
+  checkFlags(options);
   const { records: all, warnings } = await readCaptures(options.file);
   for (const warning of warnings) writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${options.file}: ${warning}`);
   validateFilters(options, all);
   if (options.edit) return (await import('./replay-edit.js')).runEdit(options, ctx, all);
   if (options.capture !== undefined) throw usageError('--capture goes with --edit', 'conflicting_flags');
-  const { records, url: target } = chooseRecords(options, all);
-  if (target === undefined) {
-    if (options.json) writeJson(ctx, { url: null, results: [], skipped: [], sent: 0, succeeded: 0, failed: 0 });
-    else writeLine(ctx.stdout, `no delivery in ${options.file} failed at its last attempt`);
-    return;
-  }
-  const url = target;
+  const { records, url, owedRoute } = chooseRecords(options, all);
+  if ((options.failed || options.owed) && records.length === 0) return nothingToResend(options, ctx);
   // The options are a CaptureSelector themselves (id, index, last, type, event, user).
   const plan = planReplay(selectCaptures(records, options), {
     includeUnverified: options.includeUnverified,
@@ -156,35 +201,58 @@ export async function run(options: ReplayCommandOptions, ctx: CliContext): Promi
     asCaptured: options.asCaptured,
   });
   const skipped = plan.skipped.map(({ record }) => ({ id: record.id, verdict: describeVerdict(record) }));
+  const signing = await resigning(plan, options, ctx);
   announce(plan, skipped, url, options, ctx);
   if (options.dryRun) return dryRun(plan, skipped, url, options, ctx);
-  const needsSecret = plan.send.some((p) => p.mode === 're-signed');
   // No fallback name: each delivery then keeps the header it was captured with.
   const headerName = await resolveHeaderName(options, ctx, '');
+  const owed = owedRoute === undefined ? undefined : owedAttempts(owedRoute, url);
   const lines: ReplayLine[] = [];
-  const { summary } = await replayDeliveries({
-    planned: plan.send,
-    url,
-    concurrency: options.concurrency,
-    timeoutMs: Math.round(options.timeout * 1000),
-    signal: ctx.signal,
-    secret: needsSecret ? await requireSigningSecret(options, ctx) : undefined,
-    headerName: headerName === '' ? undefined : headerName,
-    verificationPrefix: needsSecret ? await resolveVerificationPrefix(options, ctx) : undefined,
-    delayMs: options.delay,
-    onProgress: ({ planned, outcome }) => {
-      const line = lineFor(planned, outcome);
-      lines.push(line);
-      if (!options.json) writeLine(ctx.stdout, humanLine(line, planned.record, ctx));
-    },
-  });
+  let summary: Awaited<ReturnType<typeof replayDeliveries>>['summary'];
+  try {
+    ({ summary } = await replayDeliveries({
+      planned: plan.send,
+      url,
+      concurrency: options.concurrency,
+      timeoutMs: Math.round(options.timeout * 1000),
+      signal: ctx.signal,
+      secret: signing?.secrets[0]?.secret,
+      secrets: signing?.secrets,
+      headerName: headerName === '' ? undefined : headerName,
+      verificationPrefix: signing?.verificationPrefix,
+      delayMs: options.delay,
+      onProgress: ({ planned, outcome }) => {
+        owed?.add(planned, outcome);
+        const line = lineFor(planned, outcome);
+        lines.push(line);
+        if (!options.json) writeLine(ctx.stdout, humanLine(line, planned.record, ctx));
+      },
+    }));
+  } finally {
+    // Also when stopped: what went out is owed no more.
+    await owed?.write(options.file);
+  }
+  const recorded = owed === undefined ? {} : { recorded: owed.count };
   if (options.json)
-    writeJson(ctx, { url: url.href, results: lines, skipped, ...summary, elapsedMs: Math.round(summary.elapsedMs) });
-  else
+    writeJson(ctx, {
+      url: url.href,
+      results: lines,
+      skipped,
+      ...summary,
+      ...recorded,
+      elapsedMs: Math.round(summary.elapsedMs),
+    });
+  else {
     writeLine(
       ctx.stdout,
       `replayed ${summary.sent} of ${deliveries(records.length)} captured to ${url.href}: ${summary.succeeded} answered 2xx${skipped.length > 0 ? `, ${skipped.length} skipped` : ''}`,
     );
+    if (owed !== undefined && owed.count > 0)
+      writeLine(
+        ctx.stdout,
+        ctx.color.dim(`recorded in ${options.file} as attempts of route ${printableLine(owedRoute ?? '')}`),
+      );
+  }
   if (summary.networkErrors === summary.sent)
     throw new LedgerhookError('ERR_NETWORK', summary.firstNetworkError ?? 'no delivery got an answer');
   if (summary.failed > 0)
