@@ -160,6 +160,11 @@ async function forwardRoutes(
   return { answer: combinedAnswer(results), fields: { forwards: results } };
 }
 
+/** What a delivery refused by its verdict is answered: 400 with the reason (the spec's sample receiver). */
+export function refusedAnswer(verdict: DeliveryVerdict): Pick<HandledDelivery, 'status' | 'body'> {
+  return { status: 400, body: { error: verdict.code, message: verdict.message } };
+}
+
 /** The verdict on the verify span and in the deliveries metric (only when traced). */
 function countVerdict(telemetry: Telemetry, span: TelemetrySpan, verdict: DeliveryVerdict): void {
   const valid = verdict.valid === true ? 'valid' : verdict.valid === false ? 'invalid' : 'unverified';
@@ -221,7 +226,7 @@ export async function handleDelivery(
       ? await forwardRoutes(request, parsed, verdict, options, telemetry)
       : undefined;
   let answer: Pick<HandledDelivery, 'status' | 'body' | 'headers'> = { status: 200, body: { received: true } };
-  if (!accepted) answer = { status: 400, body: { error: verdict.code, message: verdict.message } };
+  if (!accepted) answer = refusedAnswer(verdict);
   else if (routed?.answer) answer = routed.answer;
   const { status, body, headers } = answer;
   const delivery: ReceivedDelivery = {

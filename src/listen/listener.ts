@@ -180,7 +180,10 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
   let capture: CaptureSubscriber | undefined;
   try {
     // Opened only once the port is ours: a taken port leaves no capture file behind.
-    if (options.capture) capture = await openCaptureSubscriber(options.capture);
+    if (options.capture)
+      capture = await openCaptureSubscriber(options.capture, ({ firstLimit, perSecond, maxBytes }) =>
+        events.emit({ type: 'capture-limit', limit: firstLimit ?? 'rate', perSecond, maxBytes }),
+      );
   } catch (error) {
     await served.close();
     throw error;

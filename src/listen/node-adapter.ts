@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../http/send-json.js';
 import type { BodyBudget } from '../http/body-budget.js';
 import type { DeliveryEvents } from '../delivery/delivery-events.js';
-import type { DeliveryRequest, HandledDelivery } from './handle-delivery.js';
+import { type DeliveryRequest, type HandledDelivery, refusedAnswer } from './handle-delivery.js';
 import type { HeaderRecord, ReceivedDelivery } from '../delivery/received-delivery.js';
 import { readRequestBody } from '../http/read-body.js';
 import { attachTrace, type Telemetry } from '../telemetry/telemetry.js';
@@ -71,9 +71,16 @@ async function recordThenAnswer(
 ): Promise<void> {
   const { events } = options;
   let recorded = true;
+  let kept = true;
   const capturing = telemetry.span('ledgerhook.capture');
   try {
-    await events.record(delivery);
+    kept = await events.record(delivery);
+    // A refused delivery kept out of the capture by its bound is never answered 2xx (--accept-invalid).
+    if (!kept && delivery.status < 300) {
+      const refused = refusedAnswer(delivery.verdict);
+      delivery.status = refused.status;
+      Object.assign(result, refused);
+    }
   } catch (error) {
     capturing.fail(error);
     recorded = false;
@@ -88,7 +95,12 @@ async function recordThenAnswer(
   capturing.end();
   answer(res, result);
   // Nothing refused as forged is passed on, even when answered 200 with acceptInvalid.
-  events.emit({ type: 'delivery', delivery, accepted: recorded && delivery.verdict.valid !== false });
+  events.emit({
+    type: 'delivery',
+    delivery,
+    accepted: recorded && delivery.verdict.valid !== false,
+    recorded: recorded && kept,
+  });
 }
 
 async function serveOne(options: NodeAdapterOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {

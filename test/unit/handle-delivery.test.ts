@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { captureRecordFrom } from '../../src/capture/capture-from-delivery.js';
 import { LedgerhookError } from '../../src/errors.js';
 import { serve } from '../../src/http/serve.js';
+import { RefusedBound } from '../../src/capture/refused-bound.js';
 import { BodyBudget } from '../../src/http/body-budget.js';
 import {
   handleDelivery,
@@ -177,6 +178,25 @@ describe('captureRecordFrom', async () => {
       assert.equal(record.bodySha256, truncated ? bodySha256Base64(body) : undefined);
     });
   }
+});
+
+describe('RefusedBound', () => {
+  it('takes a rate in bursts of ten seconds, refills with time, and stops at the total', () => {
+    const bound = new RefusedBound({ perSecond: 2, maxBytes: 100 });
+    const taken = Array.from({ length: 25 }, () => bound.takeRate(1_000)).filter(Boolean).length;
+    assert.equal(taken, 20, 'a burst of ten seconds');
+    assert.equal(bound.firstLimit, 'rate');
+    assert.equal(bound.takeRate(1_400), false, 'not yet a whole token back');
+    assert.equal(bound.takeRate(1_600), true, '0.6 s later: one more');
+    assert.equal(bound.takeRate(1_600), false);
+    assert.equal(bound.takeBytes(60), true);
+    assert.equal(bound.takeBytes(60), false, 'past the total');
+    assert.equal(bound.takeRate(60_000), true, 'under the total, the rate is back');
+    assert.equal(bound.takeBytes(40), true);
+    assert.equal(bound.takeRate(120_000), false, 'the total is spent: nothing more this run');
+    assert.equal(bound.skipped, 9);
+    assert.equal(new RefusedBound({ perSecond: 0 }).takeRate(0), false, '0 writes none');
+  });
 });
 
 describe('BodyBudget and serve', () => {

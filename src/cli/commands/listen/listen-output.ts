@@ -18,8 +18,17 @@ import { describeRoutes, type ListenRouting, routesJson } from './listen-routes.
 
 type LineWriter = ReturnType<typeof batchedLineWriter>;
 
+/** Said once, when refused deliveries start being counted instead of written. */
+function captureLimitLine(event: Extract<ListenerEvent, { type: 'capture-limit' }>, capture: string): string {
+  const cause =
+    event.limit === 'rate'
+      ? `they came faster than ${event.perSecond} a second`
+      : `${event.maxBytes} bytes of them were written`;
+  return `refused deliveries are now counted, not written to ${capture}: ${cause} (--capture-refused-rate ${event.perSecond}, --capture-refused-max ${event.maxBytes}); valid ones are all written`;
+}
+
 export function listenerPrinter(
-  options: Pick<ListenCommandOptions, 'json' | 'printBody'>,
+  options: Pick<ListenCommandOptions, 'json' | 'printBody' | 'capture'>,
   ctx: CliContext,
   out: LineWriter,
 ) {
@@ -37,6 +46,8 @@ export function listenerPrinter(
       if (options.printBody) out.write(printable(prettyBody(event.delivery.body.toString('utf8'))));
     } else if (event.type === 'refused')
       out.write(ctx.color.dim(`refused ${event.method} ${event.path}: ${event.status || 'aborted'} ${event.reason}`));
+    else if (event.type === 'capture-limit')
+      writeLine(ctx.stderr, ctx.color.yellow(captureLimitLine(event, options.capture ?? '')));
     else writeLine(ctx.stderr, `${ctx.color.red('capture error:')} ${event.message}`);
   };
 }
@@ -135,6 +146,6 @@ export function printListenSummary(
   else
     writeLine(
       ctx.stdout,
-      `\nreceived ${plural(s.deliveries, 'delivery', 'deliveries')}: ${s.valid} valid, ${s.invalid} invalid, ${s.unverified} not verified; ${plural(s.refused, 'request')} refused${s.busy ? ` (${s.busy} busy)` : ''}${options.capture ? `; ${listener.captured} captured to ${options.capture}` : ''}`,
+      `\nreceived ${plural(s.deliveries, 'delivery', 'deliveries')}: ${s.valid} valid, ${s.invalid} invalid, ${s.unverified} not verified; ${plural(s.refused, 'request')} refused${s.busy ? ` (${s.busy} busy)` : ''}${options.capture ? `; ${listener.captured} captured to ${options.capture}` : ''}${s.refusedNotCaptured > 0 ? ` (${s.refusedNotCaptured} invalid counted, not written)` : ''}`,
     );
 }

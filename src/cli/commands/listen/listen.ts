@@ -43,8 +43,16 @@ function checkPairs(options: ListenCommandOptions): void {
       'with --queue the workers sync: give --reconcile-every and --keep-deleted to `ledgerhook worker`',
       'conflicting_flags',
     );
-  if (!options.capture && (options.captureSync || options.captureRefusedBodies))
-    throw usageError('--capture-sync and --capture-refused-bodies go with --capture FILE', 'conflicting_flags');
+  const captureFlags =
+    options.captureSync ||
+    options.captureRefusedBodies ||
+    options.captureRefusedRate !== undefined ||
+    options.captureRefusedMax !== undefined;
+  if (!options.capture && captureFlags)
+    throw usageError(
+      '--capture-sync, --capture-refused-bodies, --capture-refused-rate and --capture-refused-max go with --capture FILE',
+      'conflicting_flags',
+    );
 }
 
 function checkFlags(
@@ -140,7 +148,12 @@ function startListening(
     idleTimeoutMs: Math.round(options.idleTimeout * 1000),
     maxConnections: options.maxConnections,
     capture: options.capture
-      ? { path: options.capture, sync: options.captureSync, refusedBodies: options.captureRefusedBodies }
+      ? {
+          path: options.capture,
+          sync: options.captureSync,
+          refusedBodies: options.captureRefusedBodies,
+          refused: { perSecond: options.captureRefusedRate, maxBytes: options.captureRefusedMax },
+        }
       : undefined,
     routes: routing.routes,
     events: routing.events,
