@@ -34,6 +34,8 @@ export { DEFAULT_IDLE_TIMEOUT_MS };
  */
 export const DEFAULT_MAX_BUFFERED_BODY_BYTES = 4 * 1024 * 1024;
 const FREE_BODY_BYTES = 64 * 1024;
+/** A large body waits this long at most for room in the budget, unread, before it is answered 503. */
+const BODY_WAIT_MS = 5_000;
 
 export interface ListenerOptions {
   port?: number | undefined;
@@ -160,6 +162,7 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
     handle: (request, telemetry) => handleDelivery(request, handleOptions, telemetry),
     events,
     budget: new BodyBudget(bufferedLimit, FREE_BODY_BYTES),
+    bodyWaitMs: Math.min(BODY_WAIT_MS, options.requestTimeoutMs ?? BODY_WAIT_MS),
     maxBodyBytes,
     retryAfterSeconds: 1,
     telemetry: options.telemetry ?? noTelemetry,

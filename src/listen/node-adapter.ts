@@ -14,6 +14,12 @@ export interface NodeAdapterOptions {
   handle(request: DeliveryRequest, telemetry: Telemetry): Promise<HandledDelivery>;
   events: DeliveryEvents;
   budget: BodyBudget;
+  /**
+   * How long a body that does not fit the budget now waits its turn, unread (its connection paused),
+   * before it is answered 503: a flood of large bodies is then read a few at a time, in order, instead
+   * of refused and re-sent at once, which kept the accept queue full and new connections waiting.
+   */
+  bodyWaitMs: number;
   maxBodyBytes: number;
   /** Seconds a sender told "no room" should wait before retrying. */
   retryAfterSeconds: number;
@@ -124,7 +130,7 @@ async function serveOne(options: NodeAdapterOptions, req: IncomingMessage, res: 
   const telemetry = options.telemetry.under(span);
   // Attribute objects only when traced: untraced, a delivery allocates nothing for telemetry.
   if (telemetry.enabled) span.setAttributes({ 'http.request.method': method });
-  const read = await readRequestBody(req, options.maxBodyBytes, options.budget);
+  const read = await readRequestBody(req, options.maxBodyBytes, options.budget, options.bodyWaitMs);
   try {
     if (read.ok) {
       const result = await options.handle({ method, path, headers: headerRecord(req), body: read.body }, telemetry);
