@@ -1,5 +1,6 @@
 import type { AttemptRecord } from './attempt-record.js';
 import type { DeliverySubscriber } from '../delivery/delivery-events.js';
+import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { captureRecordFrom, type CaptureRecordOptions } from './capture-from-delivery.js';
 import { CaptureWriter, type CaptureWriterOptions } from './capture-writer.js';
 import { RefusedBound, type RefusedBoundOptions } from './refused-bound.js';
@@ -35,20 +36,22 @@ export async function openCaptureSubscriber(
   const writer = await CaptureWriter.open(options.path, { sync: options.sync });
   const maxQueueBytes = options.maxQueueBytes ?? DEFAULT_CAPTURE_QUEUE_BYTES;
   const refused = new RefusedBound(options.refused);
+  const recordRefused = async (delivery: ReceivedDelivery): Promise<'skipped' | undefined> => {
+    // The rate first: past it, a forgery costs no record built, no Base64, no write.
+    if (
+      refused.takeRate(delivery.receivedAtMs) &&
+      (await writer.appendRefused(captureRecordFrom(delivery, options), refused))
+    )
+      return undefined;
+    if (refused.skipped === 1) onRefusedLimit?.(refused);
+    return 'skipped';
+  };
   return {
     writer,
     refused,
-    async record(delivery) {
-      if (delivery.verdict.valid !== false) return writer.append(captureRecordFrom(delivery, options));
-      // The rate first: past it, a forgery costs no record built, no Base64, no write.
-      if (
-        refused.takeRate(delivery.receivedAtMs) &&
-        (await writer.appendRefused(captureRecordFrom(delivery, options), refused))
-      )
-        return;
-      if (refused.skipped === 1) onRefusedLimit?.(refused);
-      return 'skipped';
-    },
+    // Accepted deliveries go straight to the writer (no extra promise on the path that answers).
+    record: (delivery) =>
+      delivery.verdict.valid === false ? recordRefused(delivery) : writer.append(captureRecordFrom(delivery, options)),
     recordAttempt: (attempt) => writer.append(attempt),
     hasRoom: () => writer.queuedBytes < maxQueueBytes,
     close: () => writer.close(),

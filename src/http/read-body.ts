@@ -15,18 +15,30 @@ export type BodyReadResult =
  * unread (its socket paused, so that it costs no reads meanwhile), for that long at most; without,
  * or past it, it is refused unread ('no_room').
  */
-export async function readRequestBody(
+export function readRequestBody(
   req: IncomingMessage,
   maxBytes: number,
   budget?: BodyBudget,
   waitMs = 0,
 ): Promise<BodyReadResult> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) return { ok: false, reason: 'too_large', reserved: 0 };
+  if (Number.isFinite(declared) && declared > maxBytes)
+    return Promise.resolve({ ok: false, reason: 'too_large', reserved: 0 });
   const needed = budget && Number.isFinite(declared) ? Math.max(0, declared - budget.freeBytes) : 0;
   if (!budget || needed === 0) return readBody(req, maxBytes, budget, 0);
   if (budget.reserve(needed)) return readBody(req, maxBytes, budget, needed);
-  if (waitMs <= 0) return { ok: false, reason: 'no_room', reserved: 0 };
+  if (waitMs <= 0) return Promise.resolve({ ok: false, reason: 'no_room', reserved: 0 });
+  return readAfterWaiting(req, maxBytes, budget, needed, waitMs);
+}
+
+/** Waits its turn for room in the budget, unread, then reads (or says why not). */
+async function readAfterWaiting(
+  req: IncomingMessage,
+  maxBytes: number,
+  budget: BodyBudget,
+  needed: number,
+  waitMs: number,
+): Promise<BodyReadResult> {
   const ticket = budget.wait(needed, waitMs);
   const gone = () => ticket.cancel();
   req.once('close', gone);
@@ -89,8 +101,9 @@ function readBody(
           size === whole.length ? { ok: true, body: whole, reserved } : { ok: false, reason: 'aborted', reserved },
         );
     });
-    req.on('aborted', () => settle({ ok: false, reason: 'aborted', reserved }));
-    req.on('error', () => settle({ ok: false, reason: 'aborted', reserved }));
-    req.on('close', () => settle({ ok: false, reason: 'aborted', reserved }));
+    // An aborted upload ends in 'close' (after 'aborted' and, with a listener, 'error'): one settles it.
+    const aborted = () => settle({ ok: false, reason: 'aborted', reserved });
+    req.on('error', aborted);
+    req.on('close', aborted);
   });
 }

@@ -167,17 +167,27 @@ export function nodeDeliveryHandler(options: NodeAdapterOptions): {
   /** Resolves when every request in progress has been answered and recorded. */
   drain(): Promise<void>;
 } {
-  const inFlight = new Set<Promise<void>>();
+  // Counted rather than each request's promise kept in a set: no promise per request beyond its own.
+  let inFlight = 0;
+  let waiting: Array<() => void> = [];
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    inFlight += 1;
+    try {
+      await serveOne(options, req, res);
+    } catch (error) {
+      answer(res, { status: 500, body: { error: 'internal', message: (error as Error).message } });
+    } finally {
+      inFlight -= 1;
+      if (inFlight === 0 && waiting.length > 0) {
+        for (const resolve of waiting) resolve();
+        waiting = [];
+      }
+    }
+  };
   return {
     handler(req, res) {
-      const task = serveOne(options, req, res).catch((error: unknown) => {
-        answer(res, { status: 500, body: { error: 'internal', message: (error as Error).message } });
-      });
-      inFlight.add(task);
-      void task.finally(() => inFlight.delete(task));
+      void serve(req, res);
     },
-    async drain() {
-      await Promise.allSettled([...inFlight]);
-    },
+    drain: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
   };
 }

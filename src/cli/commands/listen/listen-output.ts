@@ -7,7 +7,7 @@ import { writeLine, type CliContext } from '../../context.js';
 import { jsonLine } from '../../json-output.js';
 import { isoTime } from '../../../util/iso-time.js';
 import type { ListenCommandOptions } from './definition.js';
-import { deliveryJson, deliveryLine } from '../../delivery-line.js';
+import { deliveryJsonLine, deliveryLine } from '../../delivery-line.js';
 import { queueEventLine } from './listen-queue.js';
 import { syncEventLine } from './listen-sync.js';
 import { prettyBody, printable } from '../../render-delivery.js';
@@ -34,7 +34,7 @@ export function listenerPrinter(
 ) {
   return (event: ListenerEvent) => {
     if (options.json) {
-      if (event.type === 'delivery') out.write(JSON.stringify(deliveryJson(event.delivery, isoTime(Date.now()))));
+      if (event.type === 'delivery') out.write(deliveryJsonLine(event.delivery, isoTime(Date.now())));
       else {
         const { type, ...fields } = event;
         out.write(jsonLine(type, fields));
