@@ -13,7 +13,7 @@ import {
   withOutcome,
 } from './edit-action.js';
 import type { InspectorDelivery } from './inspector-delivery.js';
-import { verifyOriginalToken } from '../replay/original-token.js';
+import { verifyOriginalToken } from '../capture/original-token.js';
 import type { SecretInput } from '../webhook/secrets.js';
 
 /** How a delivery is sent again: with a fresh token, or with the token it arrived with. */

@@ -1,7 +1,7 @@
 import type { AttemptRecord } from '../capture/attempt-record.js';
 import type { CaptureSubscriber } from '../capture/capture-subscriber.js';
 import { type CapturedPendingForward, readPendingForwards } from '../capture/pending-forwards.js';
-import { verifyOriginalToken } from '../replay/original-token.js';
+import { verifyOriginalToken } from '../capture/original-token.js';
 import type { DeliveryEvents } from '../delivery/delivery-events.js';
 import { ForwardRetrier, type ForwardRetryOptions } from './forward-retries.js';
 import { normaliseSecrets } from '../webhook/secrets.js';

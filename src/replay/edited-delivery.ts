@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import type { CaptureRecord } from '../capture/capture-record.js';
+import { type CaptureRecord, capturedHeaderValues } from '../capture/capture-record.js';
 import { buildDelivery } from '../delivery/build-delivery.js';
 import { sendDeliveries, type DeliveryOutcome } from '../delivery/send-deliveries.js';
 import { LedgerhookError } from '../errors.js';
 import { roundMs } from '../util/percentiles.js';
 import { parseWebhookBody } from '../webhook/bodies.js';
 import type { SecretInput } from '../webhook/secrets.js';
-import { capturedHeaderValues } from './captured-delivery.js';
+
 import { checkEditedBody, checkEditedHeaders, EDITED_FROM_HEADER, UNEDITABLE_HEADERS } from './edit-checks.js';
-import { assertResignable } from './original-token.js';
+import { assertResignable } from '../capture/original-token.js';
 import { isReplayMarker } from './replay.js';
 
 export { EDITED_FROM_HEADER };

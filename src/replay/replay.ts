@@ -1,14 +1,14 @@
 import type { Dispatcher } from 'undici';
-import type { CaptureRecord } from '../capture/capture-record.js';
+import { type CaptureRecord, capturedHeaderValues } from '../capture/capture-record.js';
 import { LedgerhookError } from '../errors.js';
 import type { OutgoingDelivery } from '../delivery/build-delivery.js';
 import { buildDelivery } from '../delivery/build-delivery.js';
 import { sendDeliveries, type DeliveryOutcome, type SendSummary } from '../delivery/send-deliveries.js';
 import { delay } from '../util/delay.js';
 import type { SecretInput } from '../webhook/secrets.js';
-import { capturedHeaderValues } from './captured-delivery.js';
+
 import { CONNECTION_HEADERS } from './edit-checks.js';
-import { assertResignable } from './original-token.js';
+import { assertResignable } from '../capture/original-token.js';
 import type { PlannedReplay } from './replay-plan.js';
 
 export { planReplay, type PlannedReplay, type ReplayMode, type ReplayPlan, type ReplayPolicy } from './replay-plan.js';

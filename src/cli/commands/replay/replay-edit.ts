@@ -5,7 +5,7 @@ import { resolveTarget } from '../../../delivery/target.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import { describeVerdict } from '../../../replay/captured-delivery.js';
 import { sendEditedDelivery } from '../../../replay/edited-delivery.js';
-import { assertResignable } from '../../../replay/original-token.js';
+import { assertResignable } from '../../../capture/original-token.js';
 import { planReplay } from '../../../replay/replay.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import { describeRecord } from '../../delivery-line.js';

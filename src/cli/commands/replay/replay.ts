@@ -8,7 +8,7 @@ import { resolveTarget } from '../../../delivery/target.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import { describeVerdict } from '../../../replay/captured-delivery.js';
 import type { DeliveryOutcome } from '../../../delivery/send-deliveries.js';
-import { assertResignable } from '../../../replay/original-token.js';
+import { assertResignable } from '../../../capture/original-token.js';
 import {
   planReplay,
   replayDeliveries,

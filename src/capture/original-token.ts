@@ -1,8 +1,7 @@
-import type { CaptureRecord } from '../capture/capture-record.js';
 import { LedgerhookError } from '../errors.js';
 import { verifyWebhookRequest } from '../webhook/request.js';
 import type { SecretInput } from '../webhook/secrets.js';
-import { capturedHeaderValues, fullCapturedBody } from './captured-delivery.js';
+import { type CaptureRecord, capturedHeaderValues, fullCapturedBody } from './capture-record.js';
 
 /**
  * The one rule before anything captured is re-signed: its ORIGINAL token verifies with the secrets
