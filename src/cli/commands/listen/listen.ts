@@ -1,4 +1,3 @@
-import { usageError } from '../../../errors.js';
 import { startListener, type RunningListener } from '../../../listen/listener.js';
 import type { LabelledSecret } from '../../../webhook/secrets.js';
 import { batchedLineWriter } from '../../batched-lines.js';
@@ -8,6 +7,7 @@ import type { ListenCommandOptions } from './definition.js';
 import type { InspectorFlags } from './listen-inspector.js';
 import { resolveHeaderName, resolveVerificationPrefix, resolveWebhookSecrets } from '../../resolve-settings.js';
 import { createListenSync } from './listen-sync.js';
+import { checkFlags, checkPairs } from './listen-checks.js';
 import { createListenQueue, queueSubscriber } from './listen-queue.js';
 import { listenerPrinter, printBanner, printListenSummary, queuePrinter, syncPrinter } from './listen-output.js';
 import { redactRedisUrl } from '../../../queue/queue-target.js';
@@ -31,41 +31,6 @@ import type { Telemetry } from '../../../telemetry/telemetry.js';
 type Inspector = ReturnType<typeof import('./listen-inspector.js').listenInspector>;
 
 type LineWriter = ReturnType<typeof batchedLineWriter>;
-
-/** Flags that only make sense together are refused before anything is opened or bound. */
-function checkPairs(options: ListenCommandOptions): void {
-  if (!options.sync && (options.token || options.tokenFile || options.tokens || options.baseUrl || options.queue))
-    throw usageError('--token, --token-file, --tokens, --base-url and --queue go with --sync', 'conflicting_flags');
-  if (!options.sync && (options.reconcileEvery !== undefined || options.keepDeleted))
-    throw usageError('--reconcile-every and --keep-deleted go with --sync', 'conflicting_flags');
-  if (options.queue && (options.reconcileEvery !== undefined || options.keepDeleted))
-    throw usageError(
-      'with --queue the workers sync: give --reconcile-every and --keep-deleted to `ledgerhook worker`',
-      'conflicting_flags',
-    );
-  const captureFlags =
-    options.captureSync ||
-    options.captureRefusedBodies ||
-    options.captureRefusedRate !== undefined ||
-    options.captureRefusedMax !== undefined;
-  if (!options.capture && captureFlags)
-    throw usageError(
-      '--capture-sync, --capture-refused-bodies, --capture-refused-rate and --capture-refused-max go with --capture FILE',
-      'conflicting_flags',
-    );
-}
-
-function checkFlags(
-  options: Pick<ListenCommandOptions, 'sync' | 'insecureNoVerify'>,
-  secrets: readonly LabelledSecret[],
-): void {
-  // Syncing on deliveries nobody verified would let anyone trigger syncs with the real access token.
-  if (options.sync && secrets.length === 0 && !options.insecureNoVerify)
-    throw usageError(
-      'listen --sync needs a webhook secret to verify deliveries before syncing: pass --secret-file FILE (or set LEDGERHOOK_WEBHOOK_SECRET), or --insecure-no-verify to sync unverified deliveries',
-      'sync_needs_secret',
-    );
-}
 
 /** The inspector (--ui, --ui-port or --ui-host) is fed by the same events as the printer; loaded only then. */
 async function loadInspector(

@@ -4,7 +4,6 @@ import { printable, printableLine } from '../../render-delivery.js';
 import { readCaptures, selectCaptures } from '../../../capture/read-captures.js';
 import { EVENTS, WEBHOOK_TYPES } from '../../../catalogue/events.js';
 import { didYouMean } from '../../../catalogue/suggest.js';
-import { resolveTarget } from '../../../delivery/target.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import { describeVerdict } from '../../../replay/captured-delivery.js';
 import type { DeliveryOutcome } from '../../../delivery/send-deliveries.js';
@@ -19,7 +18,7 @@ import {
 import type { LabelledSecret } from '../../../webhook/secrets.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { ReplayCommandOptions } from './definition.js';
-import { forwardsIn, targetNotFromFile } from './replay-failed.js';
+import { checkFlags, chooseRecords, nothingToResend } from './replay-selection.js';
 import { owedAttempts } from './replay-owed.js';
 import { describeRecord } from '../../delivery-line.js';
 import { requireWebhookSecrets, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
@@ -121,56 +120,6 @@ function lineFor(planned: PlannedReplay, outcome: DeliveryOutcome): ReplayLine {
   const line: ReplayLine = { id: planned.record.id, verdict: describeVerdict(planned.record), mode: planned.mode };
   if (!outcome.ok) return { ...line, error: outcome.error.message };
   return { ...line, status: outcome.response.status, latencyMs: roundMs(outcome.response.latencyMs) };
-}
-
-/** Flags that do not go together, and a missing --to, are said before the file is read. */
-function checkFlags(options: ReplayCommandOptions): void {
-  if (options.failed && options.owed) throw usageError('choose --failed or --owed, not both', 'conflicting_flags');
-  if (options.route !== undefined && !options.failed && !options.owed)
-    throw usageError('--route goes with --failed or --owed', 'conflicting_flags');
-  if (options.edit && (options.failed || options.owed))
-    throw usageError(
-      '--edit sends one delivery to --to TARGET; it does not go with --failed or --owed',
-      'conflicting_flags',
-    );
-  if (options.to === undefined && !options.failed && !options.owed)
-    throw usageError('replay needs --to TARGET', 'missing_target');
-  if (options.to !== undefined) resolveTarget(options.to);
-}
-
-/**
- * The deliveries to consider and where they go: always --to. With --failed or --owed, the ones with
- * such a forward (and, for --owed, the one route they are recorded against).
- */
-function chooseRecords(
-  options: ReplayCommandOptions,
-  records: CaptureRecord[],
-): { records: CaptureRecord[]; url: URL; owedRoute?: string | undefined } {
-  const state = options.failed ? 'failed' : options.owed ? 'owed' : undefined;
-  if (state === undefined) return { records, url: resolveTarget(options.to ?? '') };
-  const chosen = forwardsIn(records, state, options.route);
-  if (options.to === undefined) throw targetNotFromFile(state, chosen.urls);
-  const url = resolveTarget(options.to);
-  if (state === 'failed') return { records: chosen.records, url };
-  // Each sent forward is recorded against its route: one route at a time.
-  if (chosen.routes.size > 1)
-    throw usageError(
-      `the owed forwards are due at ${chosen.routes.size} routes (${[...chosen.routes].map(printableLine).join(', ')}): choose one with --route NAME`,
-      'missing_target',
-    );
-  return { records: chosen.records, url, owedRoute: [...chosen.routes][0] };
-}
-
-/** Nothing in the file failed (or is owed): said, and not an error. */
-function nothingToResend(options: ReplayCommandOptions, ctx: CliContext): void {
-  if (options.json) writeJson(ctx, { url: null, results: [], skipped: [], sent: 0, succeeded: 0, failed: 0 });
-  else
-    writeLine(
-      ctx.stdout,
-      options.owed
-        ? `no forward is still owed in ${options.file}${options.route === undefined ? '' : ` to route ${printableLine(options.route)}`}`
-        : `no delivery in ${options.file} failed at its last attempt`,
-    );
 }
 
 /** The secrets, when anything is re-signed: the first signs, and every original token must verify with one. */
