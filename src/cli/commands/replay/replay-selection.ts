@@ -31,7 +31,7 @@ export function forwardsIn(
 
 /** `--failed`/`--owed` without `--to`: where the file says they were going is shown, for the person to pass. */
 export function targetNotFromFile(state: ForwardState, urls: ReadonlySet<string>): Error {
-  const shown = [...urls].slice(0, 3).map(printableLine);
+  const shown = [...urls].slice(0, 3).map((url) => printableLine(url.slice(0, 200)));
   const where = shown.length === 0 ? '' : ` (the capture names ${shown.join(', ')}${urls.size > 3 ? ', ...' : ''})`;
   return usageError(
     `replay --${state} needs --to TARGET: a capture file never chooses where its deliveries go${where}`,
