@@ -12,6 +12,7 @@ import { routeStandings, standingsIn } from '../../src/capture/route-standings.j
 import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { ForwardRetrier } from '../../src/listen/forward-retries.js';
 import { startListener } from '../../src/listen/listener.js';
+import { readOwedForwards } from '../../src/listen/listener-routing.js';
 import { handleDelivery } from '../../src/listen/handle-delivery.js';
 import type { ForwardEdge } from '../../src/listen/route-forward.js';
 import { parseRouteFlag } from '../../src/listen/routes.js';
@@ -430,5 +431,38 @@ describe('listen --retry: the pending limit is exact', () => {
     }
     assert.equal(listener.forwardsPending, 5);
     assert.equal((await readPendingForwards(capture)).length, 5, 'the file owes exactly the 202 ones');
+  });
+});
+
+describe('readOwedForwards', () => {
+  it("resumes only an owed forward whose original token verifies with the listener's secrets now, whatever the file says", async () => {
+    const secret = 'whsec_owed';
+    const line = async (id: string, signWith: string) => {
+      const body = JSON.stringify({ userId: id, type: 'ENTITY_UPDATE', entities: ['expense'] });
+      const { headers } = await buildDelivery({ body, secret: signWith });
+      return JSON.stringify({
+        id,
+        receivedAt: '2020-01-01T00:00:00.000Z',
+        method: 'POST',
+        path: '/',
+        headers: { 'service-verification': headers['service-verification'] },
+        headerName: 'service-verification',
+        body: Buffer.from(body).toString('base64'),
+        bodyBytes: Buffer.byteLength(body),
+        // Both claim to have verified: the file's verdict is never read for this.
+        verdict: { valid: true, status: 202 },
+        forwarding: [{ route: 'default', url: 'http://localhost:3000/' }],
+      });
+    };
+    const file = join(tempDir(), 'capture.jsonl');
+    writeFileSync(file, `${await line('genuine', secret)}\n${await line('forged', 'not-the-secret')}\n`);
+    const owed = await readOwedForwards(file, { secrets: [secret] });
+    assert.deepEqual(
+      owed.forwards.map((forward) => forward.deliveryId),
+      ['genuine'],
+    );
+    assert.equal(owed.unverified, 1);
+    // A listener without a secret verifies nothing, at receipt or here (and re-signs nothing).
+    assert.equal((await readOwedForwards(file, { secrets: [] })).forwards.length, 2);
   });
 });
