@@ -62,6 +62,11 @@ export const DIAGNOSE_MAX_BODY_BYTES = 64 * 1024;
 /** Days of per-item change history a store keeps (issue #21); current tombstones are kept regardless. */
 export const DEFAULT_HISTORY_DAYS = 90;
 
+/** listen --capture: refused (forged) records written per second at most, in bursts of ten seconds' worth. */
+export const DEFAULT_CAPTURE_REFUSED_PER_SECOND = 10;
+/** listen --capture: bytes of refused records one run writes at most; past it they are counted, not written. */
+export const DEFAULT_CAPTURE_REFUSED_MAX_BYTES = 64 * 1024 * 1024;
+
 /** listen --retry: forwards waiting for their next attempt (each holds its body); past it new deliveries get 503. */
 export const DEFAULT_MAX_PENDING_FORWARDS = 1000;
 export const DEFAULT_MAX_PENDING_FORWARD_BYTES = 64 * 1024 * 1024;

@@ -12,6 +12,8 @@ export interface Goal {
   /** 'higher': the measure should be at least `ratio` times the floor (a rate); 'lower': at most (a time). */
   better: 'higher' | 'lower';
   ratio: number;
+  /** The worst round's ratio too must be at least (or, for 'lower', at most) this. */
+  worst?: number | undefined;
 }
 
 /** The machine's load while a bench ran: other processes on the same cores skew every figure. */
@@ -49,7 +51,10 @@ export function reportRatio(
 ): void {
   const ratios = measure.samples.map((value, round) => value / (floor.samples[round] ?? NaN));
   const ratio = median(ratios);
-  const met = goal === undefined ? undefined : goal.better === 'higher' ? ratio >= goal.ratio : ratio <= goal.ratio;
+  const worst = goal?.better === 'lower' ? Math.max(...ratios) : Math.min(...ratios);
+  const within = (value: number, bound: number | undefined) =>
+    bound === undefined || (goal?.better === 'higher' ? value >= bound : value <= bound);
+  const met = goal === undefined ? undefined : within(ratio, goal.ratio) && within(worst, goal.worst);
   const width = Math.max(floor.label.length, measure.label.length);
   console.log(`\n${title}  [${measure.samples.length} interleaved rounds; ${loadNote()}]`);
   console.log(`  ${floor.label.padEnd(width)}  ${spread(floor.samples, digits)} ${unit}`);
@@ -57,7 +62,7 @@ export function reportRatio(
   const verdict =
     goal === undefined
       ? 'no goal'
-      : `goal ${goal.better === 'higher' ? '>=' : '<='} ${fmt(goal.ratio, 2)}x  ${met ? 'met' : 'NOT met'}`;
+      : `goal ${goal.better === 'higher' ? '>=' : '<='} ${fmt(goal.ratio, 2)}x${goal.worst === undefined ? '' : ` (${goal.better === 'higher' ? 'min' : 'max'} ${fmt(goal.worst, 2)}x)`}  ${met ? 'met' : 'NOT met'}`;
   console.log(
     `  ratio ${fmt(ratio, 2)}x (min ${fmt(Math.min(...ratios), 2)}x, max ${fmt(Math.max(...ratios), 2)}x)  ${verdict}`,
   );

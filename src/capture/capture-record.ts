@@ -1,3 +1,5 @@
+import { LedgerhookError } from '../errors.js';
+import { isHeaderName, isHeaderValue } from '../util/header-name.js';
 import { isObject } from '../util/is-object.js';
 import type { AttemptRecord } from './attempt-record.js';
 
@@ -76,4 +78,36 @@ export function isCaptureRecord(value: unknown): value is CaptureRecord {
     (value.bodyTruncated === undefined || typeof value.bodyTruncated === 'boolean') &&
     (value.bodySha256 === undefined || typeof value.bodySha256 === 'string')
   );
+}
+
+/**
+ * The body of a captured delivery, refusing a record whose body was not kept in full: its head
+ * alone would never verify, and sending it on would forward a different delivery than was received.
+ */
+export function fullCapturedBody(record: CaptureRecord): Buffer {
+  if (record.bodyTruncated === true) {
+    throw new LedgerhookError(
+      'ERR_USAGE',
+      `delivery ${record.id}: the body was not captured in full (only its first bytes of ${record.bodyBytes} were kept), so it can be neither verified nor replayed`,
+      { details: { reason: 'capture_body_truncated', id: record.id, bodyBytes: record.bodyBytes } },
+    );
+  }
+  return captureBody(record);
+}
+
+/**
+ * The captured headers, keeping only what the client would send (names and values as isHeaderName
+ * and isHeaderValue allow; a string, or strings for a repeated one): a capture file is plain JSON
+ * that anyone can edit, and its values came off the network.
+ */
+export function capturedHeaderValues(record: CaptureRecord): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(record.headers)) {
+    if (!isHeaderName(name)) continue;
+    if (typeof value === 'string') {
+      if (isHeaderValue(value)) headers[name.toLowerCase()] = value;
+    } else if (Array.isArray(value))
+      headers[name.toLowerCase()] = value.filter((v): v is string => typeof v === 'string' && isHeaderValue(v));
+  }
+  return headers;
 }

@@ -1,8 +1,10 @@
 import type { AttemptRecord } from './attempt-record.js';
 import type { CaptureRecord } from './capture-record.js';
 import type { DeliverySubscriber } from '../delivery/delivery-events.js';
+import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { captureRecordFrom, type CaptureRecordOptions } from './capture-from-delivery.js';
 import { CaptureWriter, type CaptureWriterOptions } from './capture-writer.js';
+import { RefusedBound, type RefusedBoundOptions } from './refused-bound.js';
 
 /** Lines waiting for the disk beyond this many bytes make the listener answer 503 (the sender retries). */
 export const DEFAULT_CAPTURE_QUEUE_BYTES = 16 * 1024 * 1024;
@@ -13,27 +15,48 @@ export interface CaptureOptions extends CaptureRecordOptions, CaptureWriterOptio
   maxQueueBytes?: number | undefined;
   /** Applied to each delivery's line before it is written (redaction): nothing before it reaches the disk. */
   redact?: ((record: CaptureRecord) => CaptureRecord) | undefined;
+  /** How much of the refused (forged) deliveries is written (refused-bound.ts); the rest is counted. */
+  refused?: RefusedBoundOptions | undefined;
 }
 
 export type CaptureSubscriber = DeliverySubscriber & {
   readonly writer: CaptureWriter;
+  /** Refused deliveries written and counted against the bound. */
+  readonly refused: RefusedBound;
   /** A forward attempt (listen --retry), in the same ordered stream of lines as the deliveries. */
   recordAttempt(attempt: AttemptRecord): Promise<void>;
 };
 
 /**
  * The capture file's one owner: opens it, writes each delivery's line before the listener
- * answers, and closes it when the listener closes.
+ * answers, and closes it when the listener closes. A refused delivery past the refused bound is
+ * counted, not written (`record` says 'skipped'); `onRefusedLimit` is told the first time.
  */
-export async function openCaptureSubscriber(options: CaptureOptions): Promise<CaptureSubscriber> {
+export async function openCaptureSubscriber(
+  options: CaptureOptions,
+  onRefusedLimit?: (bound: RefusedBound) => void,
+): Promise<CaptureSubscriber> {
   const writer = await CaptureWriter.open(options.path, { sync: options.sync });
   const maxQueueBytes = options.maxQueueBytes ?? DEFAULT_CAPTURE_QUEUE_BYTES;
+  const refused = new RefusedBound(options.refused);
+  // Redaction applies to every line, accepted or refused, before it reaches the writer.
+  const lineOf = (delivery: ReceivedDelivery): CaptureRecord => {
+    const record = captureRecordFrom(delivery, options);
+    return options.redact ? options.redact(record) : record;
+  };
+  const recordRefused = async (delivery: ReceivedDelivery): Promise<'skipped' | undefined> => {
+    // The rate first: past it, a forgery costs no record built, no Base64, no write.
+    if (refused.takeRate(delivery.receivedAtMs) && (await writer.appendRefused(lineOf(delivery), refused)))
+      return undefined;
+    if (refused.skipped === 1) onRefusedLimit?.(refused);
+    return 'skipped';
+  };
   return {
     writer,
-    record: (delivery) => {
-      const record = captureRecordFrom(delivery, options);
-      return writer.append(options.redact ? options.redact(record) : record);
-    },
+    refused,
+    // Accepted deliveries go straight to the writer (no extra promise on the path that answers).
+    record: (delivery) =>
+      delivery.verdict.valid === false ? recordRefused(delivery) : writer.append(lineOf(delivery)),
     recordAttempt: (attempt) => writer.append(attempt),
     hasRoom: () => writer.queuedBytes < maxQueueBytes,
     close: () => writer.close(),

@@ -3,6 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { LedgerhookError } from '../errors.js';
 import type { AttemptRecord } from './attempt-record.js';
 import type { CaptureRecord } from './capture-record.js';
+import type { RefusedBound } from './refused-bound.js';
 
 /**
  * Appends records to a JSON Lines file opened with O_APPEND. Every write carries whole lines only:
@@ -93,7 +94,22 @@ export class CaptureWriter {
   /** Resolves once the record's line is in the file (a recording's lines go through here too). */
   append(record: CaptureRecord | AttemptRecord | object): Promise<void> {
     if (this.#failure) return Promise.reject(this.#error());
+    return this.#enqueue(`${JSON.stringify(record)}\n`);
+  }
+
+  /**
+   * A refused delivery's line, within the bound's total (its rate was taken before the record was
+   * built): resolves true once written, false when the line would pass the total (counted, not written).
+   */
+  async appendRefused(record: CaptureRecord, bound: RefusedBound): Promise<boolean> {
+    if (this.#failure) throw this.#error();
     const line = `${JSON.stringify(record)}\n`;
+    if (!bound.takeBytes(Buffer.byteLength(line))) return false;
+    await this.#enqueue(line);
+    return true;
+  }
+
+  #enqueue(line: string): Promise<void> {
     this.#queuedBytes += line.length;
     this.#pending.push(line);
     this.#batch ??= newBatch();

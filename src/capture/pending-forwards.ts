@@ -2,10 +2,13 @@ import { existsSync } from 'node:fs';
 import { isAttemptRecord } from './attempt-record.js';
 import { captureLines } from './capture-lines.js';
 import { captureBody, isCaptureRecord, type CaptureRecord } from './capture-record.js';
+import { standingsIn } from './route-standings.js';
 
 /** A forward a stopped listener left due: its delivery's bytes, the route and when it is due. */
 export interface CapturedPendingForward {
   deliveryId: string;
+  /** The delivery's line, as read (its token is checked again before anything is resumed). */
+  record: CaptureRecord;
   body: Buffer;
   headers: CaptureRecord['headers'];
   route: string;
@@ -15,19 +18,14 @@ export interface CapturedPendingForward {
   dueAtMs: number;
 }
 
-interface Entry {
-  record: CaptureRecord;
-  routes: Map<string, { url: string; attempts: number; dueAtMs: number }>;
-}
-
 /**
  * The forwards a capture file still owes (listen --retry): each route of a delivery whose last line
- * is `retrying`, or that has no attempt at all (the listener stopped before the first). Streamed:
- * only deliveries still owed are held. A missing file owes nothing.
+ * is `retrying`, or that has no attempt at all (the listener stopped before the first): route-standings'
+ * `owed`. Streamed: a delivery is held only while it is still owed. A missing file owes nothing.
  */
 export async function readPendingForwards(path: string): Promise<CapturedPendingForward[]> {
   if (!existsSync(path)) return [];
-  const owed = new Map<string, Entry>();
+  const owed = new Map<string, CaptureRecord>();
   for await (const line of captureLines(path)) {
     if (line.kind !== 'line' || line.text.trim() === '') continue;
     let value: unknown;
@@ -37,14 +35,10 @@ export async function readPendingForwards(path: string): Promise<CapturedPending
       continue;
     }
     if (isAttemptRecord(value)) {
-      const entry = owed.get(value.deliveryId);
-      const route = entry?.routes.get(value.route);
-      if (!entry || !route) continue;
-      if (value.outcome === 'retrying') {
-        route.attempts = value.attempt;
-        route.dueAtMs = Date.parse(value.nextAt ?? '') || 0;
-      } else entry.routes.delete(value.route);
-      if (entry.routes.size === 0) owed.delete(value.deliveryId);
+      const record = owed.get(value.deliveryId);
+      if (!record) continue;
+      record.attempts = [...(record.attempts ?? []), value];
+      if (standingsIn(record, 'owed').length === 0) owed.delete(value.deliveryId);
       // A delivery refused as forged (kept under --accept-invalid) is never retried or resumed.
     } else if (
       isCaptureRecord(value) &&
@@ -52,19 +46,20 @@ export async function readPendingForwards(path: string): Promise<CapturedPending
       !value.bodyTruncated &&
       value.verdict.valid !== false
     ) {
-      const routes = new Map(value.forwarding.map(({ route, url }) => [route, { url, attempts: 0, dueAtMs: 0 }]));
-      owed.set(value.id, { record: value, routes });
+      delete value.attempts;
+      owed.set(value.id, value);
     }
   }
-  return [...owed.values()].flatMap(({ record, routes }) =>
-    [...routes].map(([route, { url, attempts, dueAtMs }]) => ({
+  return [...owed.values()].flatMap((record) =>
+    standingsIn(record, 'owed').map(({ route, url, attempts, nextAt }) => ({
       deliveryId: record.id,
+      record,
       body: captureBody(record),
       headers: record.headers,
       route,
       url,
       attempts,
-      dueAtMs,
+      dueAtMs: Date.parse(nextAt ?? '') || 0,
     })),
   );
 }

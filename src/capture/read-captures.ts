@@ -1,3 +1,4 @@
+import { access, constants } from 'node:fs/promises';
 import { type CaptureLine, captureLines, MAX_CAPTURE_LINE_BYTES } from './capture-lines.js';
 import { errnoSentence } from '../util/fs-errors.js';
 import { LedgerhookError, usageError } from '../errors.js';
@@ -18,6 +19,15 @@ function unreadable(path: string, error: unknown): LedgerhookError {
     `cannot read capture file ${path}: ${code === 'ENOENT' ? 'no such file' : errnoSentence(error)}`,
     { cause: error, details: { reason: 'input_unreadable', path } },
   );
+}
+
+/** Throws the usage error readCaptures would for a capture file that cannot be read (missing, say). */
+export async function assertReadableCapture(path: string): Promise<void> {
+  try {
+    await access(path, constants.R_OK);
+  } catch (error) {
+    throw unreadable(path, error);
+  }
 }
 
 export interface CaptureFileSelection extends CaptureFile {

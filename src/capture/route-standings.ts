@@ -32,7 +32,16 @@ export function routeStandings(record: CaptureRecord): RouteStanding[] {
   return [...standings.values()];
 }
 
-/** `replay --failed`: some route's last attempt failed for good (a delivery still waiting for a retry is not one). */
-export function lastAttemptFailed(record: CaptureRecord): boolean {
-  return routeStandings(record).some((standing) => standing.outcome === 'failed');
+/** Forwards failed for good (`replay --failed`), or still owed: due with no attempt yet, or waiting for a retry. */
+export type ForwardState = 'failed' | 'owed';
+
+/** The routes of a captured delivery whose forward is in that state (at `route` only, when given). */
+export function standingsIn(record: CaptureRecord, state: ForwardState, route?: string): RouteStanding[] {
+  return routeStandings(record).filter(
+    (standing) =>
+      (route === undefined || standing.route === route) &&
+      (state === 'failed'
+        ? standing.outcome === 'failed'
+        : standing.outcome === 'due' || standing.outcome === 'retrying'),
+  );
 }

@@ -41,6 +41,8 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
     ]
       .filter(Boolean)
       .join('; '),
+  original_token_not_verified: () =>
+    'check that the secret (--secret-file, --env) is the one the deliveries were signed with; --as-captured sends them with their original token, and --id or --last selects others',
   replay_needs_secret: () =>
     'pass --secret-file FILE or set LEDGERHOOK_WEBHOOK_SECRET (or use --as-captured to send the original tokens)',
   edit_needs_one_delivery: () => 'select one delivery with --id or --index (or --last 1)',

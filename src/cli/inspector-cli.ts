@@ -26,6 +26,7 @@ export function serveInspector(source: MemorySource, flags: InspectorFlags): Pro
     source,
     actions: inspectorActions({
       secret: flags.secrets[0]?.secret,
+      secrets: flags.secrets,
       verificationPrefix: flags.verificationPrefix,
       // Written first, then listed: the page shows an edit once its line is in the capture file.
       onSent: async (record) => {

@@ -3,6 +3,7 @@ import { resolveTarget } from '../delivery/target.js';
 import { DEFAULT_MAX_EDITED_BODY_BYTES } from '../replay/edit-checks.js';
 import { editableHeaders, sendEditedDelivery } from '../replay/edited-delivery.js';
 import { roundMs } from '../util/percentiles.js';
+import type { SecretInput } from '../webhook/secrets.js';
 import type { InspectorDelivery } from './inspector-delivery.js';
 
 /** What the page needs to offer an edit: never the secret, only whether one is held here. */
@@ -36,6 +37,8 @@ export interface EditAnswer {
 
 export interface EditOptions {
   secret?: string | undefined;
+  /** The secrets the original's token must verify with (default: `secret` alone). */
+  secrets?: readonly SecretInput[] | undefined;
   verificationPrefix?: string | undefined;
   /** Header for the fresh token; default: the one the original was captured with. */
   headerName?: string | undefined;
@@ -76,6 +79,7 @@ export async function sendEdit(
     headers: request.headers,
     url,
     secret: options.secret ?? '',
+    secrets: options.secrets,
     headerName: options.headerName,
     verificationPrefix: options.verificationPrefix,
     maxBodyBytes: options.maxBodyBytes,

@@ -13,6 +13,8 @@ import {
   withOutcome,
 } from './edit-action.js';
 import type { InspectorDelivery } from './inspector-delivery.js';
+import { verifyOriginalToken } from '../capture/original-token.js';
+import type { SecretInput } from '../webhook/secrets.js';
 
 /** How a delivery is sent again: with a fresh token, or with the token it arrived with. */
 export type ReplayMode = 'resigned' | 'as-captured';
@@ -28,7 +30,7 @@ export interface ReplayAnswer {
 
 export interface InspectorActions {
   /** Which modes a delivery may be replayed in (the page greys out the others). */
-  modesFor(delivery: InspectorDelivery): ReplayMode[];
+  modesFor(delivery: InspectorDelivery): Promise<ReplayMode[]>;
   /**
    * `confirmRefused`: a refused delivery goes out (as captured) only when the person confirmed it,
    * naming its verdict, as the CLI's replay needs --include-refused.
@@ -39,9 +41,9 @@ export interface InspectorActions {
     mode: ReplayMode,
     confirmRefused?: boolean,
   ): Promise<ReplayAnswer>;
-  curl(delivery: InspectorDelivery, target: string): string;
+  curl(delivery: InspectorDelivery, target: string): Promise<string>;
   /** Whether (and how) the page may offer "Edit and resend" for this delivery. */
-  editOffer(delivery: InspectorDelivery): EditOffer;
+  editOffer(delivery: InspectorDelivery): Promise<EditOffer>;
   /** Sends an edited copy, always re-signed; refused as replay would refuse re-signing it. */
   edit(delivery: InspectorDelivery, request: EditRequest): Promise<EditAnswer>;
 }
@@ -49,6 +51,11 @@ export interface InspectorActions {
 export interface ActionOptions extends Pick<EditOptions, 'headerName' | 'onSent'> {
   /** The re-signing secret. Stays in this process: the page only ever sees results. */
   secret?: string | undefined;
+  /**
+   * The secrets an original token must verify with before its delivery is re-signed (a rotation:
+   * any of them); default: `secret` alone.
+   */
+  secrets?: readonly SecretInput[] | undefined;
   /** Put before a re-signed token (the verificationPrefix setting), in replays and curl commands. */
   verificationPrefix?: string | undefined;
   timeoutMs?: number | undefined;
@@ -59,26 +66,24 @@ export interface ActionOptions extends Pick<EditOptions, 'headerName' | 'onSent'
 // `ledgerhook sign` reads the secret from this variable: the command never contains it.
 const SECRET_ENV = 'LEDGERHOOK_WEBHOOK_SECRET';
 
-/** Only a delivery that verified is re-signed, and only a whole body is sent at all. */
-function replayModes(delivery: InspectorDelivery, secret: string | undefined): ReplayMode[] {
-  return delivery.verdict === 'valid' && secret !== undefined && !delivery.bodyTruncated
-    ? ['resigned', 'as-captured']
-    : delivery.bodyTruncated
-      ? []
-      : ['as-captured'];
+/**
+ * Why this delivery may not be re-signed here, or undefined when it may: its original token must
+ * verify now with the inspector's secrets (original-token.ts), whatever the capture's verdict says.
+ */
+async function whyNotResigned(delivery: InspectorDelivery, options: ActionOptions): Promise<string | undefined> {
+  if (delivery.bodyTruncated) return 'only the head of this body was captured: it cannot be replayed';
+  if (options.secret === undefined) return 're-signing needs the webhook secret, which this inspector was not given';
+  const verdict = await verifyOriginalToken(delivery.record, {
+    secrets: options.secrets ?? [options.secret],
+    verificationPrefix: options.verificationPrefix,
+  });
+  return verdict.ok
+    ? undefined
+    : `its original token does not verify with this inspector's secret (${verdict.code}): it is replayed only as captured, never re-signed`;
 }
 
-/** Why a mode the page greyed out was asked for anyway. */
-function modeRefused(delivery: InspectorDelivery, mode: ReplayMode): LedgerhookError {
-  return new LedgerhookError(
-    'ERR_USAGE',
-    delivery.bodyTruncated
-      ? 'only the head of this body was captured: it cannot be replayed'
-      : mode === 'resigned' && delivery.verdict !== 'valid'
-        ? `this delivery was ${delivery.verdict === 'refused' ? 'refused' : 'not verified'}: it is replayed only as captured, never re-signed`
-        : 're-signing needs the webhook secret, which this inspector was not given',
-    { details: { reason: 'replay_mode_not_allowed', mode } },
-  );
+function modeRefused(why: string, mode: ReplayMode): LedgerhookError {
+  return new LedgerhookError('ERR_USAGE', why, { details: { reason: 'replay_mode_not_allowed', mode } });
 }
 
 /** Sends one delivery again and turns its outcome into the page's answer. */
@@ -89,16 +94,18 @@ async function replayOne(
   options: ActionOptions,
 ): Promise<ReplayAnswer> {
   let answer: ReplayAnswer = { url: url.href, mode };
-  // The replay library's own policy decides: a refused or unverified delivery is sent as captured.
+  // The replay library decides how, and refuses to re-sign what modesFor would not offer.
   const plan = planReplay([delivery.record], {
     includeRefused: true,
     includeUnverified: true,
+    resignRefused: mode === 'resigned',
     asCaptured: mode === 'as-captured',
   });
   await replayDeliveries({
     planned: plan.send,
     url,
     secret: options.secret,
+    secrets: options.secrets,
     verificationPrefix: options.verificationPrefix,
     timeoutMs: options.timeoutMs ?? 10_000,
     onProgress: ({ outcome }) => {
@@ -108,8 +115,7 @@ async function replayOne(
   return answer;
 }
 
-function curlFor(delivery: InspectorDelivery, target: string, options: ActionOptions): string {
-  const { secret } = options;
+async function curlFor(delivery: InspectorDelivery, target: string, options: ActionOptions): Promise<string> {
   const url = resolveTarget(target).href;
   if (delivery.bodyTruncated)
     throw new LedgerhookError('ERR_USAGE', 'only the head of this body was captured: there is nothing exact to send', {
@@ -122,7 +128,7 @@ function curlFor(delivery: InspectorDelivery, target: string, options: ActionOpt
     body: captureBody(delivery.record),
     contentType: (Array.isArray(type) ? type[0] : type) ?? 'application/json',
     headerName: delivery.record.headerName,
-    resign: replayModes(delivery, secret).includes('resigned'),
+    resign: (await whyNotResigned(delivery, options)) === undefined,
     token: Array.isArray(original) ? (original[0] ?? '') : (original ?? ''),
     secretEnv: SECRET_ENV,
     verificationPrefix: options.verificationPrefix,
@@ -130,17 +136,21 @@ function curlFor(delivery: InspectorDelivery, target: string, options: ActionOpt
 }
 
 /**
- * Replay and copy-as-curl follow the CLI's rules: only a delivery that verified is re-signed; a
- * refused or unverified one goes out only as captured (its original token), never laundered.
+ * Replay and copy-as-curl follow the CLI's rules: only a delivery whose original token verifies now
+ * is re-signed; any other goes out only as captured (its original token), never laundered.
  */
 export function inspectorActions(options: ActionOptions = {}): InspectorActions {
-  const modesFor = (delivery: InspectorDelivery): ReplayMode[] => replayModes(delivery, options.secret);
+  const modesFor = async (delivery: InspectorDelivery): Promise<ReplayMode[]> => {
+    if (delivery.bodyTruncated) return [];
+    return (await whyNotResigned(delivery, options)) === undefined ? ['resigned', 'as-captured'] : ['as-captured'];
+  };
   const edits: EditOptions = { ...options, maxBodyBytes: options.maxEditedBodyBytes };
   return {
     modesFor,
     async replay(delivery, target, mode, confirmRefused = false) {
       const url = resolveTarget(target);
-      if (!modesFor(delivery).includes(mode)) throw modeRefused(delivery, mode);
+      if (!(await modesFor(delivery)).includes(mode))
+        throw modeRefused((await whyNotResigned(delivery, options)) ?? 'this mode is not offered', mode);
       if (delivery.verdict === 'refused' && !confirmRefused)
         throw new LedgerhookError(
           'ERR_USAGE',
@@ -150,11 +160,14 @@ export function inspectorActions(options: ActionOptions = {}): InspectorActions 
       return replayOne(delivery, url, mode, options);
     },
     curl: (delivery, target) => curlFor(delivery, target, options),
-    // An edit is re-signed, so it is offered exactly where re-signing is: never for a refused delivery.
-    editOffer: (delivery) =>
-      editOffer(delivery, modesFor(delivery).includes('resigned'), modeRefused(delivery, 'resigned').message, edits),
+    // An edit is re-signed, so it is offered exactly where re-signing is.
+    async editOffer(delivery) {
+      const why = await whyNotResigned(delivery, options);
+      return editOffer(delivery, why === undefined, why, edits);
+    },
     async edit(delivery, request) {
-      if (!modesFor(delivery).includes('resigned')) throw modeRefused(delivery, 'resigned');
+      const why = await whyNotResigned(delivery, options);
+      if (why !== undefined) throw modeRefused(why, 'resigned');
       return sendEdit(delivery, request, edits);
     },
   };

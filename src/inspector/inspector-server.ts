@@ -85,15 +85,15 @@ function apiHandler(options: InspectorOptions, streams: Set<() => void>) {
   const { source, actions } = options;
   const detailOf = async (delivery: InspectorDelivery) => ({
     ...(await deliveryDetail(delivery, { ...options.detail, syncs: source.syncsOf(delivery.id) })),
-    replayModes: actions.modesFor(delivery),
-    edit: actions.editOffer(delivery),
+    replayModes: await actions.modesFor(delivery),
+    edit: await actions.editOffer(delivery),
   });
 
   // One edit at a time, refused before its body is read when not allowed: an edited body arrives as a
   // JSON string (up to 6 characters per character of the body), so memory stays one such request.
   let editing = false;
   const edit = async (req: IncomingMessage, res: ServerResponse, delivery: InspectorDelivery) => {
-    const offer = actions.editOffer(delivery);
+    const offer = await actions.editOffer(delivery);
     // Answered unread: the connection ends with the answer, so that the body is not taken for a request.
     const refuse = (status: number, error: string) => {
       res.setHeader('connection', 'close');
@@ -125,7 +125,7 @@ function apiHandler(options: InspectorOptions, streams: Set<() => void>) {
     if (action === undefined) return sendJson(res, 200, await detailOf(delivery));
     if (action === 'curl') {
       const target = query.get('to') ?? options.forwardTo ?? 'http://localhost:3000/webhooks';
-      return sendJson(res, 200, { command: actions.curl(delivery, target) });
+      return sendJson(res, 200, { command: await actions.curl(delivery, target) });
     }
     if (req.method !== 'POST' || !sameOrigin(req))
       return sendJson(res, 405, { error: `${action} is a POST from the page` });

@@ -38,15 +38,20 @@ export interface PendingForward {
 
 /**
  * Forwards deliveries after their answer and retries the ones that fail (unreachable, timed out,
- * 5xx) on a schedule, recording every attempt. Bounded: at most `maxPending` forwards (and their
- * bodies' bytes) are held; the listener asks `hasRoom()` before it reads a new delivery. `close()`
- * stops the waits; what was still waiting is on disk as `retrying` and counted.
+ * 5xx) on a schedule, recording every attempt. Bounded exactly: at most `maxPending` forwards (and
+ * `maxPendingBytes` of their bodies) are held, counting those reserved for deliveries being answered
+ * right now. The listener asks `hasRoom()` before it reads a delivery (a cheap early 503) and
+ * `reserve()` before it answers 202 (the exact limit: many deliveries pass the first check at once);
+ * `add()` then takes the reservation, `release()` gives back one that was not used. `close()` stops
+ * the waits; what was still waiting is on disk as `retrying` and counted.
  */
 export class ForwardRetrier {
   readonly #options: ForwardRetryOptions;
   readonly #stop = new AbortController();
   readonly #tasks = new Set<Promise<void>>();
   #bytes = 0;
+  #reserved = 0;
+  #reservedBytes = 0;
   #leftPending = 0;
 
   constructor(options: ForwardRetryOptions) {
@@ -57,14 +62,40 @@ export class ForwardRetrier {
     return this.#tasks.size;
   }
 
-  hasRoom(): boolean {
+  /** Whether `count` more forwards of `bytes` each would stay within both limits. */
+  #fits(count: number, bytes: number): boolean {
     const maxPending = this.#options.maxPending ?? DEFAULT_MAX_PENDING_FORWARDS;
     const maxBytes = this.#options.maxPendingBytes ?? DEFAULT_MAX_PENDING_FORWARD_BYTES;
-    return this.#tasks.size < maxPending && this.#bytes < maxBytes;
+    return (
+      this.#tasks.size + this.#reserved + count <= maxPending &&
+      this.#bytes + this.#reservedBytes + count * bytes <= maxBytes
+    );
   }
 
-  /** Starts (or resumes) one forward; ignored once closing. */
-  add(forward: PendingForward): void {
+  hasRoom(): boolean {
+    return this.#fits(1, 0);
+  }
+
+  /** Holds room for `count` forwards of a body of `bytes`, or returns false (and holds nothing). */
+  reserve(count: number, bytes: number): boolean {
+    if (this.#stop.signal.aborted || !this.#fits(count, bytes)) return false;
+    this.#reserved += count;
+    this.#reservedBytes += count * bytes;
+    return true;
+  }
+
+  /** Gives back room reserved for forwards that will not be added (the delivery was not recorded). */
+  release(count: number, bytes: number): void {
+    this.#reserved = Math.max(0, this.#reserved - count);
+    this.#reservedBytes = Math.max(0, this.#reservedBytes - count * bytes);
+  }
+
+  /**
+   * Starts (or resumes) one forward, in room reserved for it (`reserved`) or taken now; ignored
+   * (its reservation given back) once closing.
+   */
+  add(forward: PendingForward, reserved = false): void {
+    if (reserved) this.release(1, forward.body.length);
     if (this.#stop.signal.aborted) return;
     this.#bytes += forward.body.length;
     const task = this.#run(forward).finally(() => {

@@ -39,8 +39,19 @@ export interface HandleDeliveryOptions {
   acceptInvalid?: boolean | undefined;
   /** One catch-all route (the app's answer is relayed, as a proxy). */
   forward?: ForwardEdge | undefined;
-  /** Several routes, selected by event; with `background` nothing is forwarded here (a retrier does it after the answer). */
-  routing?: { routes: readonly ForwardRoute[]; events?: Routing['events']; background?: boolean } | undefined;
+  /**
+   * Several routes, selected by event; with `background` nothing is forwarded here (a retrier does it
+   * after the answer), and `reserve` holds the retrier's room for the routes due before 202 is
+   * answered (false: no room, 503).
+   */
+  routing?:
+    | {
+        routes: readonly ForwardRoute[];
+        events?: Routing['events'];
+        background?: boolean;
+        reserve?: ((forwards: number, bodyBytes: number) => boolean) | undefined;
+      }
+    | undefined;
   now: () => number;
   newId: (nowMs: number) => string;
   /** Traces and metrics (openTelemetry()); default none. */
@@ -126,6 +137,15 @@ async function forwardRoutes(
   if (routes.length === 0) return { fields: {} };
   // A forgery kept by acceptInvalid is forwarded once at most (as before routes), never owed retries.
   if (routing.background && verdict.valid === false) return { fields: {} };
+  if (routing.background && routing.reserve && !routing.reserve(routes.length, request.body.length))
+    return {
+      answer: {
+        status: 503,
+        body: { error: 'busy', message: 'too many forwards wait for a retry; retry later' },
+        headers: { 'retry-after': '1' },
+      },
+      fields: {},
+    };
   if (routing.background)
     return {
       answer: { status: 202, body: { received: true, forwarding: routes.map((route) => route.name) } },
@@ -138,6 +158,11 @@ async function forwardRoutes(
   const [only] = sent;
   if (sent.length === 1 && only) return { answer: relayed(only), fields: { forward: only.result, forwards: results } };
   return { answer: combinedAnswer(results), fields: { forwards: results } };
+}
+
+/** What a delivery refused by its verdict is answered: 400 with the reason (the spec's sample receiver). */
+export function refusedAnswer(verdict: DeliveryVerdict): Pick<HandledDelivery, 'status' | 'body'> {
+  return { status: 400, body: { error: verdict.code, message: verdict.message } };
 }
 
 /** The verdict on the verify span and in the deliveries metric (only when traced). */
@@ -201,7 +226,7 @@ export async function handleDelivery(
       ? await forwardRoutes(request, parsed, verdict, options, telemetry)
       : undefined;
   let answer: Pick<HandledDelivery, 'status' | 'body' | 'headers'> = { status: 200, body: { received: true } };
-  if (!accepted) answer = { status: 400, body: { error: verdict.code, message: verdict.message } };
+  if (!accepted) answer = refusedAnswer(verdict);
   else if (routed?.answer) answer = routed.answer;
   const { status, body, headers } = answer;
   const delivery: ReceivedDelivery = {

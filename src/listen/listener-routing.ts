@@ -1,6 +1,7 @@
 import type { AttemptRecord } from '../capture/attempt-record.js';
 import type { CaptureSubscriber } from '../capture/capture-subscriber.js';
-import type { CapturedPendingForward } from '../capture/pending-forwards.js';
+import { type CapturedPendingForward, readPendingForwards } from '../capture/pending-forwards.js';
+import { verifyOriginalToken } from '../capture/original-token.js';
 import type { DeliveryEvents } from '../delivery/delivery-events.js';
 import { ForwardRetrier, type ForwardRetryOptions } from './forward-retries.js';
 import { normaliseSecrets } from '../webhook/secrets.js';
@@ -22,7 +23,41 @@ export type ForwardEvent =
       waiting: number;
       /** Owed to a route this run does not have (removed, renamed or at another URL): not sent. */
       dropped: number;
+      /** Owed, but the original token does not verify with this run's secrets: not sent. */
+      unverified: number;
     };
+
+/** What a capture file still owes, read before the port is bound. */
+export interface OwedForwards {
+  forwards: CapturedPendingForward[];
+  /** Left out: the original token does not verify with the listener's secrets now. */
+  unverified: number;
+}
+
+/**
+ * The forwards the capture file still owes (listen --retry), less those whose ORIGINAL token does not
+ * verify with the listener's secrets now (original-token.ts: signature and body hash, not age): a
+ * capture file is input like any other, and never gets a body of its choosing sent on or re-signed.
+ * A listener without a secret verifies nothing, at receipt or here, and re-signs nothing.
+ */
+export async function readOwedForwards(
+  path: string,
+  options: Pick<HandleDeliveryOptions, 'secrets' | 'verificationPrefix'>,
+): Promise<OwedForwards> {
+  const all = await readPendingForwards(path);
+  if (options.secrets.length === 0) return { forwards: all, unverified: 0 };
+  const verdicts = new Map<CapturedPendingForward['record'], boolean>();
+  const forwards: CapturedPendingForward[] = [];
+  for (const forward of all) {
+    let ok = verdicts.get(forward.record);
+    if (ok === undefined) {
+      ok = (await verifyOriginalToken(forward.record, options)).ok;
+      verdicts.set(forward.record, ok);
+    }
+    if (ok) forwards.push(forward);
+  }
+  return { forwards, unverified: all.length - forwards.length };
+}
 
 type EdgeFor = (url: URL) => ForwardEdge;
 
@@ -55,7 +90,7 @@ export function startRetrier(
   handleOptions: HandleDeliveryOptions,
   capture: CaptureSubscriber | undefined,
   events: DeliveryEvents,
-  owed: readonly CapturedPendingForward[],
+  { forwards: owed, unverified }: OwedForwards,
 ): { close(): Promise<number> } {
   const retry = options.retry;
   const retrier = new ForwardRetrier({
@@ -70,17 +105,29 @@ export function startRetrier(
     resign: retry?.resign ? resigner(handleOptions) : undefined,
   });
   const edges = new Map((handleOptions.routing?.routes ?? []).map((route) => [route.name, route.edge]));
+  // A 202 is answered only once room is held for every route due (handle-delivery.ts): the limit is
+  // exact however many deliveries are answered at once. Set before the listener serves anything.
+  if (handleOptions.routing) handleOptions.routing.reserve = (count, bytes) => retrier.reserve(count, bytes);
   events.subscribe({
     hasRoom: () => retrier.hasRoom(),
     onEvent(event) {
-      // Only what passed verification is owed a redelivery: a forgery kept by --accept-invalid is not.
-      if (event.type !== 'delivery' || event.delivery.status >= 300 || event.delivery.verdict.valid === false) return;
+      if (event.type !== 'delivery') return;
       const { delivery } = event;
-      for (const { route } of delivery.forwarding ?? []) {
+      const due = delivery.forwarding ?? [];
+      // Not recorded after all (the capture failed): the room held for it is given back.
+      if (delivery.status >= 300 || delivery.verdict.valid === false) {
+        retrier.release(due.length, delivery.body.length);
+        return;
+      }
+      for (const { route } of due) {
         const edge = edges.get(route);
-        if (!edge) continue;
+        if (!edge) {
+          retrier.release(1, delivery.body.length);
+          continue;
+        }
         const headers = forwardHeaders(delivery.headers);
-        retrier.add({ deliveryId: delivery.id, body: delivery.body, headers, route, edge, attempts: 0, dueAtMs: 0 });
+        const forward = { deliveryId: delivery.id, body: delivery.body, headers, route, edge, attempts: 0, dueAtMs: 0 };
+        retrier.add(forward, true);
       }
     },
   });
@@ -100,8 +147,14 @@ export function startRetrier(
     }
     retrier.add({ ...forward, headers: forwardHeaders(forward.headers), edge });
   }
-  if (owed.length > 0)
-    options.onForward?.({ type: 'forwards-resumed', resumed: owed.length - waiting - dropped, waiting, dropped });
+  if (owed.length > 0 || unverified > 0)
+    options.onForward?.({
+      type: 'forwards-resumed',
+      resumed: owed.length - waiting - dropped,
+      waiting,
+      dropped,
+      unverified,
+    });
   return { close: async () => (await retrier.close()) + waiting };
 }
 

@@ -10,10 +10,21 @@ export interface ListenerStats {
   /** Of those, answered 503 because the listener had no room (the sender should retry). */
   busy: number;
   forwardFailures: number;
+  /** Refused deliveries counted but not written to the capture file (past its refused bound). */
+  refusedNotCaptured: number;
 }
 
 export function emptyStats(): ListenerStats {
-  return { deliveries: 0, valid: 0, invalid: 0, unverified: 0, refused: 0, busy: 0, forwardFailures: 0 };
+  return {
+    deliveries: 0,
+    valid: 0,
+    invalid: 0,
+    unverified: 0,
+    refused: 0,
+    busy: 0,
+    forwardFailures: 0,
+    refusedNotCaptured: 0,
+  };
 }
 
 /** A subscriber that keeps the counters of the listener's summary. */
@@ -25,6 +36,7 @@ export function countInto(stats: ListenerStats): (event: ListenerEvent) => void 
     } else if (event.type === 'delivery') {
       const { verdict, forward, forwards } = event.delivery;
       stats.deliveries += 1;
+      if (!event.recorded && verdict.valid === false) stats.refusedNotCaptured += 1;
       if (verdict.valid === true) stats.valid += 1;
       else if (verdict.valid === false) stats.invalid += 1;
       else stats.unverified += 1;

@@ -15,10 +15,9 @@ import { BodyBudget } from '../http/body-budget.js';
 import { DeliveryEvents, type DeliverySubscriber, type ListenerEvent } from '../delivery/delivery-events.js';
 import { postForwardEdge } from './forward-edge.js';
 import type { ForwardRetryOptions } from './forward-retries.js';
-import { type ForwardEvent, forwarding, startRetrier } from './listener-routing.js';
+import { type ForwardEvent, forwarding, readOwedForwards, startRetrier } from './listener-routing.js';
 import type { Route } from './routes.js';
 import type { RouteSelector } from './route-selector.js';
-import { readPendingForwards } from '../capture/pending-forwards.js';
 import { handleDelivery, preflight, type HandleDeliveryOptions } from './handle-delivery.js';
 import { nodeDeliveryHandler } from './node-adapter.js';
 import { answerClientError, DEFAULT_IDLE_TIMEOUT_MS, starting, timeouts } from './listener-connections.js';
@@ -36,6 +35,8 @@ export { DEFAULT_IDLE_TIMEOUT_MS };
  */
 export const DEFAULT_MAX_BUFFERED_BODY_BYTES = 4 * 1024 * 1024;
 const FREE_BODY_BYTES = 64 * 1024;
+/** A large body waits this long at most for room in the budget, unread, before it is answered 503. */
+const BODY_WAIT_MS = 5_000;
 
 export interface ListenerOptions {
   port?: number | undefined;
@@ -135,7 +136,13 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
   const edgeFor = (url: URL) =>
     postForwardEdge(url, { timeoutMs: options.forwardTimeoutMs, dispatcher: options.dispatcher });
   // Read before the port is bound: a delivery arriving meanwhile must not look owed.
-  const owed = options.retry && options.capture ? await readPendingForwards(options.capture.path) : [];
+  const owed =
+    options.retry && options.capture
+      ? await readOwedForwards(options.capture.path, {
+          secrets: options.secrets ?? [],
+          verificationPrefix: options.verificationPrefix,
+        })
+      : { forwards: [], unverified: 0 };
   events.subscribe({ onEvent: countInto(stats) });
   const handleOptions: HandleDeliveryOptions = {
     path: options.path,
@@ -157,6 +164,7 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
     handle: (request, telemetry) => handleDelivery(request, handleOptions, telemetry),
     events,
     budget: new BodyBudget(bufferedLimit, FREE_BODY_BYTES),
+    bodyWaitMs: Math.min(BODY_WAIT_MS, options.requestTimeoutMs ?? BODY_WAIT_MS),
     maxBodyBytes,
     retryAfterSeconds: 1,
     telemetry: options.telemetry ?? noTelemetry,
@@ -177,7 +185,10 @@ export async function startListener(options: ListenerOptions = {}): Promise<Runn
   let capture: CaptureSubscriber | undefined;
   try {
     // Opened only once the port is ours: a taken port leaves no capture file behind.
-    if (options.capture) capture = await openCaptureSubscriber(options.capture);
+    if (options.capture)
+      capture = await openCaptureSubscriber(options.capture, ({ firstLimit, perSecond, maxBytes }) =>
+        events.emit({ type: 'capture-limit', limit: firstLimit ?? 'rate', perSecond, maxBytes }),
+      );
   } catch (error) {
     await served.close();
     throw error;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../http/send-json.js';
 import type { BodyBudget } from '../http/body-budget.js';
 import type { DeliveryEvents } from '../delivery/delivery-events.js';
-import type { DeliveryRequest, HandledDelivery } from './handle-delivery.js';
+import { type DeliveryRequest, type HandledDelivery, refusedAnswer } from './handle-delivery.js';
 import type { HeaderRecord, ReceivedDelivery } from '../delivery/received-delivery.js';
 import { readRequestBody } from '../http/read-body.js';
 import { attachTrace, type Telemetry } from '../telemetry/telemetry.js';
@@ -14,6 +14,12 @@ export interface NodeAdapterOptions {
   handle(request: DeliveryRequest, telemetry: Telemetry): Promise<HandledDelivery>;
   events: DeliveryEvents;
   budget: BodyBudget;
+  /**
+   * How long a body that does not fit the budget now waits its turn, unread (its connection paused),
+   * before it is answered 503: a flood of large bodies is then read a few at a time, in order, instead
+   * of refused and re-sent at once, which kept the accept queue full and new connections waiting.
+   */
+  bodyWaitMs: number;
   maxBodyBytes: number;
   /** Seconds a sender told "no room" should wait before retrying. */
   retryAfterSeconds: number;
@@ -71,9 +77,16 @@ async function recordThenAnswer(
 ): Promise<void> {
   const { events } = options;
   let recorded = true;
+  let kept = true;
   const capturing = telemetry.span('ledgerhook.capture');
   try {
-    await events.record(delivery);
+    kept = await events.record(delivery);
+    // A refused delivery kept out of the capture by its bound is never answered 2xx (--accept-invalid).
+    if (!kept && delivery.status < 300) {
+      const refused = refusedAnswer(delivery.verdict);
+      delivery.status = refused.status;
+      Object.assign(result, refused);
+    }
   } catch (error) {
     capturing.fail(error);
     recorded = false;
@@ -88,7 +101,12 @@ async function recordThenAnswer(
   capturing.end();
   answer(res, result);
   // Nothing refused as forged is passed on, even when answered 200 with acceptInvalid.
-  events.emit({ type: 'delivery', delivery, accepted: recorded && delivery.verdict.valid !== false });
+  events.emit({
+    type: 'delivery',
+    delivery,
+    accepted: recorded && delivery.verdict.valid !== false,
+    recorded: recorded && kept,
+  });
 }
 
 async function serveOne(options: NodeAdapterOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -105,14 +123,14 @@ async function serveOne(options: NodeAdapterOptions, req: IncomingMessage, res: 
     return refuseUnread(options, req, res, {
       status: 503,
       error: 'busy',
-      reason: 'the capture queue is full; retry later',
+      reason: 'no room for another delivery (the capture queue, or forwards waiting for a retry); retry later',
     });
   // The delivery's trace starts at receipt, before its body is read, and ends once it is answered.
   const span = options.telemetry.span('ledgerhook.delivery', undefined, undefined, 'server');
   const telemetry = options.telemetry.under(span);
   // Attribute objects only when traced: untraced, a delivery allocates nothing for telemetry.
   if (telemetry.enabled) span.setAttributes({ 'http.request.method': method });
-  const read = await readRequestBody(req, options.maxBodyBytes, options.budget);
+  const read = await readRequestBody(req, options.maxBodyBytes, options.budget, options.bodyWaitMs);
   try {
     if (read.ok) {
       const result = await options.handle({ method, path, headers: headerRecord(req), body: read.body }, telemetry);
@@ -149,17 +167,27 @@ export function nodeDeliveryHandler(options: NodeAdapterOptions): {
   /** Resolves when every request in progress has been answered and recorded. */
   drain(): Promise<void>;
 } {
-  const inFlight = new Set<Promise<void>>();
+  // Counted rather than each request's promise kept in a set: no promise per request beyond its own.
+  let inFlight = 0;
+  let waiting: Array<() => void> = [];
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    inFlight += 1;
+    try {
+      await serveOne(options, req, res);
+    } catch (error) {
+      answer(res, { status: 500, body: { error: 'internal', message: (error as Error).message } });
+    } finally {
+      inFlight -= 1;
+      if (inFlight === 0 && waiting.length > 0) {
+        for (const resolve of waiting) resolve();
+        waiting = [];
+      }
+    }
+  };
   return {
     handler(req, res) {
-      const task = serveOne(options, req, res).catch((error: unknown) => {
-        answer(res, { status: 500, body: { error: 'internal', message: (error as Error).message } });
-      });
-      inFlight.add(task);
-      void task.finally(() => inFlight.delete(task));
+      void serve(req, res);
     },
-    async drain() {
-      await Promise.allSettled([...inFlight]);
-    },
+    drain: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
   };
 }

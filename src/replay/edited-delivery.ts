@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import type { CaptureRecord } from '../capture/capture-record.js';
+import { type CaptureRecord, capturedHeaderValues } from '../capture/capture-record.js';
 import { buildDelivery } from '../delivery/build-delivery.js';
 import { sendDeliveries, type DeliveryOutcome } from '../delivery/send-deliveries.js';
 import { LedgerhookError } from '../errors.js';
 import { roundMs } from '../util/percentiles.js';
 import { parseWebhookBody } from '../webhook/bodies.js';
-import { capturedHeaderValues } from './captured-delivery.js';
+import type { SecretInput } from '../webhook/secrets.js';
+
 import { checkEditedBody, checkEditedHeaders, EDITED_FROM_HEADER, UNEDITABLE_HEADERS } from './edit-checks.js';
+import { assertResignable } from '../capture/original-token.js';
 import { isReplayMarker } from './replay.js';
 
 export { EDITED_FROM_HEADER };
@@ -21,6 +23,11 @@ export interface EditedDeliveryOptions {
   url: URL;
   /** Always required: an edited delivery is always re-signed, never sent with the original token. */
   secret: string;
+  /**
+   * The secrets the ORIGINAL's token must verify with before an edit of it is signed (a rotation:
+   * any of them); default: `secret` alone. See original-token.ts.
+   */
+  secrets?: readonly SecretInput[] | undefined;
   /** Header for the fresh token; default: the one the original was captured with. */
   headerName?: string | undefined;
   verificationPrefix?: string | undefined;
@@ -97,8 +104,9 @@ function recordOf(
 
 /**
  * Checks an edited body (and headers), re-signs it with the given secret and a fresh iat, and sends
- * it once. Whatever the original's verdict, the edit is a new delivery of the person's making: it is
- * never sent with the original token. Nothing is sent when a check fails (ERR_USAGE, the problem).
+ * it once. The edit is a new delivery of the person's making, never sent with the original token,
+ * and made only from an original whose own token verifies now (the capture's verdict field is not
+ * read). Nothing is sent when a check fails (ERR_USAGE, the problem; ERR_CHECK_FAILED, the token).
  */
 export async function sendEditedDelivery(options: EditedDeliveryOptions): Promise<EditedDelivery> {
   const { original } = options;
@@ -115,6 +123,10 @@ export async function sendEditedDelivery(options: EditedDeliveryOptions): Promis
   if (!body.ok) throw invalid(body.problem, 'edited_body_invalid');
   const edited = options.headers === undefined ? undefined : checkEditedHeaders(options.headers, headerName);
   if (edited && !edited.ok) throw invalid(edited.problem, 'edited_headers_invalid');
+  await assertResignable([original], {
+    secrets: options.secrets ?? [options.secret],
+    verificationPrefix: options.verificationPrefix,
+  });
   const now = options.now ?? Date.now;
   let sent: { body: Uint8Array; headers: Record<string, string | string[]>; headerName: string } | undefined;
   let sentAt = now();

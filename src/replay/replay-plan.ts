@@ -1,7 +1,8 @@
 import type { ErrorReason } from '../error-reasons.js';
 import type { CaptureRecord } from '../capture/capture-record.js';
 import { LedgerhookError } from '../errors.js';
-import { fullCapturedBody, originalVerdict, type OriginalVerdict } from './captured-delivery.js';
+import { fullCapturedBody } from '../capture/capture-record.js';
+import { originalVerdict, type OriginalVerdict } from './captured-delivery.js';
 
 /** How a delivery goes out: re-signed with a fresh iat, or with the token it was captured with. */
 export type ReplayMode = 're-signed' | 'as-captured';

@@ -1,12 +1,14 @@
 import type { Dispatcher } from 'undici';
-import type { CaptureRecord } from '../capture/capture-record.js';
+import { type CaptureRecord, capturedHeaderValues } from '../capture/capture-record.js';
 import { LedgerhookError } from '../errors.js';
 import type { OutgoingDelivery } from '../delivery/build-delivery.js';
 import { buildDelivery } from '../delivery/build-delivery.js';
 import { sendDeliveries, type DeliveryOutcome, type SendSummary } from '../delivery/send-deliveries.js';
 import { delay } from '../util/delay.js';
-import { capturedHeaderValues } from './captured-delivery.js';
+import type { SecretInput } from '../webhook/secrets.js';
+
 import { CONNECTION_HEADERS } from './edit-checks.js';
+import { assertResignable } from '../capture/original-token.js';
 import type { PlannedReplay } from './replay-plan.js';
 
 export { planReplay, type PlannedReplay, type ReplayMode, type ReplayPlan, type ReplayPolicy } from './replay-plan.js';
@@ -15,8 +17,13 @@ export interface ReplayOptions {
   /** What to send and how, from planReplay (which applies the verdict policy). */
   planned: readonly PlannedReplay[];
   url: URL;
-  /** Needed when any planned delivery is re-signed. */
+  /** Needed when any planned delivery is re-signed: the fresh tokens are signed with it. */
   secret?: string | undefined;
+  /**
+   * The secrets an original token must verify with before its delivery is re-signed (a rotation:
+   * any of them); default: `secret` alone. See original-token.ts for the checks that apply.
+   */
+  secrets?: readonly SecretInput[] | undefined;
   /** Header name for the token; default: the one each capture was received with. */
   headerName?: string | undefined;
   /** Put before a re-signed token, as the service would (the verificationPrefix setting); default none. */
@@ -60,6 +67,11 @@ export function isReplayMarker(id: unknown): id is string {
   return typeof id === 'string' && /^[\w.-]{1,80}$/.test(id);
 }
 
+/** The records of the planned deliveries that go out re-signed. */
+export function resignedRecords(planned: readonly PlannedReplay[]): CaptureRecord[] {
+  return planned.filter((entry) => entry.mode === 're-signed').map((entry) => entry.record);
+}
+
 async function replayDelivery(planned: PlannedReplay, options: ReplayOptions): Promise<OutgoingDelivery> {
   const { record, body } = planned;
   const asCaptured = planned.mode === 'as-captured';
@@ -86,7 +98,8 @@ async function replayDelivery(planned: PlannedReplay, options: ReplayOptions): P
 
 /**
  * Replays planned deliveries byte-exact: re-signed ones get a fresh iat so that an old capture
- * still verifies; as-captured ones carry their original token unchanged.
+ * still verifies; as-captured ones carry their original token unchanged. Nothing is sent when any
+ * delivery to be re-signed has an original token that does not verify now (assertResignable).
  */
 export async function replayDeliveries(
   options: ReplayOptions,
@@ -96,6 +109,10 @@ export async function replayDeliveries(
     throw new LedgerhookError('ERR_USAGE', 're-signing needs the webhook secret', {
       details: { reason: 'replay_needs_secret' },
     });
+  await assertResignable(resignedRecords(planned), {
+    secrets: options.secrets ?? (options.secret === undefined ? [] : [options.secret]),
+    verificationPrefix: options.verificationPrefix,
+  });
   const delayMs = options.delayMs ?? 0;
   return sendDeliveries({
     url: options.url,

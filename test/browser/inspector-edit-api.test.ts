@@ -42,7 +42,7 @@ describe('inspector edit and resend (HTTP, no browser)', () => {
       assert.deepEqual(valid.edit.headers, { 'content-type': 'application/json' });
       const forged = await get('api/deliveries/dlv_forged');
       assert.equal(forged.edit.allowed, false);
-      assert.match(forged.edit.why, /refused.*never re-signed/);
+      assert.match(forged.edit.why, /original token does not verify.*never re-signed/);
 
       const before = readFileSync(file, 'utf8');
       const edited = JSON.stringify({ ...JSON.parse(VALID_BODY), eventData: { amount: 7 } });
@@ -66,7 +66,7 @@ describe('inspector edit and resend (HTTP, no browser)', () => {
           { body: `{"userId":"u","type":"ENTITY_UPDATE","entities":["${'x'.repeat(1024 * 1024)}"]}` },
           /at most 1048576 are sent/,
         ],
-        ['dlv_forged', { body: edited }, /refused.*never re-signed/],
+        ['dlv_forged', { body: edited }, /original token does not verify.*never re-signed/],
       ];
       for (const [id, payload, problem] of refusals) {
         const answer = await edit(id, payload);

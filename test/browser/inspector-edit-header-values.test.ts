@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { capturedHeaderValues } from '../../src/replay/captured-delivery.js';
+import { capturedHeaderValues } from '../../src/capture/capture-record.js';
 import { checkEditedHeaders } from '../../src/replay/edit-checks.js';
 import { CAPTURE_SECRET, captureRecord, VALID_BODY, writeMixedCapture } from '../helpers/capture-file.js';
 import { startCli } from '../helpers/cli.js';

@@ -251,7 +251,63 @@ describe('listen routes and retries (end to end)', () => {
     assert.ok(!third.listen.lines.some((line) => line.includes('forwards-resumed')), 'nothing owed any more');
   });
 
-  it('replay --failed re-sends what failed for good, to where it failed', async () => {
+  it('forwards still owed to a route that moved are listed by captures list --owed and sent by replay --owed --to', async () => {
+    const dir = tempDir();
+    const capture = join(dir, 'deliveries.jsonl');
+    const was = await freePort();
+    const first = await startListen(['--forward-to', `:${was}`, '--retry', '10m', '--capture', capture]);
+    const sent = [];
+    for (const type of ['INVOICE_PAID', 'INVOICE_VIEWED', 'ENTITY_UPDATE']) sent.push(await send(first.url, type));
+    const retrying = () => first.listen.lines.filter((line) => line.includes('"outcome":"retrying"')).length;
+    await until(() => retrying() === 3, 'each first attempt failed');
+    assert.deepEqual(
+      sent.map((s) => s.status),
+      [202, 202, 202],
+    );
+    await first.listen.stop();
+
+    // The app moved: this run does not send the old deliveries, and says how they can be.
+    const app = await startApp();
+    const args = ['--forward-to', `:${app.port}`, '--retry', '10m', '--capture', capture];
+    const moved = startCli(['listen', '--port', '0', '--secret', SECRET, ...args]);
+    await moved.waitForStderr(
+      /3 forwards to routes this run does not have .* not sent; `ledgerhook captures list \S+ --owed` lists them, `ledgerhook replay \S+ --owed --to URL` sends them/,
+    );
+    await moved.stop();
+    assert.equal(app.received.length, 0);
+
+    const listed = await runCli(['captures', 'list', capture, '--owed', '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const owed = JSON.parse(listed.stdout).owed as Array<{ route: string; url: string; attempts: number }>;
+    assert.deepEqual(
+      owed.map((o) => [o.route, o.url, o.attempts]),
+      Array.from({ length: 3 }, () => ['default', `http://localhost:${was}/`, 1]),
+    );
+    const failed = await runCli(['replay', capture, '--failed', '--to', `:${app.port}`, '--secret', SECRET]);
+    assert.equal(failed.stdout.trim(), `no delivery in ${capture} failed at its last attempt`);
+
+    const replayed = await runCli(['replay', capture, '--owed', '--to', `:${app.port}`, '--secret', SECRET, '--json']);
+    assert.equal(replayed.code, 0, replayed.stderr);
+    const report = JSON.parse(replayed.stdout);
+    assert.deepEqual([report.sent, report.succeeded, report.recorded], [3, 3, 3]);
+    assert.deepEqual(
+      app.received.map((r) => r.body.toString('utf8')).sort(),
+      sent.map((s) => s.body.toString('utf8')).sort(),
+    );
+    for (const received of app.received)
+      assert.ok((await verifyWebhook({ body: received.body, token: received.token, secrets: SECRET })).ok);
+
+    // Owed no more: not listed, not resumed by the next listen, not sent twice.
+    const after = await runCli(['captures', 'list', capture, '--owed']);
+    assert.equal(after.stdout.trim(), `no forward is still owed in ${capture}`);
+    const again = await startListen(args);
+    await again.listen.stop();
+    assert.ok(!again.listen.lines.some((line) => line.includes('forwards-resumed')), 'nothing owed any more');
+    assert.equal(app.received.length, 3);
+    await app.close();
+  });
+
+  it("replay --failed re-sends what failed for good, only to --to (the file's URL is shown, never used)", async () => {
     const dir = tempDir();
     const capture = join(dir, 'deliveries.jsonl');
     const app = await startApp((n) => (n === 1 ? 400 : 200));
@@ -272,7 +328,20 @@ describe('listen routes and retries (end to end)', () => {
       await listen.stop();
     }
     try {
-      const replayed = await runCli(['replay', capture, '--failed', '--json', '--secret', SECRET]);
+      const untargeted = await runCli(['replay', capture, '--failed', '--secret', SECRET]);
+      assert.equal(untargeted.code, 2);
+      assertOneLineError(untargeted);
+      assert.match(untargeted.stderr, new RegExp(`needs --to TARGET.*http://localhost:${app.port}/hooks`));
+      const replayed = await runCli([
+        'replay',
+        capture,
+        '--failed',
+        '--to',
+        `:${app.port}/hooks`,
+        '--json',
+        '--secret',
+        SECRET,
+      ]);
       assert.equal(replayed.code, 0, replayed.stderr);
       const result = JSON.parse(replayed.stdout);
       assert.equal(result.url, `http://localhost:${app.port}/hooks`);

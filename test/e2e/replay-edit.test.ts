@@ -53,6 +53,8 @@ describe('replay --edit (end to end: an independent receiver, a node script as t
     const records = [
       await captureRecord(VALID_BODY, { id: 'dlv_valid' }),
       await captureRecord(FORGED_BODY, { id: 'dlv_forged', secret: 'not-the-secret', valid: false }),
+      // Refused at receipt (by a listener with another secret, say), yet its token verifies now.
+      await captureRecord(FORGED_BODY, { id: 'dlv_late', valid: false }),
     ];
     writeFileSync(file, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
   });
@@ -87,7 +89,7 @@ describe('replay --edit (end to end: an independent receiver, a node script as t
     const list = await runCli(['captures', 'list', file, '--json']);
     assert.deepEqual(
       JSON.parse(list.stdout).deliveries.map((d: { editedFrom?: string }) => d.editedFrom ?? null),
-      [null, null, 'dlv_valid'],
+      [null, null, null, 'dlv_valid'],
     );
     assert.match(
       (await runCli(['captures', 'list', file])).stdout,
@@ -154,12 +156,19 @@ describe('replay --edit (end to end: an independent receiver, a node script as t
     }
     assert.equal(receiver.received.length, sent);
 
-    // Asked for in full, an edit of a refused delivery is sent; its line keeps the original's verdict,
-    // so a later plain replay does not re-sign it without the same flags.
-    const asked = await edit('amount', ['--id', 'dlv_forged', '--include-refused', '--resign-refused']);
+    // Asked for in full, a forgery is still never edited: its original token does not verify now.
+    const forged = await edit('amount', ['--id', 'dlv_forged', '--include-refused', '--resign-refused']);
+    assert.equal(forged.code, 1, forged.stderr);
+    assertOneLineError(forged);
+    assert.match(forged.stderr, /original token does not verify with the secret now \(bad_signature/);
+    assert.equal(receiver.received.length, sent);
+
+    // A refused delivery whose token verifies now is, asked in full; its line keeps the original's
+    // verdict, so a later plain replay does not re-sign it without the same flags.
+    const asked = await edit('amount', ['--id', 'dlv_late', '--include-refused', '--resign-refused']);
     assert.equal(asked.code, 0, asked.stderr);
     const edited = JSON.parse(original().trim().split('\n').at(-1) ?? '{}');
-    assert.deepEqual([edited.editedFrom, edited.verdict.valid], ['dlv_forged', false]);
+    assert.deepEqual([edited.editedFrom, edited.verdict.valid], ['dlv_late', false]);
     const plain = await runCli(['replay', file, '--to', receiver.url, '--id', edited.id, '--dry-run'], {
       env: { LEDGERHOOK_WEBHOOK_SECRET: CAPTURE_SECRET },
     });

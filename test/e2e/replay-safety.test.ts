@@ -83,12 +83,12 @@ function writeCapture(specs: RecordSpec[]): string {
 
 const bodyOf = (id: string) => JSON.stringify({ userId: `user_${id}`, type: 'ENTITY_UPDATE', entities: ['expense'] });
 
-/** One valid, one forged (wrong secret), one unverified. */
+/** One valid, one forged (wrong secret), one unverified (a genuine delivery, captured by a listener without a secret). */
 function mixedCapture(): string {
   return writeCapture([
     { id: 'dlv_valid', valid: true, token: signed(bodyOf('dlv_valid')) },
     { id: 'dlv_forged', valid: false, code: 'bad_signature', token: signed(bodyOf('dlv_forged'), 'attacker') },
-    { id: 'dlv_open', valid: null, token: signed(bodyOf('dlv_open'), 'whatever') },
+    { id: 'dlv_open', valid: null, token: signed(bodyOf('dlv_open')) },
   ]);
 }
 
@@ -130,7 +130,7 @@ describe('replay never launders forgeries', () => {
     );
   });
 
-  it('--include-refused sends refused deliveries with their original token; --resign-refused re-signs them with a warning', async () => {
+  it('--include-refused sends refused deliveries with their original token; --resign-refused never re-signs a forgery', async () => {
     const capture = mixedCapture();
     const receiver = await startSpecReceiver({ secret: SECRET, skipExpiry: true });
     const asCaptured = await replayInProcess(capture, receiver.url, [
@@ -157,6 +157,8 @@ describe('replay never launders forgeries', () => {
     const forgedHeader = receiver.received[1]?.headers['service-verification'];
     assert.equal(forgedHeader, signed(bodyOf('dlv_forged'), 'attacker'), 'sent exactly as captured');
 
+    // Re-signed only when the original token verifies now: a forgery's does not, so nothing is sent.
+    const sent = receiver.received.length;
     const resigned = await replayInProcess(capture, receiver.url, [
       '--secret',
       SECRET,
@@ -166,9 +168,10 @@ describe('replay never launders forgeries', () => {
       'dlv_forged',
     ]);
     await receiver.close();
-    assert.equal(resigned.code, 0, resigned.stderr);
-    assert.match(resigned.stderr, /warning: re-signing deliveries that listen refused/);
-    assert.match(resigned.stdout, /\[refused: bad_signature\] re-signed → 200/);
+    assert.equal(resigned.code, 1, resigned.stderr);
+    assertOneLineError(resigned);
+    assert.match(resigned.stderr, /nothing was sent: delivery dlv_forged would be re-signed, .*\(bad_signature/);
+    assert.equal(receiver.received.length, sent);
   });
 
   it('deliveries captured without a secret need --include-unverified; only they selected is exit 2 naming the flag', async () => {
@@ -198,11 +201,19 @@ describe('replay never launders forgeries', () => {
     const capture = mixedCapture();
     const receiver = await startSpecReceiver({ secret: SECRET });
     const human = await replayInProcess(capture, receiver.url, [
+      '--secret',
+      SECRET,
       '--include-refused',
       '--include-unverified',
       '--dry-run',
     ]);
-    const json = await replayInProcess(capture, receiver.url, ['--include-refused', '--dry-run', '--json']);
+    const json = await replayInProcess(capture, receiver.url, [
+      '--secret',
+      SECRET,
+      '--include-refused',
+      '--dry-run',
+      '--json',
+    ]);
     await receiver.close();
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /dlv_valid .*\[valid\] re-signed \(dry run: not sent\)/);

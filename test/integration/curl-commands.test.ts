@@ -94,7 +94,7 @@ describe('printed curl commands, run in bash', () => {
       record.bodyBytes = body.length;
       record.headerName = name;
       record.headers = { 'content-type': 'application/json', [name]: originalToken };
-      const command = actions.curl(fromCaptureRecord(record, index), url);
+      const command = await actions.curl(fromCaptureRecord(record, index), url);
       assert.equal(command.includes(CAPTURE_SECRET), false);
 
       const before = received.length;
@@ -126,7 +126,7 @@ describe('printed curl commands, run in bash', () => {
       'service-verification': `Bearer ${tokenFor(body, CAPTURE_SECRET)}`,
     };
     const prefixed = inspectorActions({ secret: CAPTURE_SECRET, verificationPrefix: 'Bearer ' });
-    const run = await runInBash(prefixed.curl(fromCaptureRecord(record, 0), url), dir);
+    const run = await runInBash(await prefixed.curl(fromCaptureRecord(record, 0), url), dir);
     assert.equal(run.code, 0, run.stderr);
     const sent = String(received.at(-1)?.headers['service-verification']);
     assert.match(sent, /^Bearer eyJ/);

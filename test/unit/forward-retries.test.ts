@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { Agent, request } from 'undici';
 import type { AttemptRecord } from '../../src/capture/attempt-record.js';
 import type { CaptureRecord } from '../../src/capture/capture-record.js';
 import { readPendingForwards } from '../../src/capture/pending-forwards.js';
-import { lastAttemptFailed, routeStandings } from '../../src/capture/route-standings.js';
+import { routeStandings, standingsIn } from '../../src/capture/route-standings.js';
+import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { ForwardRetrier } from '../../src/listen/forward-retries.js';
+import { startListener } from '../../src/listen/listener.js';
+import { readOwedForwards } from '../../src/listen/listener-routing.js';
 import { handleDelivery } from '../../src/listen/handle-delivery.js';
 import type { ForwardEdge } from '../../src/listen/route-forward.js';
 import { parseRouteFlag } from '../../src/listen/routes.js';
@@ -368,6 +374,95 @@ describe('routeStandings', () => {
         routeStandings(record).map((s) => `${s.route} ${s.outcome} ${s.attempts}`),
         standings,
       );
-      assert.equal(lastAttemptFailed(record), failed);
+      assert.equal(standingsIn(record, 'failed').length > 0, failed);
     });
+});
+
+describe('listen --retry: the pending limit is exact', () => {
+  it('answers 202 to exactly maxPending deliveries sent at once to a route that is down, 503 to the rest', async () => {
+    const down = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const capture = join(tempDir(), 'capture.jsonl');
+    const secret = 'whsec_exact_limit';
+    // The retry waits never end while the test runs (they stop when the listener closes).
+    const sleep = (_ms: number, signal: AbortSignal) =>
+      new Promise<void>((_resolve, reject) => {
+        if (signal.aborted) reject(signal.reason);
+        else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+    const listener = await startListener({
+      port: 0,
+      secrets: [secret],
+      capture: { path: capture },
+      routes: [parseRouteFlag(`:${down}`)],
+      retry: { scheduleMs: [60_000], maxPending: 5, sleep },
+    });
+    try {
+      const body = JSON.stringify({ userId: 'u', type: 'ENTITY_UPDATE', entities: ['expense'] });
+      const delivery = await buildDelivery({ body, secret });
+      // Twelve connections opened first (a GET is answered 405 and the connection kept): the twelve
+      // deliveries then arrive together, as a busy sender's do, and are judged side by side.
+      const dispatcher = new Agent({ connections: 12 });
+      const send = (method: string) =>
+        request(listener.url, {
+          method,
+          dispatcher,
+          headers: delivery.headers,
+          body: method === 'POST' ? Buffer.from(delivery.body) : null,
+        }).then(async (response) => {
+          await response.body.dump();
+          return response.statusCode;
+        });
+      await Promise.all(Array.from({ length: 12 }, () => send('GET')));
+      const statuses = await Promise.all(Array.from({ length: 12 }, () => send('POST')));
+      await dispatcher.close();
+      assert.deepEqual(
+        [statuses.filter((s) => s === 202).length, statuses.filter((s) => s === 503).length],
+        [5, 7],
+        String(statuses),
+      );
+    } finally {
+      await listener.close();
+    }
+    assert.equal(listener.forwardsPending, 5);
+    assert.equal((await readPendingForwards(capture)).length, 5, 'the file owes exactly the 202 ones');
+  });
+});
+
+describe('readOwedForwards', () => {
+  it("resumes only an owed forward whose original token verifies with the listener's secrets now, whatever the file says", async () => {
+    const secret = 'whsec_owed';
+    const line = async (id: string, signWith: string) => {
+      const body = JSON.stringify({ userId: id, type: 'ENTITY_UPDATE', entities: ['expense'] });
+      const { headers } = await buildDelivery({ body, secret: signWith });
+      return JSON.stringify({
+        id,
+        receivedAt: '2020-01-01T00:00:00.000Z',
+        method: 'POST',
+        path: '/',
+        headers: { 'service-verification': headers['service-verification'] },
+        headerName: 'service-verification',
+        body: Buffer.from(body).toString('base64'),
+        bodyBytes: Buffer.byteLength(body),
+        // Both claim to have verified: the file's verdict is never read for this.
+        verdict: { valid: true, status: 202 },
+        forwarding: [{ route: 'default', url: 'http://localhost:3000/' }],
+      });
+    };
+    const file = join(tempDir(), 'capture.jsonl');
+    writeFileSync(file, `${await line('genuine', secret)}\n${await line('forged', 'not-the-secret')}\n`);
+    const owed = await readOwedForwards(file, { secrets: [secret] });
+    assert.deepEqual(
+      owed.forwards.map((forward) => forward.deliveryId),
+      ['genuine'],
+    );
+    assert.equal(owed.unverified, 1);
+    // A listener without a secret verifies nothing, at receipt or here (and re-signs nothing).
+    assert.equal((await readOwedForwards(file, { secrets: [] })).forwards.length, 2);
+  });
 });

@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
+import { setTimeout as tick } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { captureRecordFrom } from '../../src/capture/capture-from-delivery.js';
 import { LedgerhookError } from '../../src/errors.js';
 import { serve } from '../../src/http/serve.js';
+import { RefusedBound } from '../../src/capture/refused-bound.js';
 import { BodyBudget } from '../../src/http/body-budget.js';
+import { DeliveryEvents } from '../../src/delivery/delivery-events.js';
+import { nodeDeliveryHandler } from '../../src/listen/node-adapter.js';
+import { noTelemetry } from '../../src/telemetry/telemetry.js';
 import {
   handleDelivery,
   type ForwardEdge,
@@ -179,6 +184,25 @@ describe('captureRecordFrom', async () => {
   }
 });
 
+describe('RefusedBound', () => {
+  it('takes a rate in bursts of ten seconds, refills with time, and stops at the total', () => {
+    const bound = new RefusedBound({ perSecond: 2, maxBytes: 100 });
+    const taken = Array.from({ length: 25 }, () => bound.takeRate(1_000)).filter(Boolean).length;
+    assert.equal(taken, 20, 'a burst of ten seconds');
+    assert.equal(bound.firstLimit, 'rate');
+    assert.equal(bound.takeRate(1_400), false, 'not yet a whole token back');
+    assert.equal(bound.takeRate(1_600), true, '0.6 s later: one more');
+    assert.equal(bound.takeRate(1_600), false);
+    assert.equal(bound.takeBytes(60), true);
+    assert.equal(bound.takeBytes(60), false, 'past the total');
+    assert.equal(bound.takeRate(60_000), true, 'under the total, the rate is back');
+    assert.equal(bound.takeBytes(40), true);
+    assert.equal(bound.takeRate(120_000), false, 'the total is spent: nothing more this run');
+    assert.equal(bound.skipped, 9);
+    assert.equal(new RefusedBound({ perSecond: 0 }).takeRate(0), false, '0 writes none');
+  });
+});
+
 describe('BodyBudget and serve', () => {
   it('reserves until the limit, then refuses without taking anything', () => {
     const budget = new BodyBudget(100, 10);
@@ -187,6 +211,25 @@ describe('BodyBudget and serve', () => {
     assert.equal(budget.usedBytes, 60);
     budget.release(60);
     assert.equal(budget.reserve(100), true);
+  });
+
+  it('lets waiting requests in first come first served, as room frees; one that gives up or times out takes nothing', async () => {
+    const budget = new BodyBudget(100, 10);
+    assert.equal(budget.reserve(80), true);
+    const first = budget.wait(50, 10_000);
+    const second = budget.wait(20, 10_000);
+    const late = budget.wait(30, 10_000);
+    assert.equal(budget.reserve(10), false, 'no one jumps the queue, even what would fit');
+    late.cancel();
+    assert.equal(await late.granted, false);
+    budget.release(80);
+    assert.deepEqual(await Promise.all([first.granted, second.granted]), [true, true]);
+    assert.equal(budget.usedBytes, 70);
+    const timedOut = budget.wait(50, 1);
+    assert.equal(await timedOut.granted, false);
+    assert.equal(budget.waiting, 0);
+    budget.release(70);
+    assert.equal(budget.usedBytes, 0, 'nothing taken by those that left');
   });
 
   it('reports a taken port as a neutral LedgerhookError with reason port_in_use (no CLI flag named)', async () => {
@@ -213,3 +256,64 @@ describe('BodyBudget and serve', () => {
     await served.close();
   });
 });
+
+describe('the listener under large bodies', () => {
+  it('lets a large body that does not fit the memory budget now wait its turn, unread, instead of answering 503', async () => {
+    // Room for one 190 KB body at a time beyond each request's free 64 KiB; the handler answers what it read.
+    const budget = new BodyBudget(200_000, 64 * 1024);
+    const events = new DeliveryEvents();
+    const adapter = nodeDeliveryHandler({
+      preflight: () => undefined,
+      handle: async (request) => ({ status: 200, body: { bytes: request.body.length } }),
+      events,
+      budget,
+      bodyWaitMs: 10_000,
+      maxBodyBytes: 200_000,
+      retryAfterSeconds: 1,
+      telemetry: noTelemetry,
+    });
+    const served = await serve(adapter.handler, { port: 0 });
+    const body = 'p'.repeat(190_000);
+    const head = `POST / HTTP/1.1\r\nhost: x\r\ncontent-length: ${body.length}\r\n\r\n`;
+    const open = () =>
+      new Promise<Socket>((resolve) => {
+        const socket = connect(served.port, '127.0.0.1', () => resolve(socket));
+      });
+    const answer = (socket: Socket) =>
+      new Promise<string>((resolve) => {
+        let text = '';
+        socket.setEncoding('utf8').on('data', (chunk: string) => {
+          text += chunk;
+          if (/\r\n\r\n.*\}/s.test(text)) resolve(`${text.split(' ')[1]} ${text.slice(text.indexOf('{'))}`);
+        });
+      });
+    const sockets = await Promise.all([open(), open(), open()]);
+    try {
+      const [first, ...others] = sockets as [Socket, Socket, Socket];
+      const answers = sockets.map(answer);
+      // The first holds the room while its body is half sent; the other two arrive whole and wait, unread.
+      first.write(head + body.slice(0, 100_000));
+      await until(() => budget.usedBytes > 0, 'the first took the room');
+      for (const socket of others) socket.write(head + body);
+      await until(() => budget.waiting === 2, 'the other two wait for room');
+      first.end(body.slice(100_000));
+      assert.deepEqual(
+        await Promise.all(answers),
+        Array.from({ length: 3 }, () => '200 {"bytes":190000}'),
+      );
+      assert.equal(budget.usedBytes, 0, 'all room given back');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await served.close();
+    }
+  });
+});
+
+/** Polls until `condition` holds, with a deadline (never a fixed sleep). */
+async function until(condition: () => boolean, what: string, deadlineMs = 10_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await tick(5);
+  }
+}

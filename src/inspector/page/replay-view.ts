@@ -74,9 +74,9 @@ export function actionsCard(detail: Detail, meta: Meta): HTMLElement {
     },
     'Copy as curl',
   );
-  const note =
-    detail.verdict === 'valid'
-      ? null
-      : h('p', { class: 'muted' }, 'This delivery did not verify: it is replayed only as captured, never re-signed.');
+  // The server re-verified the original token: the edit offer carries its reason when it did not.
+  const note = detail.replayModes.includes('resigned')
+    ? null
+    : h('p', { class: 'muted' }, `Not re-signed: ${detail.edit.why ?? 'its original token does not verify'}.`);
   return section('Replay', h('div', { class: 'row' }, target, mode, replay, curl), note, confirmLabel, output);
 }

@@ -31,6 +31,7 @@ function verdictText(delivery: InspectorDelivery, ctx: CliContext): string {
 }
 
 async function list(options: CapturesListOptions, ctx: CliContext): Promise<void> {
+  if (options.owed) return (await import('./captures-owed.js')).listOwed(options, ctx);
   // Streamed with the selector: `--last 2` of a capture of any size keeps two records in memory.
   const selector = captureSelector(options, undefined);
   const { records, indexes, total, warnings } = await readCaptureFile(options.file, ctx, selector);

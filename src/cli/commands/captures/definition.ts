@@ -22,9 +22,13 @@ function listCommand(captures: Command) {
       captures
         .command('list')
         .description('one row per delivery: index, id, time, verdict, type/event, user, size')
-        .argument('<file>', 'capture file written by listen --capture'),
+        .argument('<file>', 'capture file written by listen --capture')
+        .option(
+          '--owed',
+          'instead, one row per forward listen --retry still owed a route when it stopped (what the next listen resumes, or `replay --owed --to URL` sends)',
+        ),
     ),
-    'print { file, count, deliveries, warnings } as one JSON document',
+    'print { file, count, deliveries, warnings } (with --owed: { file, count, owed }) as one JSON document',
   );
 }
 
@@ -76,6 +80,7 @@ export function defineCaptures(program: Command, run: RunCommand): void {
         'ledgerhook captures list deliveries.jsonl',
         'ledgerhook captures list deliveries.jsonl --type LIFECYCLE_EVENT --last 5',
         'ledgerhook captures list deliveries.jsonl --user user_1 --json',
+        'ledgerhook captures list deliveries.jsonl --owed   # forwards listen --retry still owed',
       ),
     )
     .action((file, options) => run(load, { action: 'list', file, ...options }));

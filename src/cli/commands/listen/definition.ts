@@ -1,5 +1,7 @@
 import type { Command, OptionValues } from '@commander-js/extra-typings';
 import {
+  DEFAULT_CAPTURE_REFUSED_MAX_BYTES,
+  DEFAULT_CAPTURE_REFUSED_PER_SECOND,
   DEFAULT_IDLE_TIMEOUT_SECONDS,
   DEFAULT_LISTEN_PORT,
   DEFAULT_MAX_CONNECTIONS,
@@ -36,6 +38,16 @@ function addServingOptions<Args extends unknown[], Opts extends OptionValues, Gl
     .option('--capture <file>', 'append every delivery to this JSON Lines file before answering it')
     .option('--capture-sync', 'with --capture: fsync each write, so a 2xx delivery survives a power cut too')
     .option('--capture-refused-bodies', 'with --capture: keep the whole body of refused deliveries (default: 4 KiB)')
+    .option(
+      '--capture-refused-rate <n>',
+      `with --capture: write at most N refused deliveries a second (bursts of 10 seconds' worth; default ${DEFAULT_CAPTURE_REFUSED_PER_SECOND}); past it they are counted, not written; 0 writes none`,
+      integer('--capture-refused-rate', { min: 0, max: 100_000 }),
+    )
+    .option(
+      '--capture-refused-max <bytes>',
+      `with --capture: write at most this many bytes of refused deliveries in this run (default ${DEFAULT_CAPTURE_REFUSED_MAX_BYTES}, 64 MiB); past it they are counted, not written`,
+      integer('--capture-refused-max', { min: 0 }),
+    )
     .option(
       '--forward-to <[selector=]target>',
       "forward accepted deliveries to your app (repeatable): a target alone takes what no other route takes and, as the only route, answers with your app's status; 'INVOICE_*=:3000', 'ENTITY_UPDATE:expense=http://localhost:3001/hooks' take only matching deliveries",

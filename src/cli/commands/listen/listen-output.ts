@@ -7,7 +7,7 @@ import { writeLine, type CliContext } from '../../context.js';
 import { jsonLine } from '../../json-output.js';
 import { isoTime } from '../../../util/iso-time.js';
 import type { ListenCommandOptions } from './definition.js';
-import { deliveryJson, deliveryLine } from '../../delivery-line.js';
+import { deliveryJsonLine, deliveryLine } from '../../delivery-line.js';
 import { queueEventLine } from './listen-queue.js';
 import { syncEventLine } from './listen-sync.js';
 import { prettyBody, printable } from '../../render-delivery.js';
@@ -18,8 +18,17 @@ import { describeRoutes, type ListenRouting, routesJson } from './listen-routes.
 
 type LineWriter = ReturnType<typeof batchedLineWriter>;
 
+/** Said once, when refused deliveries start being counted instead of written. */
+function captureLimitLine(event: Extract<ListenerEvent, { type: 'capture-limit' }>, capture: string): string {
+  const cause =
+    event.limit === 'rate'
+      ? `they came faster than ${event.perSecond} a second`
+      : `${event.maxBytes} bytes of them were written`;
+  return `refused deliveries are now counted, not written to ${capture}: ${cause} (--capture-refused-rate ${event.perSecond}, --capture-refused-max ${event.maxBytes}); valid ones are all written`;
+}
+
 export function listenerPrinter(
-  options: Pick<ListenCommandOptions, 'json' | 'printBody'>,
+  options: Pick<ListenCommandOptions, 'json' | 'printBody' | 'capture'>,
   ctx: CliContext,
   out: LineWriter,
   /** --redact: the body as it may be printed. */
@@ -27,7 +36,7 @@ export function listenerPrinter(
 ) {
   return (event: ListenerEvent) => {
     if (options.json) {
-      if (event.type === 'delivery') out.write(JSON.stringify(deliveryJson(event.delivery, isoTime(Date.now()))));
+      if (event.type === 'delivery') out.write(deliveryJsonLine(event.delivery, isoTime(Date.now())));
       else {
         const { type, ...fields } = event;
         out.write(jsonLine(type, fields));
@@ -42,6 +51,8 @@ export function listenerPrinter(
       }
     } else if (event.type === 'refused')
       out.write(ctx.color.dim(`refused ${event.method} ${event.path}: ${event.status || 'aborted'} ${event.reason}`));
+    else if (event.type === 'capture-limit')
+      writeLine(ctx.stderr, ctx.color.yellow(captureLimitLine(event, options.capture ?? '')));
     else writeLine(ctx.stderr, `${ctx.color.red('capture error:')} ${event.message}`);
   };
 }
@@ -148,6 +159,6 @@ export function printListenSummary(
   else
     writeLine(
       ctx.stdout,
-      `\nreceived ${plural(s.deliveries, 'delivery', 'deliveries')}: ${s.valid} valid, ${s.invalid} invalid, ${s.unverified} not verified; ${plural(s.refused, 'request')} refused${s.busy ? ` (${s.busy} busy)` : ''}${options.capture ? `; ${listener.captured} captured to ${options.capture}` : ''}`,
+      `\nreceived ${plural(s.deliveries, 'delivery', 'deliveries')}: ${s.valid} valid, ${s.invalid} invalid, ${s.unverified} not verified; ${plural(s.refused, 'request')} refused${s.busy ? ` (${s.busy} busy)` : ''}${options.capture ? `; ${listener.captured} captured to ${options.capture}` : ''}${s.refusedNotCaptured > 0 ? ` (${s.refusedNotCaptured} invalid counted, not written)` : ''}`,
     );
 }

@@ -68,17 +68,17 @@ export function routesJson(routing: ListenRouting, retry: readonly number[] | un
 }
 
 /** One line per attempt made after the answer, and one for what was resumed at start. */
-export function forwardPrinter(options: Pick<ListenCommandOptions, 'json'>, ctx: CliContext, out: LineWriter) {
+export function forwardPrinter(
+  options: Pick<ListenCommandOptions, 'json' | 'capture'>,
+  ctx: CliContext,
+  out: LineWriter,
+) {
   const c = ctx.color;
   return (event: ForwardEvent) => {
     if (event.type === 'forwards-resumed') {
-      const { resumed, waiting, dropped } = event;
-      if (options.json) out.write(jsonLine(event.type, { resumed, waiting, dropped }));
-      else
-        writeLine(
-          ctx.stderr,
-          `resuming ${plural(resumed, 'forward')} still due in the capture file${waiting > 0 ? ` (${waiting} more wait for room)` : ''}${dropped > 0 ? `; ${plural(dropped, 'forward')} to routes this run does not have (by name and URL) not sent` : ''}`,
-        );
+      const { resumed, waiting, dropped, unverified } = event;
+      if (options.json) out.write(jsonLine(event.type, { resumed, waiting, dropped, unverified }));
+      else writeLine(ctx.stderr, resumedLine(event, options.capture ?? ''));
       return;
     }
     const { attempt } = event;
@@ -102,6 +102,23 @@ export function forwardPrinter(options: Pick<ListenCommandOptions, 'json'>, ctx:
       `${c.dim(attempt.at.slice(11, 23))} ${c.dim(printableLine(attempt.deliveryId))}   ↳ ${printableLine(attempt.route)} #${attempt.attempt}${attempt.resigned ? ' re-signed' : ''} ${paint(answer)}${next}`,
     );
   };
+}
+
+/** What was resumed, what waits, and what this run will not send (with the commands that can). */
+function resumedLine(event: Extract<ForwardEvent, { type: 'forwards-resumed' }>, capture: string): string {
+  const { resumed, waiting, dropped, unverified } = event;
+  const parts = [`resuming ${plural(resumed, 'forward')} still due in the capture file`];
+  if (waiting > 0) parts.push(`${waiting} more wait for room`);
+  if (dropped > 0)
+    parts.push(`${plural(dropped, 'forward')} to routes this run does not have (by name and URL) not sent`);
+  if (unverified > 0)
+    parts.push(`${plural(unverified, 'forward')} whose original token does not verify with the secret now not sent`);
+  const file = shellQuote(capture);
+  const hint =
+    dropped > 0
+      ? `; \`ledgerhook captures list ${file} --owed\` lists them, \`ledgerhook replay ${file} --owed --to URL\` sends them`
+      : '';
+  return `${parts.join('; ')}${hint}`;
 }
 
 /**

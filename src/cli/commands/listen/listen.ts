@@ -1,4 +1,3 @@
-import { usageError } from '../../../errors.js';
 import { startListener, type RunningListener } from '../../../listen/listener.js';
 import type { LabelledSecret } from '../../../webhook/secrets.js';
 import { batchedLineWriter } from '../../batched-lines.js';
@@ -17,6 +16,7 @@ import { recordListener } from '../../local-listener.js';
 import { configDirOf } from '../../local-environment.js';
 import { createListenSync } from './listen-sync.js';
 import { captureRedaction, type Redaction } from '../../redaction.js';
+import { checkFlags, checkPairs } from './listen-checks.js';
 import { createListenQueue, queueSubscriber } from './listen-queue.js';
 import { listenerPrinter, printBanner, printListenSummary, queuePrinter, syncPrinter } from './listen-output.js';
 import { redactRedisUrl } from '../../../queue/queue-target.js';
@@ -41,36 +41,6 @@ import type { Telemetry } from '../../../telemetry/telemetry.js';
 type Inspector = ReturnType<typeof import('./listen-inspector.js').listenInspector>;
 
 type LineWriter = ReturnType<typeof batchedLineWriter>;
-
-/** Flags that only make sense together are refused before anything is opened or bound. */
-function checkPairs(options: ListenCommandOptions): void {
-  if (!options.sync && (options.token || options.tokenFile || options.tokens || options.baseUrl || options.queue))
-    throw usageError('--token, --token-file, --tokens, --base-url and --queue go with --sync', 'conflicting_flags');
-  if (!options.sync && (options.reconcileEvery !== undefined || options.keepDeleted))
-    throw usageError('--reconcile-every and --keep-deleted go with --sync', 'conflicting_flags');
-  if (options.queue && (options.reconcileEvery !== undefined || options.keepDeleted))
-    throw usageError(
-      'with --queue the workers sync: give --reconcile-every and --keep-deleted to `ledgerhook worker`',
-      'conflicting_flags',
-    );
-  if (!options.capture && (options.captureSync || options.captureRefusedBodies))
-    throw usageError('--capture-sync and --capture-refused-bodies go with --capture FILE', 'conflicting_flags');
-  const ui = options.ui || options.uiPort !== undefined || options.uiHost !== undefined;
-  if (options.redact !== undefined && !options.capture && !ui && !options.printBody)
-    throw usageError('--redact goes with --capture FILE, --ui or --print-body (what it redacts)', 'conflicting_flags');
-}
-
-function checkFlags(
-  options: Pick<ListenCommandOptions, 'sync' | 'insecureNoVerify'>,
-  secrets: readonly LabelledSecret[],
-): void {
-  // Syncing on deliveries nobody verified would let anyone trigger syncs with the real access token.
-  if (options.sync && secrets.length === 0 && !options.insecureNoVerify)
-    throw usageError(
-      'listen --sync needs a webhook secret to verify deliveries before syncing: pass --secret-file FILE (or set LEDGERHOOK_WEBHOOK_SECRET), or --insecure-no-verify to sync unverified deliveries',
-      'sync_needs_secret',
-    );
-}
 
 /** The inspector (--ui, --ui-port or --ui-host) is fed by the same events as the printer; loaded only then. */
 async function loadInspector(
@@ -161,6 +131,7 @@ function startListening(
           sync: options.captureSync,
           refusedBodies: options.captureRefusedBodies,
           redact: redaction?.record,
+          refused: { perSecond: options.captureRefusedRate, maxBytes: options.captureRefusedMax },
         }
       : undefined,
     routes: routing.routes,

@@ -5,12 +5,13 @@ import { resolveTarget } from '../../../delivery/target.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import { describeVerdict } from '../../../replay/captured-delivery.js';
 import { sendEditedDelivery } from '../../../replay/edited-delivery.js';
+import { assertResignable } from '../../../capture/original-token.js';
 import { planReplay } from '../../../replay/replay.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import { describeRecord } from '../../delivery-line.js';
 import { editInEditor } from '../../edit-in-editor.js';
 import { printable, printableLine } from '../../render-delivery.js';
-import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
+import { requireWebhookSecrets, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
 import type { ReplayCommandOptions } from './definition.js';
 
 /** The one delivery an edit starts from: the selection must name exactly one. */
@@ -62,9 +63,11 @@ export async function runEdit(
   if (options.to === undefined) throw usageError('replay --edit needs --to TARGET', 'missing_target');
   const url = resolveTarget(options.to);
   const original = selectOne(options, records);
-  const secret = await requireSigningSecret(options, ctx);
+  const secrets = await requireWebhookSecrets(options, ctx);
   const headerName = await resolveHeaderName(options, ctx, '');
   const verificationPrefix = await resolveVerificationPrefix(options, ctx);
+  // Before the editor opens: an edit is made only from a delivery whose own token verifies now.
+  await assertResignable([original], { secrets, verificationPrefix });
   const captureFile = options.capture ?? options.file;
   const text = bodyText(original);
   const edited = await editInEditor(text, {
@@ -82,7 +85,8 @@ export async function runEdit(
     original,
     body: edited.text,
     url,
-    secret,
+    secret: secrets[0]?.secret ?? '',
+    secrets,
     headerName: headerName === '' ? undefined : headerName,
     verificationPrefix,
     timeoutMs: Math.round(options.timeout * 1000),

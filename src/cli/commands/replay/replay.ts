@@ -4,16 +4,24 @@ import { printable, printableLine } from '../../render-delivery.js';
 import { readCaptures, selectCaptures } from '../../../capture/read-captures.js';
 import { EVENTS, WEBHOOK_TYPES } from '../../../catalogue/events.js';
 import { didYouMean } from '../../../catalogue/suggest.js';
-import { resolveTarget } from '../../../delivery/target.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import { describeVerdict } from '../../../replay/captured-delivery.js';
 import { noAnswerError, type DeliveryOutcome } from '../../../delivery/send-deliveries.js';
-import { planReplay, replayDeliveries, type PlannedReplay, type ReplayPlan } from '../../../replay/replay.js';
+import { assertResignable } from '../../../capture/original-token.js';
+import {
+  planReplay,
+  replayDeliveries,
+  resignedRecords,
+  type PlannedReplay,
+  type ReplayPlan,
+} from '../../../replay/replay.js';
+import type { LabelledSecret } from '../../../webhook/secrets.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { ReplayCommandOptions } from './definition.js';
-import { failedDeliveries } from './replay-failed.js';
+import { checkFlags, chooseRecords, nothingToResend } from './replay-selection.js';
+import { owedAttempts } from './replay-owed.js';
 import { describeRecord } from '../../delivery-line.js';
-import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
+import { requireWebhookSecrets, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
 
 const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
 
@@ -85,7 +93,7 @@ function announce(
   if (plan.send.some((p) => p.verdict === 'refused' && p.mode === 're-signed'))
     writeLine(
       ctx.stderr,
-      `${c.yellow('warning:')} re-signing deliveries that listen refused: they will verify although they were never authentic`,
+      `${c.yellow('warning:')} re-signing deliveries that listen refused at receipt (their original tokens verify now): they will be accepted although they were not then`,
     );
 }
 
@@ -114,40 +122,26 @@ function lineFor(planned: PlannedReplay, outcome: DeliveryOutcome): ReplayLine {
   return { ...line, status: outcome.response.status, latencyMs: roundMs(outcome.response.latencyMs) };
 }
 
-/** The deliveries to consider and where they go: all to --to, or (--failed) the failed ones. */
-function checkTarget(options: ReplayCommandOptions): void {
-  if (options.route !== undefined && !options.failed)
-    throw usageError('--route goes with --failed', 'conflicting_flags');
-  if (options.edit && options.failed)
-    throw usageError('--edit sends one delivery to --to TARGET; it does not go with --failed', 'conflicting_flags');
-  if (options.to === undefined && !options.failed)
-    throw usageError('replay needs --to TARGET (or --failed, which re-sends to where they failed)', 'missing_target');
-  if (options.to !== undefined) resolveTarget(options.to);
-}
-
-function chooseRecords(
-  options: ReplayCommandOptions,
-  records: CaptureRecord[],
-): { records: CaptureRecord[]; url: URL | undefined } {
-  if (options.failed) return failedDeliveries(records, options);
-  return { records, url: options.to === undefined ? undefined : resolveTarget(options.to) };
+/** The secrets, when anything is re-signed: the first signs, and every original token must verify with one. */
+async function resigning(plan: ReplayPlan, options: ReplayCommandOptions, ctx: CliContext) {
+  if (!plan.send.some((p) => p.mode === 're-signed')) return undefined;
+  const secrets: LabelledSecret[] = await requireWebhookSecrets(options, ctx);
+  const verificationPrefix = await resolveVerificationPrefix(options, ctx);
+  // Before anything is sent or listed as sendable: the same check replayDeliveries makes.
+  await assertResignable(resignedRecords(plan.send), { secrets, verificationPrefix });
+  return { secrets, verificationPrefix };
 }
 
 export async function run(options: ReplayCommandOptions, ctx: CliContext): Promise<void> {
   // Flags before the file: a missing target is said without reading anything.
-  checkTarget(options);
+  checkFlags(options);
   const { records: all, warnings } = await readCaptures(options.file);
   for (const warning of warnings) writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${options.file}: ${warning}`);
   validateFilters(options, all);
   if (options.edit) return (await import('./replay-edit.js')).runEdit(options, ctx, all);
   if (options.capture !== undefined) throw usageError('--capture goes with --edit', 'conflicting_flags');
-  const { records, url: target } = chooseRecords(options, all);
-  if (target === undefined) {
-    if (options.json) writeJson(ctx, { url: null, results: [], skipped: [], sent: 0, succeeded: 0, failed: 0 });
-    else writeLine(ctx.stdout, `no delivery in ${options.file} failed at its last attempt`);
-    return;
-  }
-  const url = target;
+  const { records, url, owedRoute } = chooseRecords(options, all);
+  if ((options.failed || options.owed) && records.length === 0) return nothingToResend(options, ctx);
   // The options are a CaptureSelector themselves (id, index, last, type, event, user).
   const plan = planReplay(selectCaptures(records, options), {
     includeUnverified: options.includeUnverified,
@@ -156,35 +150,58 @@ export async function run(options: ReplayCommandOptions, ctx: CliContext): Promi
     asCaptured: options.asCaptured,
   });
   const skipped = plan.skipped.map(({ record }) => ({ id: record.id, verdict: describeVerdict(record) }));
+  const signing = await resigning(plan, options, ctx);
   announce(plan, skipped, url, options, ctx);
   if (options.dryRun) return dryRun(plan, skipped, url, options, ctx);
-  const needsSecret = plan.send.some((p) => p.mode === 're-signed');
   // No fallback name: each delivery then keeps the header it was captured with.
   const headerName = await resolveHeaderName(options, ctx, '');
+  const owed = owedRoute === undefined ? undefined : owedAttempts(owedRoute, url);
   const lines: ReplayLine[] = [];
-  const { summary } = await replayDeliveries({
-    planned: plan.send,
-    url,
-    concurrency: options.concurrency,
-    timeoutMs: Math.round(options.timeout * 1000),
-    signal: ctx.signal,
-    secret: needsSecret ? await requireSigningSecret(options, ctx) : undefined,
-    headerName: headerName === '' ? undefined : headerName,
-    verificationPrefix: needsSecret ? await resolveVerificationPrefix(options, ctx) : undefined,
-    delayMs: options.delay,
-    onProgress: ({ planned, outcome }) => {
-      const line = lineFor(planned, outcome);
-      lines.push(line);
-      if (!options.json) writeLine(ctx.stdout, humanLine(line, planned.record, ctx));
-    },
-  });
+  let summary: Awaited<ReturnType<typeof replayDeliveries>>['summary'];
+  try {
+    ({ summary } = await replayDeliveries({
+      planned: plan.send,
+      url,
+      concurrency: options.concurrency,
+      timeoutMs: Math.round(options.timeout * 1000),
+      signal: ctx.signal,
+      secret: signing?.secrets[0]?.secret,
+      secrets: signing?.secrets,
+      headerName: headerName === '' ? undefined : headerName,
+      verificationPrefix: signing?.verificationPrefix,
+      delayMs: options.delay,
+      onProgress: ({ planned, outcome }) => {
+        owed?.add(planned, outcome);
+        const line = lineFor(planned, outcome);
+        lines.push(line);
+        if (!options.json) writeLine(ctx.stdout, humanLine(line, planned.record, ctx));
+      },
+    }));
+  } finally {
+    // Also when stopped: what went out is owed no more.
+    await owed?.write(options.file);
+  }
+  const recorded = owed === undefined ? {} : { recorded: owed.count };
   if (options.json)
-    writeJson(ctx, { url: url.href, results: lines, skipped, ...summary, elapsedMs: Math.round(summary.elapsedMs) });
-  else
+    writeJson(ctx, {
+      url: url.href,
+      results: lines,
+      skipped,
+      ...summary,
+      ...recorded,
+      elapsedMs: Math.round(summary.elapsedMs),
+    });
+  else {
     writeLine(
       ctx.stdout,
       `replayed ${summary.sent} of ${deliveries(records.length)} captured to ${url.href}: ${summary.succeeded} answered 2xx${skipped.length > 0 ? `, ${skipped.length} skipped` : ''}`,
     );
+    if (owed !== undefined && owed.count > 0)
+      writeLine(
+        ctx.stdout,
+        ctx.color.dim(`recorded in ${options.file} as attempts of route ${printableLine(owedRoute ?? '')}`),
+      );
+  }
   const unanswered = noAnswerError(summary, url);
   if (unanswered) throw unanswered;
   if (summary.failed > 0)

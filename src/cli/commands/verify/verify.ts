@@ -1,12 +1,7 @@
-import type { CaptureRecord } from '../../../capture/capture-record.js';
+import { type CaptureRecord, capturedHeaderValues, fullCapturedBody } from '../../../capture/capture-record.js';
 import { DEFAULT_HEADER_NAME } from '../../../defaults.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
-import {
-  capturedHeaderValues,
-  describeVerdict,
-  fullCapturedBody,
-  receivedAtMs,
-} from '../../../replay/captured-delivery.js';
+import { describeVerdict, receivedAtMs } from '../../../replay/captured-delivery.js';
 import { findHeader, verifyWebhookRequest, type HeadersLike } from '../../../webhook/request.js';
 import type { VerifyCheck, VerifyResult } from '../../../webhook/verify.js';
 import { alreadySaid } from '../../outcome.js';
