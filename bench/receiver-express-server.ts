@@ -11,7 +11,8 @@ import { createHash, createSecretKey, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import jwt from 'jsonwebtoken';
-import { createNodeMiddleware, Webhooks } from '../src/receiver/index.js';
+import { Webhooks } from '@ledgerhook/webhooks';
+import { createNodeMiddleware } from '@ledgerhook/webhooks/node';
 
 const secret = process.env.BENCH_SECRET ?? 'bench-secret';
 const variant = process.argv[2];

@@ -9,23 +9,37 @@
  * names the same file from both.
  * `node --import tsx --test test/cli/x.test.ts` still runs one file straight from source.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
 const OUT = '.test-build';
+/** Output name (its folder under .test-build) → source: test/<folder>/x.test.ts, and the webhooks package's own tests as webhooks/. */
+const entryPoints = {};
 const folders = (await readdir('test', { withFileTypes: true })).filter((entry) => entry.isDirectory());
-const entryPoints = [];
 for (const folder of folders) {
   for (const name of await readdir(join('test', folder.name))) {
-    if (name.endsWith('.test.ts')) entryPoints.push(join('test', folder.name, name));
+    if (name.endsWith('.test.ts')) entryPoints[join(folder.name, name.slice(0, -3))] = join('test', folder.name, name);
   }
 }
+for (const name of await readdir(join('packages', 'webhooks', 'test'))) {
+  if (name.endsWith('.test.ts'))
+    entryPoints[join('webhooks', name.slice(0, -3))] = join('packages', 'webhooks', 'test', name);
+}
+const packageJson = JSON.parse(await readFile('package.json', 'utf8'));
 
-// Dependencies load from node_modules as they do for users; only the project's own files are bundled.
+// Dependencies load from node_modules as they do for users; only the project's own files are bundled,
+// @ledgerhook/webhooks among them (from its source), so that a test and the code it tests share one copy.
 const COMMON = {
   bundle: true,
-  packages: 'external',
+  conditions: ['ledgerhook-source'],
+  external: Object.keys({
+    ...packageJson.dependencies,
+    ...packageJson.devDependencies,
+    ...packageJson.peerDependencies,
+  })
+    .filter((name) => name !== '@ledgerhook/webhooks')
+    .flatMap((name) => [name, `${name}/*`]),
   format: 'esm',
   platform: 'node',
   target: 'node20',
@@ -37,7 +51,6 @@ await rm(OUT, { recursive: true, force: true });
 await build({
   ...COMMON,
   entryPoints,
-  outbase: 'test',
   outdir: OUT,
   // Code splitting keeps the commands' lazy imports lazy: without it every bundle that imports the
   // in-process runner loads pg, bullmq and ioredis up front (~0.45 s of CPU per test file).

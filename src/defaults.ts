@@ -1,11 +1,13 @@
 /**
- * Every default that both the library and the CLI's option definitions use, in one dependency-free
- * module: help texts and behaviour can never disagree.
+ * Every default that both the library and the CLI's option definitions use, in one module: help texts
+ * and behaviour can never disagree. Those of receiving and verifying webhooks are @ledgerhook/webhooks'.
  */
-/** spec 5.2: the header carrying the JWT ("Service-" stands for the service's name). */
-export const DEFAULT_HEADER_NAME = 'Service-Verification';
-/** spec 5.2 / 8: recommended webhook age tolerance. */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+export {
+  DEFAULT_HEADER_NAME,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_TOLERANCE_SECONDS,
+} from '@ledgerhook/webhooks';
+export { DIAGNOSE_MAX_BODY_BYTES } from '@ledgerhook/webhooks/advanced';
 /** check-receiver: how far sender and receiver clocks may differ at the tolerance's edges. */
 export const DEFAULT_RECEIVER_SKEW_SECONDS = 5;
 /** spec 4.3 rule 3 / 8: recommended page size. */
@@ -16,7 +18,6 @@ export const DEFAULT_OUT_DIR = './ledgerhook-data';
 export const DEFAULT_MOCK_PORT = 4010;
 export const DEFAULT_INSPECTOR_PORT = 4020;
 export const DEFAULT_RECORD_PORT = 4030;
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** The inspector: bodies held in memory at most (the page keeps the newest deliveries within it). */
 export const DEFAULT_INSPECTOR_HELD_BODY_BYTES = 128 * 1024 * 1024;
 /** listen: a connection that sends nothing for this long is closed (issue #10). */
@@ -50,14 +51,6 @@ export const DEFAULT_STATE_TIMEOUT_MS = 10_000;
  * setting). Counting one too many costs a read from page 1; one too few fails the run, saying so.
  */
 export const DEFAULT_EXPIRED_CURSOR_STATUSES: readonly number[] = [400, 404, 410, 422];
-
-/**
- * Largest body whose body_mismatch is explained (re-serialised? newline? hex digest?): the
- * explanation re-serialises the body several times, so it runs only on bodies this small, only when
- * the signature verified, and never before the sender is answered. Real webhook bodies are a few
- * hundred bytes.
- */
-export const DIAGNOSE_MAX_BODY_BYTES = 64 * 1024;
 
 /** Days of per-item change history a store keeps (issue #21); current tombstones are kept regardless. */
 export const DEFAULT_HISTORY_DAYS = 90;

@@ -169,3 +169,11 @@ export const ERROR_REASONS = [
 ] as const;
 
 export type ErrorReason = (typeof ERROR_REASONS)[number];
+
+const KNOWN: ReadonlySet<string> = new Set(ERROR_REASONS);
+
+/** An error's reason as one this package names (undefined for none, or a reason it does not know). */
+export function reasonOf(error: { details: { reason?: string | undefined } }): ErrorReason | undefined {
+  const reason = error.details.reason;
+  return reason !== undefined && KNOWN.has(reason) ? (reason as ErrorReason) : undefined;
+}

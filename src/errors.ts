@@ -1,67 +1,18 @@
+/**
+ * The CLI package's errors: the one base, `LedgerhookError` from @ledgerhook/webhooks, with the
+ * reasons this package adds typed (error-reasons.ts), the HTTP status error of every request it makes
+ * and the usage error every command throws.
+ */
+import { LedgerhookError } from '@ledgerhook/webhooks';
 import type { ErrorReason } from './error-reasons.js';
 
+export {
+  LedgerhookError,
+  isLedgerhookError,
+  type LedgerhookErrorCode,
+  type LedgerhookErrorDetails,
+} from '@ledgerhook/webhooks';
 export type { ErrorReason } from './error-reasons.js';
-/**
- * One error base class for everything ledgerhook throws on purpose.
- * `code` is stable and meant for programs; `message` is one line meant for people.
- * The CLI maps codes to exit codes in one place (src/cli/exit-codes.ts).
- */
-export type LedgerhookErrorCode =
-  /** The caller passed something unusable (flag, file, JSON, target...). */
-  | 'ERR_USAGE'
-  /** A file could not be read or written. */
-  | 'ERR_IO'
-  /** A remote peer could not be reached (refused, DNS, timeout, reset). */
-  | 'ERR_NETWORK'
-  /** A remote peer answered with an HTTP status we treat as failure. */
-  | 'ERR_HTTP_STATUS'
-  /** A remote peer refused the credentials (HTTP 401 or 403): the token is wrong, expired or lacks access. */
-  | 'ERR_AUTH'
-  /** A remote peer answered 2xx but the body is not what the interface promises. */
-  | 'ERR_BAD_RESPONSE'
-  /** A check the user asked for did not hold (webhook invalid, receiver wrong). */
-  | 'ERR_CHECK_FAILED'
-  /** The operation was aborted through an AbortSignal (Ctrl-C). */
-  | 'ERR_ABORTED';
-
-/**
- * Neutral facts about an error, for programs and for the CLI's advice table (src/cli/error-advice.ts).
- * `reason` is a stable, finer-grained name than `code` (e.g. 'port_in_use'); library messages state
- * what happened and never name a CLI flag: the CLI appends the flag advice for a reason.
- */
-export interface LedgerhookErrorDetails {
-  reason?: ErrorReason;
-  [fact: string]: unknown;
-}
-
-/** The reason of an error that names none more precise. */
-const GENERIC_REASON: Record<LedgerhookErrorCode, ErrorReason> = {
-  ERR_USAGE: 'invalid_input',
-  ERR_IO: 'io_failed',
-  ERR_NETWORK: 'network_failed',
-  ERR_HTTP_STATUS: 'http_status',
-  ERR_AUTH: 'token_rejected',
-  ERR_BAD_RESPONSE: 'bad_response',
-  ERR_CHECK_FAILED: 'check_failed',
-  ERR_ABORTED: 'aborted',
-};
-
-export class LedgerhookError extends Error {
-  readonly code: LedgerhookErrorCode;
-  readonly details: LedgerhookErrorDetails;
-
-  constructor(
-    code: LedgerhookErrorCode,
-    message: string,
-    options?: { cause?: unknown; details?: LedgerhookErrorDetails },
-  ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'LedgerhookError';
-    this.code = code;
-    // Every error says which: a reason given, or the generic one of its code.
-    this.details = { ...options?.details, reason: options?.details?.reason ?? GENERIC_REASON[code] };
-  }
-}
 
 /** Whether an HTTP status refuses the credentials (401 Unauthorized, 403 Forbidden). */
 export function isAuthStatus(status: number): boolean {
@@ -90,10 +41,6 @@ export class HttpStatusError extends LedgerhookError {
     this.status = status;
     this.body = body;
   }
-}
-
-export function isLedgerhookError(value: unknown): value is LedgerhookError {
-  return value instanceof LedgerhookError;
 }
 
 /** A usage error always says which: its reason is what `--json` reports and what the advice keys on. */

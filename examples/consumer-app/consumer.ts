@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { ENTITIES } from 'ledgerhook';
+import { ENTITIES } from '@ledgerhook/webhooks';
 import { FileStore, syncDataset } from 'ledgerhook/sync';
 import { createNodeMiddleware, Webhooks } from 'ledgerhook/webhooks';
 

@@ -1,12 +1,15 @@
 /**
  * `ledgerhook/listen`: the local receiver as a library (a pure `handleDelivery` and a node:http
- * listener around it), capture files, replay, and the tools that send deliveries to a receiver.
+ * listener around it, routes and retries), capture files and replaying them, and the tools that send
+ * deliveries to a receiver and check how it answers.
  */
 export {
   startListener,
   type ListenerOptions,
   type ListenerEvent,
   type ListenerStats,
+  type ListenerRetryOptions,
+  type ForwardEvent,
   type RunningListener,
 } from '../listen/listener.js';
 export {
@@ -16,12 +19,8 @@ export {
   type HandledDelivery,
   type ForwardEdge,
 } from '../listen/handle-delivery.js';
-export { parseRouteFlag, parseRoutesConfig, routesFor, type Route, type Routing } from '../listen/routes.js';
-export { parseSelector, parseSelectorList, matchesSelector, type RouteSelector } from '../listen/route-selector.js';
-export { ForwardRetrier, type ForwardRetryOptions, type PendingForward } from '../listen/forward-retries.js';
-export type { ForwardEvent, ListenerRetryOptions } from '../listen/listener.js';
-export type { AttemptRecord, RouteStanding } from '../capture/attempt-record.js';
-export { routeStandings } from '../capture/route-standings.js';
+export { parseRoutesConfig, type Route } from '../listen/routes.js';
+export type { RouteSelector } from '../listen/route-selector.js';
 export type {
   ReceivedDelivery,
   RefusedRequest,
@@ -30,29 +29,21 @@ export type {
   HeaderRecord,
 } from '../delivery/received-delivery.js';
 export { readCaptures, selectCaptures, type CaptureFile, type CaptureSelector } from '../capture/read-captures.js';
-export { captureBody, type CaptureRecord, type CaptureVerdict } from '../capture/capture-record.js';
+export type { CaptureRecord, CaptureVerdict } from '../capture/capture-record.js';
+export type { AttemptRecord, RouteStanding } from '../capture/attempt-record.js';
 export {
   planReplay,
   replayDeliveries,
   type ReplayOptions,
   type ReplayPlan,
-  type ReplayPolicy,
   type PlannedReplay,
+  type ReplayPolicy,
 } from '../replay/replay.js';
-export {
-  sendEditedDelivery,
-  EDITED_FROM_HEADER,
-  type EditedDelivery,
-  type EditedDeliveryOptions,
-} from '../replay/edited-delivery.js';
-export { checkEditedBody, checkEditedHeaders, type EditCheck } from '../replay/edit-checks.js';
-export { appendCaptureRecord } from '../capture/append-record.js';
 export {
   checkReceiver,
   type CheckReceiverOptions,
   type CheckReceiverReport,
   type ReceiverCaseResult,
-  type RejectMarker,
 } from '../delivery/check-receiver.js';
 export {
   sendDeliveries,

@@ -26,7 +26,7 @@ export {
   type ConsumerCaseResult,
   type DeliverySender,
 } from '../consumer-check/check-consumer.js';
-export { CONSUMER_CASE_TABLE, type ConsumerCaseId } from '../consumer-check/consumer-case-table.js';
-export { compareDataset, type DatasetDifference } from '../consumer-check/compare-datasets.js';
+export type { ConsumerCaseId } from '../consumer-check/consumer-case-table.js';
+export type { DatasetDifference } from '../consumer-check/compare-datasets.js';
 export { stateSource, type StateSource, type StateSourceOptions } from '../consumer-check/state-source.js';
 export type { StateReader } from '../consumer-check/state-reader.js';

@@ -1,5 +1,5 @@
 /**
- * `ledgerhook/scale`: past one machine (issue #13). PostgreSQL as the store (`PostgresStore`, a
+ * `ledgerhook/scale`: past one machine. PostgreSQL as the store (`PostgresStore`, a
  * `DatasetStore`), BullMQ jobs per (user, dataset) (`SyncQueue`), workers that run them
  * (`startSyncWorker` with `storeSync`), the per-token limiter shared through Redis, and
  * `queueStatus`. The only entry that loads pg, bullmq, ioredis and rate-limiter-flexible.
@@ -17,7 +17,6 @@ export {
   type SyncRunSummary,
 } from '../queue/sync-worker.js';
 export { storeSync } from '../queue/store-sync.js';
-export { TokenRateGate, type TokenRateLimit } from '../queue/token-rate-gate.js';
+export type { TokenRateLimit } from '../queue/token-rate-gate.js';
 export { queueStatus, type QueueStatus } from '../queue/queue-status.js';
-export { syncDedupeId, type SyncJobData } from '../queue/sync-job.js';
 export { DEFAULT_QUEUE_NAME } from '../queue/queue-target.js';

@@ -1,7 +1,8 @@
 /**
- * `ledgerhook/sync`: incremental, page-by-page sync of any dataset (spec 4.3) into a store, the
- * store seam itself, and webhook-driven syncs. The Postgres store and queue workers are in
- * `ledgerhook/scale`, so that this entry never loads pg or bullmq.
+ * `ledgerhook/sync`: incremental, page-by-page sync of any dataset into a store, the store seam and
+ * the JSON file store, syncs driven by webhooks, proof that nothing was missed (reconcile, freshness,
+ * history), and learning what the service does where the interface leaves it open (probe). The
+ * Postgres store and queue workers are `ledgerhook/scale`, so that this entry never loads pg or bullmq.
  */
 export {
   syncDataset,
@@ -11,12 +12,12 @@ export {
   type SyncProgressEvent,
 } from '../sync/sync-dataset.js';
 export { syncDatasets, type SyncOutcome } from '../sync/sync-many.js';
-export type { SchemaDrift } from '../sync/schema-drift.js';
 export type { StampBehind } from '../sync/server-stamp.js';
+export type { SchemaDrift } from '../sync/schema-drift.js';
 export type { SchemaContract } from '../sync/schema-contract.js';
 export type { DatasetSchema } from '../store/dataset-schema.js';
 export { entityPath, checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';
-export { paginate, listUrl, type PaginateOptions, type PaginatedItem } from '../sync/paginate.js';
+export { paginate, type PaginateOptions, type PaginatedItem } from '../sync/paginate.js';
 export type { ListPage } from '../dataset/envelope.js';
 export type { Item } from '../store/file/data-file.js';
 export type { ItemId } from '../dataset/item-id.js';
@@ -31,9 +32,7 @@ export type {
   StoredItem,
 } from '../store/dataset-store.js';
 export { FileStore, type FileStoreOptions } from '../store/file/file-store.js';
-export { datasetKey, tokenFingerprint } from '../store/identity.js';
 export { createWebhookSync, type WebhookSyncOptions, type WebhookSyncEvent } from '../webhook-sync/webhook-sync.js';
-// Proof that nothing was missed (issue #21): reconcile, freshness, history and tombstones.
 export {
   reconcileDataset,
   type ReconcileOptions,
@@ -43,7 +42,6 @@ export {
 export { freshnessReport, type FreshnessRow, type FreshnessOptions } from '../webhook-sync/freshness.js';
 export type { DatasetActivity, ReconcileRecord } from '../store/dataset-activity.js';
 export type { HistoryEntry, RemovalReason, ChangeCause, ChangeOrigin } from '../store/dataset-history.js';
-// Learning what the spec leaves open before a sync loses data: `ledgerhook probe`'s library.
 export { probeService } from '../probe/probe.js';
 export type {
   ProbeOptions,
@@ -54,4 +52,4 @@ export type {
   ImpliedSetting,
   ProbeFacts,
 } from '../probe/probe-types.js';
-export { settingsToWrite, refit } from '../probe/setting-fit.js';
+export { settingsToWrite } from '../probe/setting-fit.js';

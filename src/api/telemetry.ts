@@ -1,5 +1,5 @@
 /**
- * `ledgerhook/telemetry`: traces and metrics (issue 22). `openTelemetry()` loads the optional peer
+ * `ledgerhook/telemetry`: traces and metrics. `openTelemetry()` loads the optional peer
  * @opentelemetry/api when called and records through the tracer and meter it is given (default: the
  * globally registered providers'); pass it as the `telemetry` option of startListener,
  * handleDelivery, syncDataset, createWebhookSync or startSyncWorker. The only entry whose types

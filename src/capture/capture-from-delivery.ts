@@ -1,6 +1,6 @@
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
-import { bodySha256Base64 } from '../webhook/body-hash.js';
+import { bodySha256Base64 } from '@ledgerhook/webhooks';
 import type { CapturedForward, CaptureRecord } from './capture-record.js';
 
 /** How much of a refused delivery's body is kept by default: enough to see what it was. */

@@ -1,6 +1,6 @@
 import { LedgerhookError } from '../errors.js';
-import { verifyWebhookRequest } from '../webhook/request.js';
-import type { SecretInput } from '../webhook/secrets.js';
+import { verifyWebhookRequest } from '@ledgerhook/webhooks';
+import type { SecretInput } from '@ledgerhook/webhooks';
 import { type CaptureRecord, capturedHeaderValues, fullCapturedBody } from './capture-record.js';
 
 /**

@@ -1,5 +1,5 @@
 import { LedgerhookError } from '../errors.js';
-import { ENTITIES, findEntity, type EntityDefinition } from './entities.js';
+import { ENTITIES, findEntity, type EntityDefinition } from '@ledgerhook/webhooks';
 
 /**
  * Per-entity list paths that replace the catalogue's (spec 4.2's table) for a service that serves an

@@ -1,7 +1,7 @@
 import { usageError } from '../errors.js';
-import { ENTITIES, findEntity, type EntityDefinition } from './entities.js';
-import { EVENTS, findEvent, WEBHOOK_TYPES, type EventDefinition, type WebhookType } from './events.js';
-import { didYouMean } from './suggest.js';
+import { ENTITIES, findEntity, type EntityDefinition } from '@ledgerhook/webhooks';
+import { EVENTS, findEvent, WEBHOOK_TYPES, type EventDefinition, type WebhookType } from '@ledgerhook/webhooks';
+import { didYouMean } from '@ledgerhook/webhooks/advanced';
 
 /** Event names are matched case-insensitively (INVOICE_VIEWED, invoice_viewed, invoice-viewed). */
 export function resolveEventName(input: string): EventDefinition {

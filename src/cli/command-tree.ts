@@ -1,6 +1,6 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { ENTITIES } from '../catalogue/entities.js';
-import { EVENTS, WEBHOOK_TYPES } from '../catalogue/events.js';
+import { ENTITIES } from '@ledgerhook/webhooks';
+import { EVENTS, WEBHOOK_TYPES } from '@ledgerhook/webhooks';
 import { ENVIRONMENTS, PATH_SETTING_PREFIX, SETTING_KEYS } from '../settings/environments.js';
 
 /** What a shell needs to complete one command: generated from the commander definitions. */

@@ -1,7 +1,7 @@
 import type { Command, OptionValues } from '@commander-js/extra-typings';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { ENVIRONMENTS } from '../settings/environments.js';
-import { toleranceProblem } from '../webhook/tolerance.js';
+import { toleranceProblem } from '@ledgerhook/webhooks/advanced';
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { collect, decimal } from './parsers.js';
 

@@ -1,7 +1,7 @@
 import type { CaptureRecord } from '../capture/capture-record.js';
 import type { ForwardResult, ReceivedDelivery } from '../delivery/received-delivery.js';
 import type { CliContext } from './context.js';
-import { bodyMismatchCause } from '../webhook/diagnostics.js';
+import { bodyMismatchCause } from '@ledgerhook/webhooks/advanced';
 import { printable, printableLine } from './render-delivery.js';
 
 /** What a captured delivery is about, in a few words: "ENTITY_UPDATE expense,invoice user_1". */

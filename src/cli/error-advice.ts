@@ -1,5 +1,6 @@
 import type { ErrorReason, LedgerhookError, LedgerhookErrorDetails } from '../errors.js';
 import { DEFAULT_MOCK_PORT } from '../defaults.js';
+import { reasonOf } from '../error-reasons.js';
 
 /**
  * What the user can do about an error, in CLI words (flags, commands). The library throws neutral
@@ -167,7 +168,7 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
 
 /** The error's message followed by the advice for its reason, if any: one line. */
 export function withAdvice(error: LedgerhookError): string {
-  const reason = error.details.reason;
+  const reason = reasonOf(error);
   const advice = reason === undefined ? undefined : ADVICE[reason]?.(error.details);
   return advice ? `${error.message}; ${advice}` : error.message;
 }

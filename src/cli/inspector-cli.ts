@@ -1,5 +1,5 @@
 import type { CaptureRecord } from '../capture/capture-record.js';
-import type { LabelledSecret } from '../webhook/secrets.js';
+import type { LabelledSecret } from '@ledgerhook/webhooks';
 import { inspectorActions } from '../inspector/inspector-actions.js';
 import { startInspector, type RunningInspector } from '../inspector/inspector-server.js';
 import type { MemorySource } from '../inspector/inspector-source.js';

@@ -2,7 +2,7 @@
  * What a check-consumer run is asked for, checked before anything starts: which cases run, and
  * whether its timings can work at all.
  */
-import { didYouMean } from '../catalogue/suggest.js';
+import { didYouMean } from '@ledgerhook/webhooks/advanced';
 import { usageError } from '../errors.js';
 import { CONSUMER_CASE_IDS, CONSUMER_CASE_TABLE } from './consumer-case-table.js';
 

@@ -1,6 +1,6 @@
-import { signClaims, webhookClaims } from '../webhook/sign.js';
+import { signClaims, webhookClaims } from '@ledgerhook/webhooks/advanced';
 import { DEFAULT_HEADER_NAME } from '../defaults.js';
-import { withVerificationPrefix } from '../webhook/verification-prefix.js';
+import { withVerificationPrefix } from '@ledgerhook/webhooks/advanced';
 
 export interface OutgoingDelivery {
   body: Uint8Array;

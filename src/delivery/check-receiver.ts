@@ -1,9 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
-import { didYouMean } from '../catalogue/suggest.js';
+import { didYouMean } from '@ledgerhook/webhooks/advanced';
 import { DEFAULT_HEADER_NAME, DEFAULT_RECEIVER_SKEW_SECONDS } from '../defaults.js';
-import { validateTolerance } from '../webhook/tolerance.js';
-import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
+import { validateTolerance } from '@ledgerhook/webhooks/advanced';
+import { validateVerificationPrefix } from '@ledgerhook/webhooks/advanced';
 import { postWebhook } from './post-webhook.js';
 import { RECEIVER_CASE_IDS, type ReceiverCaseKind, type ReceiverCaseLevel } from './receiver-case-table.js';
 import { RECEIVER_CASES, type ReceiverCase } from './receiver-cases.js';

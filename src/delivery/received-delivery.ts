@@ -1,4 +1,4 @@
-import type { ParsedWebhookBody } from '../webhook/bodies.js';
+import type { ParsedWebhookBody } from '@ledgerhook/webhooks';
 
 /** Header names in lower case; a repeated header keeps every value, in order. */
 export type HeaderRecord = Record<string, string | string[]>;

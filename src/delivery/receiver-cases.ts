@@ -1,10 +1,10 @@
-import { bodySha256Hex } from '../webhook/body-hash.js';
-import { signWithAlgorithm, unsignedToken } from '../webhook/forge.js';
-import { signClaims, webhookClaims } from '../webhook/sign.js';
+import { bodySha256Hex } from '@ledgerhook/webhooks/advanced';
+import { signWithAlgorithm, unsignedToken } from './forge.js';
+import { signClaims, webhookClaims } from '@ledgerhook/webhooks/advanced';
 import { buildSampleBody } from '../samples/sample-body.js';
 import type { OutgoingDelivery } from './build-delivery.js';
 import { USER_AGENT } from './build-delivery.js';
-import { withVerificationPrefix } from '../webhook/verification-prefix.js';
+import { withVerificationPrefix } from '@ledgerhook/webhooks/advanced';
 import {
   RECEIVER_CASE_TABLE,
   type ReceiverCaseId,

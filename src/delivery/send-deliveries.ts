@@ -4,6 +4,7 @@ import { summariseLatencies, type LatencySummary } from '../util/percentiles.js'
 import { runPool } from '../util/worker-pool.js';
 import type { OutgoingDelivery } from './build-delivery.js';
 import { postWebhook, type DeliveryResponse } from './post-webhook.js';
+import { reasonOf } from '../error-reasons.js';
 
 export type DeliveryOutcome =
   | { index: number; ok: true; response: DeliveryResponse }
@@ -94,7 +95,7 @@ export async function sendDeliveries(
     if (outcome.ok) latencies.push(outcome.response.latencyMs);
     else if (firstNetworkError === undefined) {
       firstNetworkError = outcome.error.message;
-      firstNetworkReason = outcome.error.details.reason;
+      firstNetworkReason = reasonOf(outcome.error);
     }
   }
   const succeeded = finished.filter(

@@ -2,12 +2,12 @@ import { captureBody } from '../capture/capture-record.js';
 import type { AttemptRecord, RouteStanding } from '../capture/attempt-record.js';
 import { routeStandings } from '../capture/route-standings.js';
 import { isRedactedRecord } from '../redact/redact-capture.js';
-import { firstDifferenceFromSigned } from '../webhook/diagnostics.js';
+import { firstDifferenceFromSigned } from '@ledgerhook/webhooks/advanced';
 import { DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
-import { bodySha256Base64 } from '../webhook/body-hash.js';
-import type { SecretInput } from '../webhook/secrets.js';
-import { parseToken } from '../webhook/token-parts.js';
-import { verifyWebhook, type VerifyCheck } from '../webhook/verify.js';
+import { bodySha256Base64 } from '@ledgerhook/webhooks';
+import type { SecretInput } from '@ledgerhook/webhooks';
+import { parseToken } from '@ledgerhook/webhooks/advanced';
+import { verifyWebhook, type VerifyCheck } from '@ledgerhook/webhooks';
 import {
   sha256Hex,
   recordedBodySha256,

@@ -3,7 +3,7 @@ import { resolveTarget } from '../delivery/target.js';
 import { DEFAULT_MAX_EDITED_BODY_BYTES } from '../replay/edit-checks.js';
 import { editableHeaders, sendEditedDelivery } from '../replay/edited-delivery.js';
 import { roundMs } from '../util/percentiles.js';
-import type { SecretInput } from '../webhook/secrets.js';
+import type { SecretInput } from '@ledgerhook/webhooks';
 import type { InspectorDelivery } from './inspector-delivery.js';
 
 /** What the page needs to offer an edit: never the secret, only whether one is held here. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson as writeJson } from '../http/send-json.js';
+import { sendJson as writeJson } from '@ledgerhook/webhooks/node';
 
 /**
  * Everything the inspector serves carries these: no framing, no foreign origin for anything, no

@@ -14,7 +14,7 @@ import {
 } from './edit-action.js';
 import type { InspectorDelivery } from './inspector-delivery.js';
 import { verifyOriginalToken } from '../capture/original-token.js';
-import type { SecretInput } from '../webhook/secrets.js';
+import type { SecretInput } from '@ledgerhook/webhooks';
 
 /** How a delivery is sent again: with a fresh token, or with the token it arrived with. */
 export type ReplayMode = 'resigned' | 'as-captured';

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { isReplayMarker, REPLAY_OF_HEADER } from '../replay/replay.js';
-import { shortMismatchCause } from '../webhook/diagnostics.js';
-import { parseToken } from '../webhook/token-parts.js';
+import { shortMismatchCause } from '@ledgerhook/webhooks/advanced';
+import { parseToken } from '@ledgerhook/webhooks/advanced';
 import type { CaptureRecord } from '../capture/capture-record.js';
 import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
-import { parseWebhookBody } from '../webhook/bodies.js';
+import { parseWebhookBody } from '@ledgerhook/webhooks';
 
 /**
  * What the inspector (and `captures show`) knows of one delivery. Built from a CaptureRecord by

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_INSPECTOR_PORT } from '../defaults.js';
 import { isLedgerhookError, LedgerhookError } from '../errors.js';
 import { deliveryDetail, type DetailOptions } from './delivery-detail.js';
-import { constantTimeEqual } from '../webhook/body-hash.js';
+import { constantTimeEqual } from '@ledgerhook/webhooks/advanced';
 import { hostAllowed, sameOrigin, send, sendJson } from './http-guard.js';
 import type { InspectorActions, ReplayMode } from './inspector-actions.js';
 import { toSummary, type InspectorDelivery } from './inspector-delivery.js';

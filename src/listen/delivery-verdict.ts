@@ -1,8 +1,8 @@
 import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
 import type { DeliveryVerdict, HeaderRecord } from '../delivery/received-delivery.js';
-import { parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
-import { verifyWebhookRequest } from '../webhook/request.js';
-import { type VerifyWebhookOptions, verifyWebhook } from '../webhook/verify.js';
+import { parseWebhookBody, type ParsedWebhookBody } from '@ledgerhook/webhooks';
+import { verifyWebhookRequest } from '@ledgerhook/webhooks';
+import { type VerifyWebhookOptions, verifyWebhook } from '@ledgerhook/webhooks';
 import type { DeliveryRequest, HandleDeliveryOptions } from './handle-delivery.js';
 
 // The verdict on one delivery (handleDelivery's first step): its signature, then its body.

@@ -1,6 +1,6 @@
-import type { ParsedWebhookBody } from '../webhook/bodies.js';
+import type { ParsedWebhookBody } from '@ledgerhook/webhooks';
 import { judge, parseIfWorthIt } from './delivery-verdict.js';
-import type { SecretInput } from '../webhook/secrets.js';
+import type { SecretInput } from '@ledgerhook/webhooks';
 import {
   combinedAnswer,
   type ForwardEdge,

@@ -4,9 +4,9 @@ import { type CapturedPendingForward, readPendingForwards } from '../capture/pen
 import { verifyOriginalToken } from '../capture/original-token.js';
 import type { DeliveryEvents } from '../delivery/delivery-events.js';
 import { ForwardRetrier, type ForwardRetryOptions } from './forward-retries.js';
-import { normaliseSecrets } from '../webhook/secrets.js';
-import { signWebhook } from '../webhook/sign.js';
-import { withVerificationPrefix } from '../webhook/verification-prefix.js';
+import { normaliseSecrets } from '@ledgerhook/webhooks/advanced';
+import { signWebhook } from '@ledgerhook/webhooks';
+import { withVerificationPrefix } from '@ledgerhook/webhooks/advanced';
 import type { HandleDeliveryOptions } from './handle-delivery.js';
 import type { ListenerOptions } from './listener.js';
 import { type ForwardEdge, forwardHeaders } from './route-forward.js';

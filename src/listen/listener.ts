@@ -9,9 +9,10 @@ import {
   DEFAULT_MAX_CONNECTIONS,
 } from '../defaults.js';
 import { serve } from '../http/serve.js';
-import { assertUsableSecrets, normaliseSecrets, type SecretInput } from '../webhook/secrets.js';
-import { validateTolerance } from '../webhook/tolerance.js';
-import { BodyBudget } from '../http/body-budget.js';
+import type { SecretInput } from '@ledgerhook/webhooks';
+import { assertUsableSecrets, normaliseSecrets } from '@ledgerhook/webhooks/advanced';
+import { validateTolerance } from '@ledgerhook/webhooks/advanced';
+import { BodyBudget } from '@ledgerhook/webhooks/node';
 import { DeliveryEvents, type DeliverySubscriber, type ListenerEvent } from '../delivery/delivery-events.js';
 import { postForwardEdge } from './forward-edge.js';
 import type { ForwardRetryOptions } from './forward-retries.js';

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from '../http/send-json.js';
-import type { BodyBudget } from '../http/body-budget.js';
+import { sendJson } from '@ledgerhook/webhooks/node';
+import type { BodyBudget } from '@ledgerhook/webhooks/node';
 import type { DeliveryEvents } from '../delivery/delivery-events.js';
 import { type DeliveryRequest, type HandledDelivery, refusedAnswer } from './handle-delivery.js';
 import type { HeaderRecord, ReceivedDelivery } from '../delivery/received-delivery.js';
-import { readRequestBody } from '../http/read-body.js';
+import { readRequestBody } from '@ledgerhook/webhooks/node';
 import { attachTrace, type Telemetry } from '../telemetry/telemetry.js';
 
 export interface NodeAdapterOptions {

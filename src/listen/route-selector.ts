@@ -1,6 +1,6 @@
-import { ENTITIES, findEntity } from '../catalogue/entities.js';
-import { EVENTS, WEBHOOK_TYPES, type WebhookType } from '../catalogue/events.js';
-import { didYouMean } from '../catalogue/suggest.js';
+import { ENTITIES, findEntity } from '@ledgerhook/webhooks';
+import { EVENTS, WEBHOOK_TYPES, type WebhookType } from '@ledgerhook/webhooks';
+import { didYouMean } from '@ledgerhook/webhooks/advanced';
 import { usageError } from '../errors.js';
 
 /**

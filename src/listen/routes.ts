@@ -1,7 +1,7 @@
 import { resolveTarget } from '../delivery/target.js';
 import { LedgerhookError, usageError } from '../errors.js';
 import { isObject } from '../util/is-object.js';
-import type { ParsedWebhookBody } from '../webhook/bodies.js';
+import type { ParsedWebhookBody } from '@ledgerhook/webhooks';
 import { matchesAny, parseSelector, type DeliveryNames, type RouteSelector } from './route-selector.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readRequestBody } from '../http/read-body.js';
-import { sendJson } from '../http/send-json.js';
+import { readRequestBody } from '@ledgerhook/webhooks/node';
+import { sendJson } from '@ledgerhook/webhooks/node';
 import { DEFAULT_MOCK_PORT } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
 import { serve } from '../http/serve.js';

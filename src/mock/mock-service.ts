@@ -1,4 +1,5 @@
-import { ENTITIES, SAMPLE_LIST_PATH } from '../catalogue/entities.js';
+import { ENTITIES } from '@ledgerhook/webhooks';
+import { SAMPLE_LIST_PATH } from '@ledgerhook/webhooks/advanced';
 import { authorise } from './bearer.js';
 import { DEFAULT_USER_ID } from '../samples/sample-body.js';
 import { AnswerGate } from './answer-gate.js';

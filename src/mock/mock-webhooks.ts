@@ -1,11 +1,11 @@
 import type { Dispatcher } from 'undici';
 import { DEFAULT_MAX_PENDING_MOCK_WEBHOOKS } from '../defaults.js';
 import { delay } from '../util/delay.js';
-import { EVENTS } from '../catalogue/events.js';
+import { EVENTS } from '@ledgerhook/webhooks';
 import { type BuildDeliveryOptions, buildDelivery } from '../delivery/build-delivery.js';
 import { type PostWebhookOptions, postWebhook } from '../delivery/post-webhook.js';
 import { LedgerhookError } from '../errors.js';
-import type { WebhookBodyObject } from '../webhook/bodies.js';
+import type { WebhookBodyObject } from '@ledgerhook/webhooks';
 import { serviceDate } from './entity-generators.js';
 import type { MutationResult } from './mock-types.js';
 

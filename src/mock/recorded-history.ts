@@ -1,10 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CaptureRecord } from '../capture/capture-record.js';
-import { SAMPLE_LIST_PATH } from '../catalogue/entities.js';
+import { SAMPLE_LIST_PATH } from '@ledgerhook/webhooks/advanced';
 import { entityAtPath } from '../catalogue/entity-paths.js';
 import type { Recording } from '../record/read-recording.js';
 import { firstIndex } from '../util/first-index.js';
-import { parseWebhookBody, type WebhookBodyObject } from '../webhook/bodies.js';
+import { parseWebhookBody, type WebhookBodyObject } from '@ledgerhook/webhooks';
 import type { Granularity, SinceBoundary } from './mock-types.js';
 import { boundaryOf } from './paging.js';
 import { RecordedDataset } from './recorded-dataset.js';

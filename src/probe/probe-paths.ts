@@ -1,4 +1,4 @@
-import { ENTITIES, type EntityDefinition } from '../catalogue/entities.js';
+import { ENTITIES, type EntityDefinition } from '@ledgerhook/webhooks';
 import type { PathSettingKey } from '../settings/environments.js';
 import { listUrl } from '../sync/paginate.js';
 import type { ListAnswer, ProbeRun } from './probe-run.js';

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { CaptureRecord } from '../capture/capture-record.js';
 import type { EnvironmentSettings, SettingKey } from '../settings/environments.js';
-import type { LabelledSecret } from '../webhook/secrets.js';
+import type { LabelledSecret } from '@ledgerhook/webhooks';
 
 /** The parts of a report, in the order the probe looks at them. */
 export type ProbeArea = 'reachability' | 'paths' | 'paging' | 'time' | 'limits' | 'errors' | 'webhooks';

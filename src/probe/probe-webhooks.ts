@@ -2,10 +2,10 @@ import { captureBody, type CaptureRecord } from '../capture/capture-record.js';
 import { DEFAULT_HEADER_NAME, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { MAX_TOLERANCE_SECONDS } from '../settings/setting-values.js';
 import type { EnvironmentSettings } from '../settings/environments.js';
-import type { LabelledSecret } from '../webhook/secrets.js';
+import type { LabelledSecret } from '@ledgerhook/webhooks';
 import { isHeaderName } from '../util/header-name.js';
-import { parseToken } from '../webhook/token-parts.js';
-import { verifyWebhook } from '../webhook/verify.js';
+import { parseToken } from '@ledgerhook/webhooks/advanced';
+import { verifyWebhook } from '@ledgerhook/webhooks';
 import type { ProbeFinding } from './probe-types.js';
 import { implySetting } from './setting-fit.js';
 

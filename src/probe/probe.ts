@@ -1,4 +1,4 @@
-import { ENTITIES, findEntity } from '../catalogue/entities.js';
+import { ENTITIES, findEntity } from '@ledgerhook/webhooks';
 import { DEFAULT_PROBE_MAX_REQUESTS } from '../defaults.js';
 import { ProbeStopped } from './probe-client.js';
 import { probeCursors, lastPageFinding, probeIncremental } from './probe-cursors.js';

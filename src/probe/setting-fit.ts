@@ -7,7 +7,7 @@ import {
   type SettingKey,
 } from '../settings/environments.js';
 import { isHeaderName } from '../util/header-name.js';
-import { validateVerificationPrefix } from '../webhook/verification-prefix.js';
+import { validateVerificationPrefix } from '@ledgerhook/webhooks/advanced';
 import {
   isServiceSettingKey,
   parseLag,

@@ -1,4 +1,4 @@
-import { parseWebhookBody } from '../webhook/bodies.js';
+import { parseWebhookBody } from '@ledgerhook/webhooks';
 import type { EnqueueOutcome, SyncQueue } from './sync-queue.js';
 
 /** The part of a received delivery the queue needs: its verdict and its raw body. */

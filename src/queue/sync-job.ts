@@ -1,4 +1,4 @@
-import { findEntity } from '../catalogue/entities.js';
+import { findEntity } from '@ledgerhook/webhooks';
 import { entityPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import { datasetKey, jobId, tokenFingerprint, userDirName } from '../store/identity.js';
 import { isObject } from '../util/is-object.js';

@@ -5,7 +5,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../defau
 import { readCappedBytes } from '../http/fetch-attempt.js';
 import { loadUndici } from '../http/load-undici.js';
 import { networkError } from '../http/network-error.js';
-import { sendJson } from '../http/send-json.js';
+import { sendJson } from '@ledgerhook/webhooks/node';
 import type { Redactor } from '../redact/redactor.js';
 import { type AnswerFacts, exchangeLine, type ForwardPlan, planForward, type ProxyRequest } from './proxy-exchange.js';
 import type { RecordedExchange } from './recording-format.js';

@@ -1,4 +1,4 @@
-import { parseWebhookBody } from '../webhook/bodies.js';
+import { parseWebhookBody } from '@ledgerhook/webhooks';
 import { jsonSyntaxError } from './json-syntax.js';
 import { headerValueProblem, isHeaderName } from '../util/header-name.js';
 

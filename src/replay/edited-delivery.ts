@@ -5,8 +5,8 @@ import { buildDelivery } from '../delivery/build-delivery.js';
 import { sendDeliveries, type DeliveryOutcome } from '../delivery/send-deliveries.js';
 import { LedgerhookError } from '../errors.js';
 import { roundMs } from '../util/percentiles.js';
-import { parseWebhookBody } from '../webhook/bodies.js';
-import type { SecretInput } from '../webhook/secrets.js';
+import { parseWebhookBody } from '@ledgerhook/webhooks';
+import type { SecretInput } from '@ledgerhook/webhooks';
 
 import { checkEditedBody, checkEditedHeaders, EDITED_FROM_HEADER, UNEDITABLE_HEADERS } from './edit-checks.js';
 import { assertResignable } from '../capture/original-token.js';

@@ -5,7 +5,7 @@ import type { OutgoingDelivery } from '../delivery/build-delivery.js';
 import { buildDelivery } from '../delivery/build-delivery.js';
 import { sendDeliveries, type DeliveryOutcome, type SendSummary } from '../delivery/send-deliveries.js';
 import { delay } from '../util/delay.js';
-import type { SecretInput } from '../webhook/secrets.js';
+import type { SecretInput } from '@ledgerhook/webhooks';
 
 import { CONNECTION_HEADERS } from './edit-checks.js';
 import { assertResignable } from '../capture/original-token.js';

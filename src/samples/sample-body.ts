@@ -1,8 +1,8 @@
 import type { ErrorReason } from '../error-reasons.js';
 import { resolveEntityName, resolveEventName } from '../catalogue/resolve.js';
-import type { WebhookType } from '../catalogue/events.js';
+import type { WebhookType } from '@ledgerhook/webhooks';
 import { LedgerhookError } from '../errors.js';
-import type { WebhookBodyObject } from '../webhook/bodies.js';
+import type { WebhookBodyObject } from '@ledgerhook/webhooks';
 import { setPath } from './set-path.js';
 
 /** A stable fake user id, so that repeated samples land on the same user. */

@@ -1,4 +1,4 @@
-import { type EntityName, isEntityName } from '../catalogue/entities.js';
+import { type EntityName, isEntityName } from '@ledgerhook/webhooks';
 import { DEFAULT_EXPIRED_CURSOR_STATUSES, DEFAULT_PAGE_LIMIT, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 
 /** Spec section 9: separate sandbox and production environments, each with its own secret and base address; `local` is ledgerhook mock. */

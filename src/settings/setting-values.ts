@@ -1,6 +1,6 @@
 import { DEFAULT_PAGE_LIMIT, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { parseDurationMs } from '../util/duration.js';
-import { toleranceProblem } from '../webhook/tolerance.js';
+import { toleranceProblem } from '@ledgerhook/webhooks/advanced';
 
 /**
  * The values of the settings for what the spec leaves open about the service (its page size, the

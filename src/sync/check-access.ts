@@ -1,10 +1,11 @@
 import { entityPath, type EntityPaths } from '../catalogue/entity-paths.js';
-import { findEntity } from '../catalogue/entities.js';
+import { findEntity } from '@ledgerhook/webhooks';
 import { type ErrorReason, LedgerhookError } from '../errors.js';
 import { type FetchJsonOptions, fetchJson } from '../http/fetch-json.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
 import { explainEntityNotFound } from './entity-not-found.js';
 import { listUrl } from './paginate.js';
+import { reasonOf } from '../error-reasons.js';
 
 /** What one request says of a base URL and a token: usable for a sync, or why not. */
 export type AccessCheck =
@@ -46,6 +47,6 @@ export async function checkAccess(options: CheckAccessOptions): Promise<AccessCh
   } catch (thrown) {
     const error = explainEntityNotFound(thrown, path, options.paths, options.baseUrl);
     if (!(error instanceof LedgerhookError) || error.code === 'ERR_ABORTED') throw error;
-    return { ok: false, path, error, code: error.code, reason: error.details.reason ?? 'http_status' };
+    return { ok: false, path, error, code: error.code, reason: reasonOf(error) ?? 'http_status' };
   }
 }

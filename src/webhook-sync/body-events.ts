@@ -1,6 +1,6 @@
-import { findEvent } from '../catalogue/events.js';
+import { findEvent } from '@ledgerhook/webhooks';
 import { userDirName } from '../store/identity.js';
-import type { RawLifecycleEventBody } from '../webhook/bodies.js';
+import type { RawLifecycleEventBody } from '@ledgerhook/webhooks';
 import type { WebhookSyncEvent } from './webhook-sync-options.js';
 
 /** A lifecycle event syncs nothing: it is reported with the catalogue's suggested use. */

@@ -1,4 +1,4 @@
-import { findEntity } from '../catalogue/entities.js';
+import { findEntity } from '@ledgerhook/webhooks';
 import { entityPath, type EntityPaths } from '../catalogue/entity-paths.js';
 import { readCaptures } from '../capture/read-captures.js';
 import { percentile, type ReconcileRecord } from '../store/dataset-activity.js';

@@ -1,7 +1,7 @@
-import { findEntity } from '../catalogue/entities.js';
+import { findEntity } from '@ledgerhook/webhooks';
 import { checkEntityPaths, entityPath } from '../catalogue/entity-paths.js';
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
-import { type RawEntityUpdateBody, parseWebhookBody, type ParsedWebhookBody } from '../webhook/bodies.js';
+import { type RawEntityUpdateBody, parseWebhookBody, type ParsedWebhookBody } from '@ledgerhook/webhooks';
 import { datasetKey, stateKey, tokenFingerprint } from '../store/identity.js';
 import { SharedBackoff } from '../http/retry-policy.js';
 import { SyncScheduler } from './sync-scheduler.js';

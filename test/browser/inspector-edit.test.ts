@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startCli, tempDir } from '../helpers/cli.js';
-import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
+import { bodyHash, makeToken } from '../../packages/webhooks/test/independent-jwt.js';
 import { startSpecReceiver } from '../helpers/spec-receiver.js';
 import { chromiumMissing, launchChromium, loopbackContext } from './chromium.js';
 

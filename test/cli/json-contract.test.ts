@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { ERROR_REASONS } from '../../src/error-reasons.js';
 import { startListener } from '../../src/listen/listener.js';
 import { startMockServer, type RunningMockServer } from '../../src/mock/mock-server.js';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { signWebhook } from '@ledgerhook/webhooks';
 import { type CliResult, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { programFromDefinitions, runInProcess } from '../helpers/in-process-cli.js';
 import { startSpecReceiver } from '../helpers/spec-receiver.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
-import { independentVerify, makeToken, bodyHash } from '../helpers/independent-jwt.js';
+import { independentVerify, makeToken, bodyHash } from '../../packages/webhooks/test/independent-jwt.js';
 
 const SECRET = 'whsec_cli_test_secret_0123456789';
 const dir = tempDir();

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { signWebhook } from '@ledgerhook/webhooks';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 
 /**

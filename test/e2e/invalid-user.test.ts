@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { signWebhook } from '@ledgerhook/webhooks';
 import { startCli, tempDir } from '../helpers/cli.js';
 
 const SECRET = 'whsec_invalid_user';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startMockServer } from '../../src/mock/mock-server.js';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { signWebhook } from '@ledgerhook/webhooks';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
 
 const SECRET = 'whsec_listen_flags_test';

@@ -9,7 +9,7 @@ import { resolveSampleType } from '../../src/catalogue/resolve.js';
 import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { buildSampleBody } from '../../src/samples/sample-body.js';
-import { verifyWebhook } from '../../src/webhook/verify.js';
+import { verifyWebhook } from '@ledgerhook/webhooks';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 

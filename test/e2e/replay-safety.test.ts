@@ -8,7 +8,7 @@ import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { buildSampleBody } from '../../src/samples/sample-body.js';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
-import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
+import { bodyHash, makeToken } from '../../packages/webhooks/test/independent-jwt.js';
 import { startSpecReceiver as startReceiver, type SpecReceiverOptions } from '../helpers/spec-receiver.js';
 
 const SECRET = 'whsec_replay_safety_secret_0001';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { shellQuote } from '../../src/util/shell-quote.js';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
-import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
+import { bodyHash, makeToken } from '../../packages/webhooks/test/independent-jwt.js';
 import { startSpecReceiver } from '../helpers/spec-receiver.js';
 
 /**

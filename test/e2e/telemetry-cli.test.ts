@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
-import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
+import { bodyHash, makeToken } from '../../packages/webhooks/test/independent-jwt.js';
 import { startPagedListServer } from '../helpers/paged-list-server.js';
 
 /**

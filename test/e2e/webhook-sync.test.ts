@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ENTITIES } from '../../src/catalogue/entities.js';
+import { ENTITIES } from '@ledgerhook/webhooks';
 import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { buildSampleBody, type SampleBodyOptions } from '../../src/samples/sample-body.js';

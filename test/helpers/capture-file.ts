@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CaptureRecord } from '../../src/capture/capture-record.js';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { signWebhook } from '@ledgerhook/webhooks';
 import { tempDir } from './cli.js';
 
 export const CAPTURE_SECRET = 'whsec_captures_test';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { startListener, type ListenerEvent, type ReceivedDelivery } from '../../src/index.js';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { startListener, type ListenerEvent, type ReceivedDelivery } from '../../src/api/listen.js';
+import { signWebhook } from '@ledgerhook/webhooks';
 import { tempDir } from '../helpers/cli.js';
 
 const SECRET = 'whsec_listener_events';

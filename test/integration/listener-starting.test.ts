@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startListener } from '../../src/index.js';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { signWebhook } from '@ledgerhook/webhooks';
 import { tempDir } from '../helpers/cli.js';
 
 const SECRET = 'whsec_listener_starting';

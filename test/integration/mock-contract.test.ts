@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ENTITIES } from '../../src/catalogue/entities.js';
-import { MockService, startMockServer, type RunningMockServer } from '../../src/index.js';
+import { ENTITIES } from '@ledgerhook/webhooks';
+import { MockService, startMockServer, type RunningMockServer } from '../../src/api/mock.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { sortedItems, specSync } from '../helpers/spec-client.js';

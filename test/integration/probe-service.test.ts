@@ -15,7 +15,7 @@ import { settingsToWrite } from '../../src/probe/setting-fit.js';
 import { parseLag, parsePageLimit } from '../../src/settings/setting-values.js';
 import { FileStore } from '../../src/store/file/file-store.js';
 import { syncDataset } from '../../src/sync/sync-dataset.js';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { signWebhook } from '@ledgerhook/webhooks';
 import { tempDir } from '../helpers/cli.js';
 import { type Quirks, startQuirkyServer } from '../helpers/quirky-list-server.js';
 

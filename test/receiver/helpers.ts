@@ -4,10 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { RECEIVER_CASE_TABLE } from '../../src/delivery/receiver-case-table.js';
 import { runCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
-import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
+import { ENTITY_UPDATE, independentDelivery, SECRET } from '../../packages/webhooks/test/independent-jwt.js';
+
+export { ENTITY_UPDATE, independentDelivery, SECRET };
 import { runnable } from '../helpers/runnable.js';
 
-export const SECRET = 'whsec_receiver_test_0123456789';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface RunningApp {
@@ -99,23 +100,7 @@ export async function assertCheckReceiverPasses(url: string, options: { inProces
   assert.equal(result.code, 0, result.stderr);
 }
 
-/** A delivery signed by an implementation independent of ledgerhook (and of jose). */
-export function independentDelivery(
-  body: unknown,
-  options: { secret?: string; iat?: number; alg?: string } = {},
-): { body: string; headers: Record<string, string> } {
-  const text = JSON.stringify(body);
-  const token = makeToken({
-    claims: { iat: options.iat ?? Math.floor(Date.now() / 1000), request_body_sha256: bodyHash(text) },
-    secret: options.secret ?? SECRET,
-    alg: options.alg ?? 'HS256',
-  });
-  return { body: text, headers: { 'content-type': 'application/json', 'service-verification': token } };
-}
-
 export async function post(url: string, delivery: { body: string; headers: Record<string, string> }) {
   const response = await fetch(url, { method: 'POST', body: delivery.body, headers: delivery.headers });
   return { status: response.status, body: await response.text() };
 }
-
-export const ENTITY_UPDATE = { userId: 'user_1', type: 'ENTITY_UPDATE', entities: ['expense', 'invoice'] };

@@ -7,7 +7,8 @@ import { createServer, request as httpRequest, type RequestListener, type Server
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import express from 'express';
-import { createNodeMiddleware, type ReceiverLog, Webhooks } from '../../src/receiver/index.js';
+import { type ReceiverLog, Webhooks } from '@ledgerhook/webhooks';
+import { createNodeMiddleware } from '@ledgerhook/webhooks/node';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { assertCheckReceiverPasses, ENTITY_UPDATE, independentDelivery, post, SECRET } from './helpers.js';
 

@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ENTITIES, findEntity, SAMPLE_LIST_PATH } from '../../src/catalogue/entities.js';
-import { EVENTS, findEvent } from '../../src/catalogue/events.js';
+import { ENTITIES, findEntity } from '@ledgerhook/webhooks';
+import { SAMPLE_LIST_PATH } from '../../packages/webhooks/src/catalogue/entities.js';
+import { EVENTS, findEvent } from '@ledgerhook/webhooks';
 import { MockService } from '../../src/mock/mock-service.js';
 
 /** Spec 4.2, "Entity name in entities | Recommended fetch" (all GET). */

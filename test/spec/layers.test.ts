@@ -107,9 +107,35 @@ describe('the layer table is true (docs/architecture.md)', () => {
   it('catches an upward edge (the check itself is not vacuous)', () => {
     // sync is above store: store importing sync would run up the table.
     assert.ok((rank.get('store') ?? 99) < (rank.get('sync') ?? -1));
-    assert.ok((rank.get('defaults') ?? 99) < (rank.get('webhook') ?? -1));
+    assert.ok((rank.get('defaults') ?? 99) < (rank.get('settings') ?? -1));
     assert.equal(packageOf('@commander-js/extra-typings/esm.mjs'), '@commander-js/extra-typings');
     const edges = library.flatMap(importsOf).filter(({ specifier }) => specifier.startsWith('.'));
     assert.ok(edges.length > 300, `only ${edges.length} relative imports were read`);
+  });
+});
+
+describe('@ledgerhook/webhooks stands alone (packages/webhooks)', () => {
+  const PACKAGE_SRC = join(ROOT, 'packages', 'webhooks', 'src');
+  const files = sourceFiles(PACKAGE_SRC);
+
+  it('imports only its own files, Node built-ins and jose: never the CLI package', () => {
+    const outside = files.flatMap(importsOf).flatMap(({ file, specifier }) => {
+      const where = relative(ROOT, file);
+      if (specifier.startsWith('.')) {
+        const target = resolve(dirname(file), specifier);
+        return target.startsWith(PACKAGE_SRC) ? [] : [`${where} → ${relative(ROOT, target)}`];
+      }
+      return specifier.startsWith('node:') || packageOf(specifier) === 'jose' ? [] : [`${where} imports ${specifier}`];
+    });
+    assert.ok(files.length > 20, `only ${files.length} files were read`);
+    assert.deepEqual(outside, []);
+  });
+
+  it('depends on jose alone', () => {
+    const json = JSON.parse(readFileSync(join(ROOT, 'packages', 'webhooks', 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+    };
+    assert.deepEqual(Object.keys({ ...json.dependencies, ...json.peerDependencies }), ['jose']);
   });
 });

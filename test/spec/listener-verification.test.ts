@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { runCli, startCli, type RunningCli } from '../helpers/cli.js';
-import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
+import { bodyHash, makeToken } from '../../packages/webhooks/test/independent-jwt.js';
 
 const SECRET = 'whsec_spec_listener';
 const HEADER = 'Service-Verification';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { MockService } from '../../src/mock/mock-service.js';
-import { parseWebhookBody } from '../../src/webhook/bodies.js';
+import { parseWebhookBody } from '@ledgerhook/webhooks';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { startSpecListServer } from '../helpers/spec-list-server.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { join } from 'node:path';
 import { FileStore } from '../../src/store/file/file-store.js';
-import { parseWebhookBody } from '../../src/webhook/bodies.js';
+import { parseWebhookBody } from '@ledgerhook/webhooks';
 import { createWebhookSync, type WebhookSyncEvent } from '../../src/webhook-sync/webhook-sync.js';
 import { tempDir } from '../helpers/cli.js';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Job } from 'bullmq';
-import { findEntity } from '../../src/catalogue/entities.js';
+import { findEntity } from '@ledgerhook/webhooks';
 import { fetchJson } from '../../src/http/fetch-json.js';
 import { jobProcessor } from '../../src/queue/job-processor.js';
 import type { SyncWorkerEvent, SyncWorkerOptions } from '../../src/queue/sync-worker.js';

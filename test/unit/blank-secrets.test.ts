@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startListener } from '../../src/api/listen.js';
-import { maskSecret } from '../../src/webhook/secrets.js';
+import { maskSecret } from '../../packages/webhooks/src/webhook/secrets.js';
 
 describe('blank secrets are refused at start-up, not answered 500 per delivery (issue 17)', () => {
   for (const secrets of [[''], ['   '], ['good-secret', { secret: '\n', label: 'rotation' }]]) {

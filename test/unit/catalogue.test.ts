@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ENTITIES } from '../../src/catalogue/entities.js';
-import { EVENTS } from '../../src/catalogue/events.js';
+import { ENTITIES } from '@ledgerhook/webhooks';
+import { EVENTS } from '@ledgerhook/webhooks';
 import { resolveEntityName, resolveEventName, resolveSampleType } from '../../src/catalogue/resolve.js';
-import { suggest } from '../../src/catalogue/suggest.js';
+import { suggest } from '../../packages/webhooks/src/catalogue/suggest.js';
 import { resolveTarget } from '../../src/delivery/target.js';
 import { buildSampleBody, DEFAULT_USER_ID } from '../../src/samples/sample-body.js';
-import { parseWebhookBody } from '../../src/webhook/bodies.js';
+import { parseWebhookBody } from '@ledgerhook/webhooks';
 
 describe('catalogue (spec 4.2 and 6.2)', () => {
   it('has 24 entities with distinct list paths (the names, the earlier list and pagination are pinned against the spec in test/spec/catalogue-tables.test.ts)', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findEntity } from '../../src/catalogue/entities.js';
+import { findEntity } from '@ledgerhook/webhooks';
 import { checkEntityPaths, entityAtPath, entityPath } from '../../src/catalogue/entity-paths.js';
 import { parseSyncJobData, syncJobFor } from '../../src/queue/sync-job.js';
 import { HttpStatusError } from '../../src/errors.js';

@@ -3,9 +3,9 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { describe, it } from 'node:test';
 import { captureRecordFrom } from '../../src/capture/capture-from-delivery.js';
 import { handleDelivery, type HandleDeliveryOptions } from '../../src/api/listen.js';
-import { Webhooks } from '../../src/receiver/webhooks.js';
-import { signWebhook } from '../../src/webhook/sign.js';
-import { verifyWebhook } from '../../src/webhook/verify.js';
+import { Webhooks } from '@ledgerhook/webhooks';
+import { signWebhook } from '@ledgerhook/webhooks';
+import { verifyWebhook } from '@ledgerhook/webhooks';
 
 const SECRET = 'whsec_forged_cost';
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);

@@ -7,7 +7,7 @@ import { captureRecordFrom } from '../../src/capture/capture-from-delivery.js';
 import { LedgerhookError } from '../../src/errors.js';
 import { serve } from '../../src/http/serve.js';
 import { RefusedBound } from '../../src/capture/refused-bound.js';
-import { BodyBudget } from '../../src/http/body-budget.js';
+import { BodyBudget } from '@ledgerhook/webhooks/node';
 import { DeliveryEvents } from '../../src/delivery/delivery-events.js';
 import { nodeDeliveryHandler } from '../../src/listen/node-adapter.js';
 import { noTelemetry } from '../../src/telemetry/telemetry.js';
@@ -17,8 +17,8 @@ import {
   type HandleDeliveryOptions,
   type HeaderRecord,
 } from '../../src/api/listen.js';
-import { bodySha256Base64 } from '../../src/webhook/body-hash.js';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { bodySha256Base64 } from '@ledgerhook/webhooks';
+import { signWebhook } from '@ledgerhook/webhooks';
 
 const SECRET = 'whsec_unit_handle_delivery';
 const NOW = Date.UTC(2026, 0, 2, 3, 4, 5);

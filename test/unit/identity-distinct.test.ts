@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseSyncJobData, syncDedupeId } from '../../src/queue/sync-job.js';
 import { datasetFileName, datasetKey, parseDatasetKey, stateKey, userDirName } from '../../src/store/identity.js';
-import { parseWebhookBody } from '../../src/webhook/bodies.js';
+import { parseWebhookBody } from '@ledgerhook/webhooks';
 
 /** Three ids UTF-8 cannot tell apart once encoded: two lone surrogates and the replacement character. */
 const IDS = ['\ud800', '\udc00', '\ufffd'];

@@ -8,8 +8,8 @@ import { describe, it } from 'node:test';
 import { startListener } from '../../src/api/listen.js';
 import { checkConsumer } from '../../src/consumer-check/check-consumer.js';
 import { checkReceiver } from '../../src/delivery/check-receiver.js';
-import { Webhooks } from '../../src/receiver/webhooks.js';
-import { verifyWebhook } from '../../src/webhook/verify.js';
+import { Webhooks } from '@ledgerhook/webhooks';
+import { verifyWebhook } from '@ledgerhook/webhooks';
 import { programFromDefinitions, runInProcess } from '../helpers/in-process-cli.js';
 
 const REFUSED = ['0', '-5', '1.5', 'soon', '', '300s'];

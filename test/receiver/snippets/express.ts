@@ -1,6 +1,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
-import { createNodeMiddleware, Webhooks } from 'ledgerhook';
+import { Webhooks } from '@ledgerhook/webhooks';
+import { createNodeMiddleware } from '@ledgerhook/webhooks/node';
 
 const webhooks = new Webhooks({ secret: process.env.WEBHOOK_SECRET });
 

@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import { Webhooks } from 'ledgerhook';
+import { Webhooks } from '@ledgerhook/webhooks';
 
 const webhooks = new Webhooks({ secret: process.env.WEBHOOK_SECRET });
 

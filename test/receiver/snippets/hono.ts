@@ -1,6 +1,6 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { createWebMiddleware, Webhooks } from 'ledgerhook';
+import { createWebMiddleware, Webhooks } from '@ledgerhook/webhooks';
 
 const webhooks = new Webhooks({ secret: process.env.WEBHOOK_SECRET });
 

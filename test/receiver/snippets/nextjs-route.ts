@@ -1,5 +1,5 @@
 // app/webhooks/route.ts
-import { createWebMiddleware, Webhooks } from 'ledgerhook';
+import { createWebMiddleware, Webhooks } from '@ledgerhook/webhooks';
 
 const webhooks = new Webhooks({ secret: process.env.WEBHOOK_SECRET });
 

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeMiddleware, memoryDedupe, Webhooks } from 'ledgerhook';
+import { memoryDedupe, Webhooks } from '@ledgerhook/webhooks';
+import { createNodeMiddleware } from '@ledgerhook/webhooks/node';
 
 // dedupe: a retried LIFECYCLE_EVENT (same token) is answered 200 without running its handlers again;
 // ENTITY_UPDATEs always run (a repeat may announce a newer change).

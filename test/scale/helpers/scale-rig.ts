@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { queueStatus } from '../../../src/queue/queue-status.js';
 import { startCli, tempDir, type RunningCli } from '../../helpers/cli.js';
-import { bodyHash, makeToken } from '../../helpers/independent-jwt.js';
+import { bodyHash, makeToken } from '../../../packages/webhooks/test/independent-jwt.js';
 import { createTestSchema, dropQueueKeys, REDIS_URL, testQueueName, type TestSchema } from './services.js';
 import { waitUntil } from './wait.js';
 

@@ -1,7 +1,7 @@
 import type { CaptureRecord } from '../../../capture/capture-record.js';
 import type { CaptureSelector } from '../../../capture/read-captures.js';
-import { EVENTS, WEBHOOK_TYPES } from '../../../catalogue/events.js';
-import { didYouMean } from '../../../catalogue/suggest.js';
+import { EVENTS, WEBHOOK_TYPES } from '@ledgerhook/webhooks';
+import { didYouMean } from '@ledgerhook/webhooks/advanced';
 import { usageError } from '../../../errors.js';
 
 type SelectorFlags = { [K in keyof CaptureSelector]?: CaptureSelector[K] | undefined };

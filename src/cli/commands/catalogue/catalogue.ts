@@ -1,5 +1,5 @@
-import { ENTITIES } from '../../../catalogue/entities.js';
-import { EVENTS } from '../../../catalogue/events.js';
+import { ENTITIES } from '@ledgerhook/webhooks';
+import { EVENTS } from '@ledgerhook/webhooks';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { CatalogueCommandOptions } from './definition.js';
 import { table } from '../../table.js';

@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { usageError } from '../../../errors.js';
-import { ENTITY_NAMES } from '../../../catalogue/entities.js';
-import { didYouMean } from '../../../catalogue/suggest.js';
+import { ENTITY_NAMES } from '@ledgerhook/webhooks';
+import { didYouMean } from '@ledgerhook/webhooks/advanced';
 import { checkEntityPath } from '../../../catalogue/entity-paths.js';
 import { API_ROOT_PATH, lacksApiVersion, withApiRoot } from '../../../catalogue/api-root.js';
 import {
@@ -16,8 +16,8 @@ import {
   SETTING_KEYS,
   type SettingKey,
 } from '../../../settings/environments.js';
-import { maskSecret } from '../../../webhook/secrets.js';
-import { validateVerificationPrefix } from '../../../webhook/verification-prefix.js';
+import { maskSecret } from '@ledgerhook/webhooks/advanced';
+import { validateVerificationPrefix } from '@ledgerhook/webhooks/advanced';
 import { parseStatusList } from '../../../sync/expired-cursor.js';
 import { isServiceSettingKey, serviceSettingProblem } from '../../../settings/setting-values.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';

@@ -1,5 +1,5 @@
 import { usageError } from '../../../errors.js';
-import type { LabelledSecret } from '../../../webhook/secrets.js';
+import type { LabelledSecret } from '@ledgerhook/webhooks';
 import type { ListenCommandOptions } from './definition.js';
 
 // listen's flag checks: said before anything is opened, bound or created.

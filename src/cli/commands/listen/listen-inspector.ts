@@ -4,7 +4,7 @@ import type { CaptureRecord } from '../../../capture/capture-record.js';
 import type { ForwardEvent, ListenerEvent } from '../../../listen/listener.js';
 import { memorySource } from '../../../inspector/inspector-source.js';
 import type { WebhookSyncEvent } from '../../../webhook-sync/webhook-sync.js';
-import type { LabelledSecret } from '../../../webhook/secrets.js';
+import type { LabelledSecret } from '@ledgerhook/webhooks';
 import type { ListenCommandOptions } from './definition.js';
 import { serveInspector } from '../../inspector-cli.js';
 

@@ -1,5 +1,5 @@
 import { startListener, type RunningListener } from '../../../listen/listener.js';
-import type { LabelledSecret } from '../../../webhook/secrets.js';
+import type { LabelledSecret } from '@ledgerhook/webhooks';
 import { batchedLineWriter } from '../../batched-lines.js';
 import type { CliContext } from '../../context.js';
 import { markJsonLines } from '../../json-output.js';

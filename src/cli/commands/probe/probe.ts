@@ -6,7 +6,7 @@ import { probeService } from '../../../probe/probe.js';
 import { changesSince, probeRecord, readProbeRecord } from '../../../probe/probe-record.js';
 import { isReady } from '../../../probe/readiness.js';
 import { refit, settingsToWrite } from '../../../probe/setting-fit.js';
-import type { LabelledSecret } from '../../../webhook/secrets.js';
+import type { LabelledSecret } from '@ledgerhook/webhooks';
 import type { ProbeReport } from '../../../probe/probe-types.js';
 import { isoTime } from '../../../util/iso-time.js';
 import { type CliContext, writeJson } from '../../context.js';

@@ -2,8 +2,8 @@ import type { CaptureRecord } from '../../../capture/capture-record.js';
 import { roundMs } from '../../../util/percentiles.js';
 import { printable, printableLine } from '../../render-delivery.js';
 import { readCaptures, selectCaptures } from '../../../capture/read-captures.js';
-import { EVENTS, WEBHOOK_TYPES } from '../../../catalogue/events.js';
-import { didYouMean } from '../../../catalogue/suggest.js';
+import { EVENTS, WEBHOOK_TYPES } from '@ledgerhook/webhooks';
+import { didYouMean } from '@ledgerhook/webhooks/advanced';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import { describeVerdict } from '../../../replay/captured-delivery.js';
 import { noAnswerError, type DeliveryOutcome } from '../../../delivery/send-deliveries.js';
@@ -15,7 +15,7 @@ import {
   type PlannedReplay,
   type ReplayPlan,
 } from '../../../replay/replay.js';
-import type { LabelledSecret } from '../../../webhook/secrets.js';
+import type { LabelledSecret } from '@ledgerhook/webhooks';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { ReplayCommandOptions } from './definition.js';
 import { checkFlags, chooseRecords, nothingToResend } from './replay-selection.js';

@@ -1,7 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
-import { ENTITIES } from '../../../catalogue/entities.js';
+import { ENTITIES } from '@ledgerhook/webhooks';
 import { DEFAULT_LISTEN_PORT } from '../../../defaults.js';
-import { EVENTS } from '../../../catalogue/events.js';
+import { EVENTS } from '@ledgerhook/webhooks';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { collect, examples, integer } from '../../parsers.js';
 import {

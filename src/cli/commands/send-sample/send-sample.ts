@@ -7,7 +7,7 @@ import { postWebhook, type DeliveryResponse } from '../../../delivery/post-webho
 import { resolveTarget } from '../../../delivery/target.js';
 import { buildSampleBody } from '../../../samples/sample-body.js';
 import { isObject } from '../../../util/is-object.js';
-import { parseWebhookBody } from '../../../webhook/bodies.js';
+import { parseWebhookBody } from '@ledgerhook/webhooks';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { SendSampleCommandOptions } from './definition.js';
 import { createProgressView } from '../../progress.js';

@@ -1,9 +1,9 @@
 import { usageError } from '../../../errors.js';
-import { webhookClaims, signClaims } from '../../../webhook/sign.js';
+import { webhookClaims, signClaims } from '@ledgerhook/webhooks/advanced';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { SignCommandOptions } from './definition.js';
 import { pipedBody, readBodyArgument } from '../../read-input.js';
-import { withVerificationPrefix } from '../../../webhook/verification-prefix.js';
+import { withVerificationPrefix } from '@ledgerhook/webhooks/advanced';
 import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
 import { shellQuote } from '../../../util/shell-quote.js';
 

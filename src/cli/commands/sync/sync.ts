@@ -1,4 +1,4 @@
-import { ENTITIES } from '../../../catalogue/entities.js';
+import { ENTITIES } from '@ledgerhook/webhooks';
 import { entityPath } from '../../../catalogue/entity-paths.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import { usageError } from '../../../errors.js';

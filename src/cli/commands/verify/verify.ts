@@ -2,8 +2,9 @@ import { type CaptureRecord, capturedHeaderValues, fullCapturedBody } from '../.
 import { DEFAULT_HEADER_NAME } from '../../../defaults.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import { describeVerdict, receivedAtMs } from '../../../replay/captured-delivery.js';
-import { findHeader, verifyWebhookRequest, type HeadersLike } from '../../../webhook/request.js';
-import type { VerifyCheck, VerifyResult } from '../../../webhook/verify.js';
+import { verifyWebhookRequest, type HeadersLike } from '@ledgerhook/webhooks';
+import { findHeader } from '@ledgerhook/webhooks/advanced';
+import type { VerifyCheck, VerifyResult } from '@ledgerhook/webhooks';
 import { alreadySaid } from '../../outcome.js';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import { printable, printableLine } from '../../render-delivery.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LedgerhookError } from '../../src/errors.js';
-import { type WebhookHandlerError, Webhooks, type WebhooksOptions } from '../../src/receiver/index.js';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { LedgerhookError } from '../src/errors.js';
+import { type WebhookHandlerError, Webhooks, type WebhooksOptions } from '@ledgerhook/webhooks';
+import { signWebhook } from '../src/webhook/sign.js';
 
 const SECRET = 'whsec_unit_receiver';
 const NOW_MS = Date.UTC(2026, 10, 22, 9, 0, 0);

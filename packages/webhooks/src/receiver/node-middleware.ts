@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEFAULT_MAX_BODY_BYTES } from '../defaults.js';
 import type { WebhookBody } from '../webhook/body-hash.js';
 import { bodyTooLarge, methodNotAllowed, refused, type ReceiverAnswer } from './answer.js';
-import { readRequestBody } from '../http/read-body.js';
-import { sendJson } from '../http/send-json.js';
+import { readRequestBody } from '../node/read-body.js';
+import { sendJson } from '../node/send-json.js';
 import { verificationHeaders } from './read-node-body.js';
 import type { Webhooks } from './webhooks.js';
 

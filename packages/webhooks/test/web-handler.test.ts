@@ -4,8 +4,8 @@ import { describe, it } from 'node:test';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { Request as UndiciRequest } from 'undici';
-import { createWebHandler, createWebMiddleware, type ReceiverLog, Webhooks } from '../../src/receiver/index.js';
-import { ENTITY_UPDATE, independentDelivery, SECRET } from './helpers.js';
+import { createWebMiddleware, type ReceiverLog, Webhooks } from '@ledgerhook/webhooks';
+import { ENTITY_UPDATE, independentDelivery, SECRET } from './independent-jwt.js';
 
 const request = (body: string, headers: Record<string, string>, init: RequestInit = {}) =>
   new Request('http://receiver.test/webhooks', { method: 'POST', body, headers, ...init });
@@ -90,9 +90,5 @@ describe('createWebMiddleware', () => {
     assert.equal(handled, 0);
     assert.equal(lines.length, 1, lines.join('\n'));
     assert.match(lines[0] ?? '', /before ledgerhook could verify it.*first to read the body/);
-  });
-
-  it('keeps createWebHandler one release as a deprecated alias', () => {
-    assert.equal(createWebHandler, createWebMiddleware);
   });
 });

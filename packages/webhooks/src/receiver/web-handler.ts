@@ -92,9 +92,3 @@ export function createWebMiddleware(
     }
   };
 }
-
-/**
- * The earlier name of createWebMiddleware (as octokit/webhooks names its counterpart).
- * @deprecated Use createWebMiddleware; this alias is kept for one release.
- */
-export const createWebHandler = createWebMiddleware;

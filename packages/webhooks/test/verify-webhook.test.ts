@@ -8,8 +8,8 @@ import {
   verifyWebhook,
   verifyWebhookRequest,
   type VerifyFailureCode,
-} from '../../src/index.js';
-import { bodyHash, independentVerify, makeToken } from '../helpers/independent-jwt.js';
+} from '@ledgerhook/webhooks';
+import { bodyHash, independentVerify, makeToken } from './independent-jwt.js';
 
 const SECRET = 'whsec_ledgerhook_test_vector_0001';
 const BODY = '{"userId":"user-1","type":"ENTITY_UPDATE","entities":["expense","invoice"]}';

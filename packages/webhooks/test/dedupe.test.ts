@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dedupeKey, memoryDedupe, Webhooks } from '../../src/receiver/index.js';
-import { signWebhook } from '../../src/webhook/sign.js';
+import { memoryDedupe, Webhooks } from '@ledgerhook/webhooks';
+import { dedupeKey } from '../src/receiver/dedupe.js';
+import { signWebhook } from '../src/webhook/sign.js';
 
 const SECRET = 'whsec_unit_dedupe';
 const START_MS = Date.UTC(2026, 10, 22, 9, 0, 0);

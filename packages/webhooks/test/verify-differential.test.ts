@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { verifyWebhook, type VerifyFailureCode, type VerifyResult } from '../../src/webhook/verify.js';
-import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
-import { BODY, IAT, type MutatedDelivery, mutatedDeliveries, SECRET } from '../helpers/token-mutations.js';
+import { verifyWebhook, type VerifyFailureCode, type VerifyResult } from '../src/webhook/verify.js';
+import { bodyHash, makeToken } from './independent-jwt.js';
+import { BODY, IAT, type MutatedDelivery, mutatedDeliveries, SECRET } from './token-mutations.js';
 
 type Verdict =
   | { ok: true; secretIndex: number; ageSeconds: number; claims: Record<string, unknown>; warning: boolean }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Webhooks } from '../../src/receiver/webhooks.js';
-import { validateVerificationPrefix } from '../../src/webhook/verification-prefix.js';
-import { verifyWebhook } from '../../src/webhook/verify.js';
-import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
+import { Webhooks } from '../src/receiver/webhooks.js';
+import { validateVerificationPrefix } from '../src/webhook/verification-prefix.js';
+import { verifyWebhook } from '../src/webhook/verify.js';
+import { bodyHash, makeToken } from './independent-jwt.js';
 
 const SECRET = 'whsec_prefix';
 const BODY = '{"userId":"u","type":"ENTITY_UPDATE","entities":["expense"]}';

@@ -1,7 +1,8 @@
-import { createHash, type webcrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { LedgerhookError } from '../errors.js';
 
-type CryptoKey = webcrypto.CryptoKey;
+/** WebCrypto's key type, named through the global `crypto` (Node's and the Web's alike). */
+type CryptoKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>;
 
 /** A webhook secret, optionally labelled (e.g. "sandbox", "production", "rotation #2"). */
 export interface LabelledSecret {

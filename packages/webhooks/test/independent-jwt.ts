@@ -47,3 +47,20 @@ export function independentVerify(token: string, secret: string): Record<string,
   if (expected !== signature) throw new Error('bad signature');
   return JSON.parse(Buffer.from(payload!, 'base64url').toString());
 }
+
+export const SECRET = 'whsec_receiver_test_0123456789';
+export const ENTITY_UPDATE = { userId: 'user_1', type: 'ENTITY_UPDATE', entities: ['expense', 'invoice'] };
+
+/** A delivery signed by an implementation independent of ledgerhook (and of jose). */
+export function independentDelivery(
+  body: unknown,
+  options: { secret?: string; iat?: number; alg?: string } = {},
+): { body: string; headers: Record<string, string> } {
+  const text = JSON.stringify(body);
+  const token = makeToken({
+    claims: { iat: options.iat ?? Math.floor(Date.now() / 1000), request_body_sha256: bodyHash(text) },
+    secret: options.secret ?? SECRET,
+    alg: options.alg ?? 'HS256',
+  });
+  return { body: text, headers: { 'content-type': 'application/json', 'service-verification': token } };
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { verifyWebhook } from '../../src/webhook/verify.js';
-import { bodyHash, makeToken } from '../helpers/independent-jwt.js';
+import { verifyWebhook } from '../src/webhook/verify.js';
+import { bodyHash, makeToken } from './independent-jwt.js';
 
 const SECRET = 'whsec_exp_nbf';
 const BODY = '{"userId":"u","type":"ENTITY_UPDATE","entities":["expense"]}';

@@ -1,24 +1,22 @@
 /**
- * Type test: test/types/receiver-types.ts must compile with the project's strict options, and
+ * Type test: fixtures/receiver-types.ts must compile with the project's strict options, and
  * each wrong variant (a misspelt event or entity name, a wrong narrowing) must not.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import ts from 'typescript';
+import { repoRoot } from './repo-root.js';
 
-const FIXTURE = fileURLToPath(new URL('../../test/types/receiver-types.ts', import.meta.url));
-const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
+const ROOT = repoRoot(import.meta.url);
+const FIXTURE = join(ROOT, 'packages', 'webhooks', 'test', 'fixtures', 'receiver-types.ts');
+const TSCONFIG = join(ROOT, 'tsconfig.json');
 const SOURCE = readFileSync(FIXTURE, 'utf8');
 
 function compilerOptions(): ts.CompilerOptions {
   const config = ts.readConfigFile(TSCONFIG, (path) => ts.sys.readFile(path));
-  const parsed = ts.parseJsonConfigFileContent(
-    config.config,
-    ts.sys,
-    fileURLToPath(new URL('../../', import.meta.url)),
-  );
+  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
   return { ...parsed.options, noEmit: true };
 }
 
@@ -91,7 +89,7 @@ const found = (fileName: string): string[] => {
   return checked.get(fileName) ?? [];
 };
 
-describe('receiver types (tsc on test/types/receiver-types.ts)', () => {
+describe('receiver types (tsc on fixtures/receiver-types.ts)', () => {
   it('compiles as written, with the narrowing the fixture asserts', () => {
     assert.deepEqual(found(FIXTURE), []);
   });
