@@ -30,11 +30,11 @@ import type { RunCommand } from './runner.js';
 type DefineCommand = (program: Command, run: RunCommand) => void;
 
 /**
- * Every command with the names it defines, in the order `--help` lists them: the one list main.ts builds the program from
+ * Every command with the names it defines, in the order `--help` lists them (grouped: each definition
+ * names its group, help-layout.ts the order of the groups): the one list main.ts builds the program from
  * and the in-process test runner builds the same program from (a command added here is in both).
  */
 export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define: DefineCommand]> = [
-  [['demo'], defineDemo],
   [['sign'], defineSign],
   [['verify'], defineVerify],
   [['send-sample'], defineSendSample],
@@ -45,9 +45,9 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define:
   [['captures'], defineCaptures],
   [['inspect'], defineInspect],
   [['mock'], defineMock],
-  [['probe'], defineProbe],
   [['record'], defineRecord],
   [['recordings'], defineRecordings],
+  [['demo'], defineDemo],
   [['sync'], defineSync],
   [['reconcile'], defineReconcile],
   [['freshness'], defineFreshness],
@@ -59,6 +59,7 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define:
   [['events', 'entities'], defineCatalogue],
   [['status'], defineStatus],
   [['config'], defineConfig],
+  [['probe'], defineProbe],
   [['completion'], defineCompletion],
 ];
 
