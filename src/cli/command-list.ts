@@ -30,9 +30,9 @@ import type { RunCommand } from './runner.js';
 type DefineCommand = (program: Command, run: RunCommand) => void;
 
 /**
- * Every command with the names it defines, in the order `--help` lists them (grouped: each definition
- * names its group, help-layout.ts the order of the groups): the one list main.ts builds the program from
- * and the in-process test runner builds the same program from (a command added here is in both).
+ * Every command with the names it defines, in the order `--help` lists them: the one list main.ts builds the program from
+ * and the in-process test runner builds the same program from (a command added here is in both). Each definition names
+ * its help group; a group is listed where its first command is, so the groups follow COMMAND_GROUPS' order.
  */
 export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define: DefineCommand]> = [
   [['sign'], defineSign],
