@@ -31,10 +31,10 @@ type DefineCommand = (program: Command, run: RunCommand) => void;
 
 /**
  * Every command with the names it defines, in the order `--help` lists them: the one list main.ts builds the program from
- * and the in-process test runner builds the same program from (a command added here is in both).
+ * and the in-process test runner builds the same program from (a command added here is in both). Each definition names
+ * its help group; a group is listed where its first command is, so the groups follow COMMAND_GROUPS' order.
  */
 export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define: DefineCommand]> = [
-  [['demo'], defineDemo],
   [['sign'], defineSign],
   [['verify'], defineVerify],
   [['send-sample'], defineSendSample],
@@ -45,9 +45,9 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define:
   [['captures'], defineCaptures],
   [['inspect'], defineInspect],
   [['mock'], defineMock],
-  [['probe'], defineProbe],
   [['record'], defineRecord],
   [['recordings'], defineRecordings],
+  [['demo'], defineDemo],
   [['sync'], defineSync],
   [['reconcile'], defineReconcile],
   [['freshness'], defineFreshness],
@@ -59,6 +59,7 @@ export const COMMANDS: ReadonlyArray<readonly [names: readonly string[], define:
   [['events', 'entities'], defineCatalogue],
   [['status'], defineStatus],
   [['config'], defineConfig],
+  [['probe'], defineProbe],
   [['completion'], defineCompletion],
 ];
 

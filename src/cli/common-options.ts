@@ -16,7 +16,7 @@ export function addSecretOptions<Args extends unknown[], Opts extends OptionValu
   return command
     .option(
       '--secret-file <file>',
-      'read the webhook secret from a file (the newlines and carriage returns at its end are not part of it); or set LEDGERHOOK_WEBHOOK_SECRET',
+      'read the webhook secret from a file (newlines and carriage returns at its end are ignored); or set LEDGERHOOK_WEBHOOK_SECRET',
     )
     .addOption(
       command
@@ -30,7 +30,7 @@ export function addSecretOptions<Args extends unknown[], Opts extends OptionValu
       command
         .createOption(
           '--env <name>',
-          'which stored environment to use (default: LEDGERHOOK_ENV, else sandbox once anything is configured for sandbox or production, else local: ledgerhook mock)',
+          'the stored environment to use (default: LEDGERHOOK_ENV, else sandbox if sandbox or production has a setting, else local: ledgerhook mock)',
         )
         .choices(ENVIRONMENTS),
     );
@@ -75,7 +75,7 @@ export function addVerificationPrefixOption<
 >(command: Command<Args, Opts, Globals>) {
   return command.option(
     '--verification-prefix <text>',
-    'what the service puts before the JWT in the verification header, e.g. "Bearer " (default: LEDGERHOOK_VERIFICATION_PREFIX, else the stored verificationPrefix, else none: the bare JWT of spec 5.2)',
+    'what the service puts before the JWT in the verification header, e.g. "Bearer " (default: LEDGERHOOK_VERIFICATION_PREFIX, else the stored verificationPrefix, else nothing: the header holds the bare JWT)',
   );
 }
 

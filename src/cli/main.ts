@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
 import { defineCommands } from './command-list.js';
+import { programHelp } from './help-layout.js';
+import { examples } from './parsers.js';
 import { secretFlagWarningsOnce } from './secret-flag-warnings.js';
 import { finish, openSession, type Session } from './session.js';
 import { writeStd } from './std-output.js';
@@ -17,9 +19,7 @@ function buildProgram(named: string | undefined, { run, red, parsed }: Session):
     version: string;
   };
   const program = new Command('ledgerhook')
-    .description(
-      'Webhooks and incremental sync for the bookkeeping API: sign, verify, send samples, listen, replay, emulate the service locally, and sync datasets into local JSON.',
-    )
+    .description('Webhooks and incremental sync for the bookkeeping API. New here? Try `ledgerhook demo`.')
     .version(version, '-v, --version')
     .option('--debug', 'print stack traces for unexpected errors')
     .showSuggestionAfterError(true)
@@ -38,16 +38,22 @@ function buildProgram(named: string | undefined, { run, red, parsed }: Session):
     })
     .addHelpText(
       'after',
-      `
+      `${examples(
+        '# why a delivery fails verification, check by check',
+        'ledgerhook verify body.json --token "$TOKEN" --secret-file sandbox.secret',
+        '# send a signed sample to your app (then: ledgerhook check-receiver --to 3000)',
+        'ledgerhook send-sample ENTITY_UPDATE --to 3000',
+        '# sync a dataset into ./ledgerhook-data; later runs fetch only what changed',
+        'ledgerhook sync expenses',
+      )}
 Exit codes: 0 ok, 1 a check failed, 2 usage or input error, 3 network or remote-service error,
-            4 the service refused the token (401/403), 70 internal error (a bug: please report it),
-            130 interrupted (Ctrl-C); see docs/exit-codes.md.
-With --json, stdout holds one document: {"ok":true,...} or {"ok":false,"error":{"code","reason","message","exitCode"},...}
-(listen, worker, mock, inspect and sync --watch: JSON Lines, each with "kind" and "time"; see docs/json.md).
-Run "ledgerhook <command> --help" (or "ledgerhook help <command> [<subcommand>]") for options and examples.`,
+4 the service refused the token, 70 internal error (a bug), 130 interrupted: docs/exit-codes.md.
+--json prints one {"ok":...} document, or JSON Lines for what runs until stopped: docs/json.md.`,
     );
+  programHelp.configure(program);
   // The command named first is the only one built (command-list.ts); anything else builds them all.
   defineCommands(program, run, named);
+  programHelp.finish(program);
   return program;
 }
 

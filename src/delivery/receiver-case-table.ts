@@ -77,7 +77,7 @@ export const RECEIVER_CASE_TABLE = [
     expect: 'reject',
     level: 'recommended',
     kind: 'invalid',
-    title: 'issued in the future (iat = now + tolerance + 60); spec 5.2 defines only expiry',
+    title: 'issued in the future (iat = now + tolerance + 60); the service documents only expiry',
   },
   {
     id: 'duplicated-header',

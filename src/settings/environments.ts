@@ -13,8 +13,7 @@ export const SETTING_KEYS = {
   headerName: { secret: false, describe: 'name of the verification header (default Service-Verification)' },
   verificationPrefix: {
     secret: false,
-    describe:
-      'what the service puts before the JWT in that header, e.g. "Bearer " (default none: the bare JWT, spec 5.2)',
+    describe: 'what the service puts before the JWT in that header, e.g. "Bearer " (default none: the bare JWT)',
   },
   tokensFile: {
     secret: false,

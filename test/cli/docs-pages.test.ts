@@ -25,16 +25,22 @@ import {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI_DOCS = join(ROOT, 'docs', 'cli');
-/** Flags every command takes, from commander or the program itself. */
-const GLOBAL_FLAGS = new Set(['--help', '--version', '--debug']);
+/** Flags every command takes, from commander or the program itself (--help-all: help-layout.ts). */
+const GLOBAL_FLAGS = new Set(['--help', '--version', '--debug', '--help-all']);
 
 type AnyCommand = Command<unknown[], Record<string, unknown>>;
 const program = programFromDefinitions(async () => {}, { out: () => {}, err: () => {} }) as unknown as AnyCommand;
 const commands = program.commands.filter((command) => command.name() !== 'help') as AnyCommand[];
 const byName = new Map(commands.map((command) => [command.name(), command]));
 
+/** Every flag of a command, the advanced ones `--help` leaves out (help-layout.ts) included. */
 const longFlags = (command: AnyCommand): string[] =>
   command.options.filter((option) => !option.hidden && option.long).map((option) => option.long as string);
+/** The flags only `--help-all` prints. */
+const advancedFlags = (command: AnyCommand): string[] =>
+  command.options
+    .filter((option) => !option.hidden && option.long && option.helpGroupHeading !== undefined)
+    .map((option) => option.long as string);
 const subcommandsOf = (command: AnyCommand): AnyCommand[] =>
   command.commands.filter((sub) => sub.name() !== 'help') as AnyCommand[];
 /** The flags a use of `command` (and of any of its subcommands, when `sub` is not named) may carry. */
@@ -113,6 +119,38 @@ describe('every command in --help has its page, and every flag its entry (docs/c
           for (const flag of longFlags(sub))
             if (!generic.has(flag) && !listed.get(sub)?.has(flag))
               problems.push(`\`${name} ${sub.name()} ${flag}\` (in --help) has no entry in a Flags table`);
+        assert.deepEqual(problems, [], `docs/cli/${name}.md`);
+      });
+
+      it('groups its flags as --help does: the advanced ones under an "Advanced" heading, the common ones not', (t) => {
+        if (!existsSync(page)) return t.skip('no page (the test above fails)');
+        const text = read(page);
+        const flagSections = sectionsUnder(text, (title) => /\bflags\b/i.test(title));
+        const advancedSections = sectionsUnder(text, (title) => /advanced/i.test(title));
+        const subs = subcommandsOf(command);
+        // A section is a subcommand's when its title names it (`captures show`), else the command's.
+        const owner = (title: string) => subs.find((each) => title.includes(`${name} ${each.name()}`)) ?? command;
+        const problems: string[] = [];
+        for (const each of [command, ...subs]) {
+          const advanced = new Set(advancedFlags(each));
+          const listedAdvanced = new Set(
+            advancedSections
+              .filter((section) => owner(section.title) === each)
+              .flatMap((section) => tableFlagEntries(section.body)),
+          );
+          const listed = flagSections
+            .filter((section) => owner(section.title) === each)
+            .flatMap((section) => tableFlagEntries(section.body));
+          const label = each === command ? name : `${name} ${each.name()}`;
+          for (const flag of new Set(listed)) {
+            if (advanced.has(flag) && !listedAdvanced.has(flag))
+              problems.push(`${flag} is an advanced flag of ${label} (--help-all): list it under an Advanced heading`);
+            if (!advanced.has(flag) && listedAdvanced.has(flag))
+              problems.push(
+                `${flag} is a common flag of ${label} (--help lists it): list it outside the Advanced headings`,
+              );
+          }
+        }
         assert.deepEqual(problems, [], `docs/cli/${name}.md`);
       });
 

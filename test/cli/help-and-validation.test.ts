@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { captureRecord, writeMixedCapture } from '../helpers/capture-file.js';
+import { COMMAND_GROUPS } from '../../src/cli/help-layout.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
 import { programFromDefinitions, runInProcess } from '../helpers/in-process-cli.js';
 
@@ -17,11 +18,11 @@ function helpOf(command: CommandUnknownOpts): string {
   return text;
 }
 
-/** The names listed under "Commands:" in a help text (help itself aside). */
+/** The names listed under "Commands:" or the top-level help's groups in a help text (help itself aside). */
 function commandsIn(help: string): string[] {
-  const section = /\nCommands:\n([\s\S]*?)(\n\n|$)/.exec(help)?.[1] ?? '';
-  return section
-    .split('\n')
+  const headings = ['Commands:', ...Object.values(COMMAND_GROUPS)];
+  return headings
+    .flatMap((heading) => (new RegExp(`\n${heading}\n([\\s\\S]*?)(\n\n|$)`).exec(help)?.[1] ?? '').split('\n'))
     .map((line) => /^ {2}([a-z][\w-]*)/.exec(line)?.[1])
     .filter((name): name is string => name !== undefined && name !== 'help');
 }

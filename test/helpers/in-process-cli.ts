@@ -2,6 +2,7 @@ import { Readable, Writable } from 'node:stream';
 import { Command } from '@commander-js/extra-typings';
 import { loadColor, type CliContext } from '../../src/cli/context.js';
 import { defineCommands } from '../../src/cli/command-list.js';
+import { programHelp } from '../../src/cli/help-layout.js';
 import { jsonOutcome } from '../../src/cli/json-output.js';
 import { outcomeOf } from '../../src/cli/outcome.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
@@ -26,7 +27,9 @@ export function programFromDefinitions(
       writeErr: write.err,
       outputError: (text, emit) => emit(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`),
     });
+  programHelp.configure(program);
   defineCommands(program, run);
+  programHelp.finish(program);
   return program;
 }
 

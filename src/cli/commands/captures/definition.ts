@@ -2,6 +2,7 @@ import type { Command, OptionValues } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
 import { addJsonOption, addSecretOptions, storedToleranceOption } from '../../common-options.js';
+import { COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
 
 /** The selectors replay takes, so that what `captures list` shows is what `replay` sends. */
 function addSelectorOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
@@ -60,7 +61,8 @@ export type CapturesCommandOptions = CapturesListOptions | CapturesShowOptions;
 export function defineCaptures(program: Command, run: RunCommand): void {
   const captures = program
     .command('captures')
-    .summary('look at a capture file: list its deliveries, show one in full')
+    .helpGroup(COMMAND_GROUPS.local)
+    .summary('list and show the deliveries of a capture')
     .description(
       'Read a capture file written by `ledgerhook listen --capture` without decoding Base64 by hand. A torn last line (the listener was killed mid-write) is skipped with a warning.',
     )
@@ -84,7 +86,7 @@ export function defineCaptures(program: Command, run: RunCommand): void {
       ),
     )
     .action((file, options) => run(load, { action: 'list', file, ...options }));
-  showCommand(captures)
+  layOutOptions(showCommand(captures), ['--raw', '--secret-file', '--env', '--json'])
     .addHelpText(
       'after',
       examples(

@@ -16,13 +16,15 @@ import {
   addVerificationHeaderOptions,
   toleranceOption,
 } from '../../common-options.js';
+import { addFullHelpText, COMMAND_GROUPS, helpTable, layOutOptions } from '../../help-layout.js';
 
 function checkConsumerCommand(program: Command) {
   const command = program
     .command('check-consumer')
-    .summary("check that your consumer's own store converges on the service's data, whatever the webhooks do")
+    .helpGroup(COMMAND_GROUPS.webhooks)
+    .summary('check your store ends up equal to the service')
     .description(
-      `Run the mock on its usual address (http://127.0.0.1:${DEFAULT_MOCK_PORT}/rest/v5, token ${DEFAULT_MOCK_TOKEN}, the webhook secret of the environment), so that a consumer set up for \`ledgerhook mock\` is driven as it is; change its expenses and send your receiver signed ENTITY_UPDATEs the way a real service misbehaves (duplicates, reversed order, changes while your consumer reads, a burst, none at all, a retype out of a filter, 429s, near expiry). After each case, read your store's state with --state until it equals the mock's data or --settle passes. Exit 0 when every required case converged, 1 when one did not (or was not run, or a receiver check failed), 2 for usage, 3 when the receiver does not answer, 130 when stopped.`,
+      `Run the mock on its usual address (http://127.0.0.1:${DEFAULT_MOCK_PORT}/rest/v5, token ${DEFAULT_MOCK_TOKEN}, the webhook secret of the environment), change its expenses and send your receiver signed ENTITY_UPDATEs the way a real service misbehaves; after each case, read your store with --state until it equals the mock's data or --settle passes. Cases, in the order they run: ${CONSUMER_CASE_TABLE.map((c) => c.id).join(', ')}. Exit 0 when every required case converged, 1 when one did not (or was not run, or a receiver check failed), 2 for usage, 3 when the receiver does not answer, 130 when stopped.`,
     )
     .requiredOption('--to <target>', 'your receiver: a URL, host:port, :port, a port, or PORT/path')
     .requiredOption(
@@ -70,27 +72,38 @@ function checkConsumerCommand(program: Command) {
 export type CheckConsumerCommandOptions = OptionsOf<typeof checkConsumerCommand>;
 
 export function defineCheckConsumer(program: Command, run: RunCommand): void {
-  const command = checkConsumerCommand(program);
-  const indent = ' '.repeat(38);
-  const cases = CONSUMER_CASE_TABLE.map(
-    (c) => `  ${c.id.padEnd(25)}${c.level.padEnd(11)}${c.title}\n${indent}catches: ${c.catches}`,
-  ).join('\n');
-  command
+  const command = layOutOptions(checkConsumerCommand(program), [
+    '--to',
+    '--state',
+    '--settle',
+    '--mock-port',
+    '--only',
+    '--skip',
+    '--with-receiver-checks',
+    '--secret-file',
+    '--env',
+    '--json',
+  ]);
+  const cases = CONSUMER_CASE_TABLE.map((c) => [c.id, `${c.level}: ${c.title}; catches ${c.catches}`] as const);
+  addFullHelpText(
+    command,
+    'each case in detail',
+    helpTable(
+      `Cases, in the order they run (required ones decide the exit code; a limitation is reported,
+never failed). Each starts from a store equal to the service: after a case that did not
+converge, the items the store lacks or holds stale are changed again and one delivery
+announces them; a store still unequal leaves the next cases not run. The race cases hold
+the answer to your consumer's read in the mock while the data change, so the race happens
+on every run. They send only valid deliveries: \`ledgerhook check-receiver\` (or
+--with-receiver-checks) sends forged, altered and invalid ones.`,
+      cases,
+    ),
+  )
     .addHelpText(
       'after',
       `
-Cases, in the order they run (id, level; required cases decide the exit code, a limitation is reported,
-never failed). Each starts from a store equal to the service: after a case that did not converge, the items
-the store lacks or holds stale are changed again and one delivery announces them; a store still unequal
-leaves the next cases not run. The race cases hold the answer to your consumer's read in the mock while the
-data change, so the race happens on every run:
-${cases}
-
-These cases send only valid deliveries: \`ledgerhook check-receiver\` (or --with-receiver-checks) sends forged,
-altered and invalid ones.
-
-The state, as --state prints or serves it (items as your store holds them; a field you do not keep is not
-compared, a field of your own is ignored; datasets of other entities are ignored):
+The state, as --state prints or serves it (items as your store holds them; a field you do
+not keep is not compared, a field of your own is ignored, so are other entities' datasets):
   { "users": { "<userId>": { "/expenses": [ { "id": 7, ... } ], "/expenses?type=PENDING": [ ... ] } } }
 
 Start your consumer with an empty store: the mock's data is new on every run.

@@ -10,13 +10,15 @@ import {
   addDeliveryTimeoutOption,
   toleranceOption,
 } from '../../common-options.js';
+import { COMMAND_GROUPS, helpTable, layOutOptions } from '../../help-layout.js';
 
 function checkReceiverCommand(program: Command) {
   const command = program
     .command('check-receiver')
-    .summary('check that your receiver accepts valid webhooks and rejects forged, altered and invalid ones')
+    .helpGroup(COMMAND_GROUPS.webhooks)
+    .summary('check your receiver refuses forged deliveries')
     .description(
-      'Send a battery of valid, forged (not signed with the secret), altered and invalid deliveries to your receiver and report, per case, what it answered against what it should (2xx for valid, a rejection, by default 4xx, for the rest). Required cases follow from spec 5.2 and decide the exit code: 0 when all hold, 1 otherwise. Recommended cases are hardening beyond the spec: they print as warnings unless --strict.',
+      'Send a battery of valid, forged (not signed with the secret), altered and invalid deliveries to your receiver and report, per case, what it answered against what it should: 2xx for the valid ones, a rejection (by default 4xx) for the rest. Exit 0 when every required case holds, 1 otherwise.',
     )
     .requiredOption('--to <target>', 'your receiver: a URL, host:port, :port, a port, or PORT/path')
     .option('--only <ids>', 'comma-separated case ids to run')
@@ -41,17 +43,26 @@ function checkReceiverCommand(program: Command) {
 export type CheckReceiverCommandOptions = OptionsOf<typeof checkReceiverCommand>;
 
 export function defineCheckReceiver(program: Command, run: RunCommand): void {
-  const cases = RECEIVER_CASE_TABLE.map(
-    (c) => `  ${c.id.padEnd(22)}${c.expect.padEnd(7)} ${c.level.padEnd(12)} ${c.title}`,
-  ).join('\n');
-  checkReceiverCommand(program)
+  const cases = (level: string) =>
+    RECEIVER_CASE_TABLE.filter((c) => c.level === level).map((c) => [c.id, `${c.expect}: ${c.title}`] as const);
+  layOutOptions(checkReceiverCommand(program), [
+    '--to',
+    '--only',
+    '--skip',
+    '--strict',
+    '--secret-file',
+    '--env',
+    '--json',
+  ])
+    .addHelpText('after', helpTable('Required cases (they decide the exit code):', cases('required')))
+    .addHelpText('after', helpTable('Recommended cases (warnings unless --strict):', cases('recommended')))
     .addHelpText(
       'after',
-      `\nCases (id, expected, level):\n${cases}\n${examples(
+      examples(
         'ledgerhook check-receiver --to http://localhost:3000/webhooks --secret-file sandbox.secret',
         'ledgerhook check-receiver --to 3000 --strict --json',
         'ledgerhook check-receiver --to 3000/webhooks --reject-status 202 --skew 10',
-      )}`,
+      ),
     )
     .action((options) => run(() => import('./check-receiver.js'), options));
 }

@@ -1,6 +1,7 @@
 import type { Command, CommandUnknownOpts } from '@commander-js/extra-typings';
 import type { RunCommand } from '../../runner.js';
 import { examples, oneOf } from '../../parsers.js';
+import { COMMAND_GROUPS } from '../../help-layout.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -13,9 +14,10 @@ export interface CompletionCommandOptions {
 export function defineCompletion(program: Command, run: RunCommand): void {
   program
     .command('completion')
-    .summary('print a shell completion script (bash, zsh or fish)')
+    .helpGroup(COMMAND_GROUPS.setup)
+    .summary('print a shell completion script')
     .description(
-      'Print a completion script generated from the command definitions and the catalogue: commands, flags, entity names (sync exp<TAB>), event names and webhook types complete. Load it once per shell or install it as the README shows.',
+      'Print a completion script generated from the command definitions: commands, flags, entity names (sync exp<TAB>), event names and webhook types complete. Load it once per shell, or install it as the examples show.',
     )
     .argument('<shell>', SHELLS.join(', '), oneOf('shell', SHELLS))
     .addHelpText(

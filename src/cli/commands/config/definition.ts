@@ -3,15 +3,19 @@ import { ENVIRONMENTS, SETTING_KEYS } from '../../../settings/environments.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
+import { COMMAND_GROUPS, helpTable } from '../../help-layout.js';
 
 const SECRET_KEYS = Object.entries(SETTING_KEYS)
   .filter(([, { secret }]) => secret)
   .map(([key]) => key);
 
-const KEYS_HELP = [
-  ...Object.entries(SETTING_KEYS).map(([key, { describe }]) => `  ${key.padEnd(14)}${describe}`),
-  `  ${'paths.ENTITY'.padEnd(14)}the list path of one entity where the service differs from the catalogue, e.g. paths.expense /expenses/expenses`,
-].join('\n');
+const KEYS = [
+  ...Object.entries(SETTING_KEYS).map(([key, { describe }]) => [key, describe] as const),
+  [
+    'paths.ENTITY',
+    "where the service serves one entity's list, when it differs from the usual path, e.g. paths.expense /expenses/expenses",
+  ] as const,
+];
 
 function addEnvOption<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
   command: Command<Args, Opts, Globals>,
@@ -39,10 +43,11 @@ function setCommand(config: Command) {
   return addEnvOption(
     config
       .command('set')
+      .summary('store a setting (a secret: asked with hidden input, or - for stdin)')
       .description(
         `store a setting. For a secret (${SECRET_KEYS.join(', ')}) give no value on a terminal to be asked with hidden input, or - to read it from stdin; a secret typed as an argument lands in the shell history (a warning says so). headerName must be a valid HTTP header name; tokensFile must exist and is stored as an absolute path`,
       )
-      .argument('<key>')
+      .argument('<key>', 'the setting (`ledgerhook config --help` lists them)')
       .argument('[value]', 'the value; - reads stdin; omit it for a hidden prompt (secrets, on a terminal)')
       .addHelpText(
         'after',
@@ -85,10 +90,12 @@ export type ConfigCommandOptions =
 export function defineConfig(program: Command, run: RunCommand): void {
   const config = program
     .command('config')
-    .summary('read and change stored settings per environment')
+    .helpGroup(COMMAND_GROUPS.setup)
+    .summary('read and change stored settings')
     .description(
-      `Stored settings, per environment (${ENVIRONMENTS.join(', ')}). Keys:\n${KEYS_HELP}\nSecrets and tokens are masked in every output. Flags beat environment variables, which beat these settings.\nThe file lives in the OS config directory, or in LEDGERHOOK_CONFIG_DIR; it is created mode 0600.`,
+      `Stored settings per environment (${ENVIRONMENTS.join(', ')}), in the OS config directory or LEDGERHOOK_CONFIG_DIR (mode 0600). Secrets and tokens are masked in every output; flags and environment variables beat these settings.`,
     )
+    .addHelpText('after', helpTable('Keys:', KEYS))
     .addHelpText(
       'after',
       examples(

@@ -2,11 +2,13 @@ import type { Command } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
+import { COMMAND_GROUPS } from '../../help-layout.js';
 
 function demoCommand(program: Command) {
   const command = program
     .command('demo')
-    .summary('see the whole loop in seconds: mock API, sync, webhooks, incremental sync')
+    .helpGroup(COMMAND_GROUPS.local)
+    .summary('the whole loop in seconds, no account needed')
     .description(
       "Run the whole loop locally, with no account and no network: a mock of the API, a full sync of a few datasets, data changing on the service, signed webhooks to a verifying receiver, and the incremental syncs they trigger. Exit 0 only if the local copy equals the mock's data at the end.",
     )

@@ -3,11 +3,13 @@ import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
+import { COMMAND_GROUPS } from '../../help-layout.js';
 
 function freshnessCommand(program: Command) {
   const command = program
     .command('freshness')
-    .summary('how current webhooks keep each dataset: p50/p95 to committed data, missed webhooks, last reconcile')
+    .helpGroup(COMMAND_GROUPS.sync)
+    .summary('how current webhooks keep each dataset')
     .description(
       'Per synced dataset, from the state that `listen --sync`, the worker and `reconcile` record: webhook runs and how many brought no change, p50/p95 time from a webhook to its data committed (latest 256 runs), changes that arrived with no webhook announcing them (found and repaired by `reconcile --repair`), and the last reconcile. With --capture, the deliveries received per user and dataset too.',
     )

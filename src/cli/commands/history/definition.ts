@@ -4,19 +4,22 @@ import type { OptionsOf, RunCommand } from '../../runner.js';
 import { collect, examples, integer } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
+import { TYPE_FILTER_HELP } from '../sync/definition.js';
+import { COMMAND_GROUPS } from '../../help-layout.js';
 
 function historyCommand(program: Command) {
   const command = program
     .command('history')
-    .summary("an item's versions and where each came from (run, webhook delivery, page), or the tombstones")
+    .helpGroup(COMMAND_GROUPS.sync)
+    .summary("an item's versions and where each came from")
     .description(
-      "Every recorded version of an item, oldest first: when it was committed, by which run, caused by a plain sync, a webhook (with its delivery id) or a reconcile, the lastUpdatedDate of the page that brought it, and what changed. Without ID, the dataset's latest changes; with --deleted, the items removed while --keep-deleted was on, with when and why they left (deleted, or left_filter: no longer matching the dataset's filter). Kept --history-days (sync's; default 90); full reads replace a dataset and are not itemised.",
+      "Every recorded version of an item, oldest first: when it was committed, by which run, caused by a sync run, a webhook (with its delivery id) or a reconcile, the lastUpdatedDate of the page that brought it, and what changed. Without ID, the dataset's latest changes; with --deleted, the items removed while --keep-deleted was on, with when and why they left (deleted, or left_filter: no longer matching the dataset's filter). Kept --history-days (sync's; default 90); full reads replace a dataset and are not itemised.",
     )
     .argument('<target>', 'an entity name (expense, invoice...) or a path (/expenses/expenses)')
     .argument('[id]', 'the item id')
     .option('--deleted', 'list the tombstones instead')
     .option('--user <id>', "a user's dataset as `listen --sync` keeps it")
-    .option('--type <type>', 'the type filter of spec 4.3 (e.g. PENDING)')
+    .option('--type <type>', TYPE_FILTER_HELP)
     .option('--filter <key=value>', 'any other query parameter of the dataset (repeatable)', collect)
     .option('--out <dir>', 'directory of the JSON files', DEFAULT_OUT_DIR)
     .option(

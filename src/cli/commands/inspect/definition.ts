@@ -9,11 +9,13 @@ import {
   addVerificationPrefixOption,
   storedToleranceOption,
 } from '../../common-options.js';
+import { COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
 
 function inspectCommand(program: Command) {
   const command = program
     .command('inspect')
-    .summary('open the inspector page over a capture file (offline)')
+    .helpGroup(COMMAND_GROUPS.local)
+    .summary('open the inspector page over a capture')
     .description(
       'Serve the inspector page over a capture file written by `listen --capture`: every delivery with its verification checklist, decoded token, headers and body; replay and copy-as-curl buttons. The page listens on loopback and its URL carries a random token: open the URL printed. With a secret, the checklist is re-run as of each arrival and valid deliveries can be replayed re-signed (the secret stays in this process). Ctrl-C stops it.',
     )
@@ -40,7 +42,7 @@ function inspectCommand(program: Command) {
 export type InspectCommandOptions = OptionsOf<typeof inspectCommand> & { file: string };
 
 export function defineInspect(program: Command, run: RunCommand): void {
-  inspectCommand(program)
+  layOutOptions(inspectCommand(program), ['--port', '--to', '--redact', '--secret-file', '--env', '--json'])
     .addHelpText(
       'after',
       examples(

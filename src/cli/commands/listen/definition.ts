@@ -21,6 +21,7 @@ import {
   storedToleranceOption,
 } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
+import { addMoreExamples, COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
 import { MAX_PAGE_LIMIT } from '../../../settings/setting-values.js';
 
 function addServingOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
@@ -50,7 +51,7 @@ function addServingOptions<Args extends unknown[], Opts extends OptionValues, Gl
     )
     .option(
       '--forward-to <[selector=]target>',
-      "forward accepted deliveries to your app (repeatable): a target alone takes what no other route takes and, as the only route, answers with your app's status; 'INVOICE_*=:3000', 'ENTITY_UPDATE:expense=http://localhost:3001/hooks' take only matching deliveries",
+      "forward accepted deliveries to your app (repeatable): a target alone takes what no other route takes (and, as the only route, answers with your app's status); 'INVOICE_*=:3000' takes only matching deliveries",
       collect,
     )
     .option(
@@ -135,7 +136,7 @@ function addSyncOptions<Args extends unknown[], Opts extends OptionValues, Globa
     .option('--keep-deleted', 'with --sync: keep removed items as tombstones (`ledgerhook history DATASET --deleted`)');
 }
 
-/** inspector and habits (issue #14) */
+/** Printing each body, and the inspector page. */
 function addInspectorOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
   command: Command<Args, Opts, Globals>,
 ) {
@@ -153,9 +154,10 @@ function addInspectorOptions<Args extends unknown[], Opts extends OptionValues, 
 function listenCommand(program: Command) {
   const command = program
     .command('listen')
-    .summary('receive webhooks locally: verify, print, capture and forward them')
+    .helpGroup(COMMAND_GROUPS.local)
+    .summary('receive webhooks: verify, capture, forward')
     .description(
-      "Receive webhook deliveries locally. Each is verified with the environment's secret (400 with the reason when invalid, like the spec's sample receiver), printed, optionally appended to a capture file (before it is answered) and forwarded byte-exact to your app. Under load or abuse it answers 503 with Retry-After instead of growing. Ctrl-C stops it cleanly and prints a summary.",
+      "Receive webhook deliveries locally. Each is verified with the environment's secret (200 when valid, 400 with the reason when not), printed, optionally appended to a capture file (before it is answered) and forwarded byte-exact to your app. Under load or abuse it answers 503 with Retry-After instead of growing. Ctrl-C stops it cleanly and prints a summary.",
     );
   const queued = addQueueOptions(
     addSyncOptions(
@@ -175,30 +177,75 @@ function listenCommand(program: Command) {
 export type ListenCommandOptions = OptionsOf<typeof listenCommand>;
 
 export function defineListen(program: Command, run: RunCommand): void {
-  listenCommand(program)
-    .addHelpText(
-      'after',
-      examples(
-        'ledgerhook listen --capture deliveries.jsonl',
-        'ledgerhook listen --capture deliveries.jsonl --capture-sync --capture-refused-bodies',
-        'ledgerhook listen --capture deliveries.jsonl --redact defaults   # no personal data on disk',
-        'ledgerhook listen --capture deliveries.jsonl --ui --redact merchant,$.eventData.note',
-        'ledgerhook listen --port 4000 --forward-to http://localhost:3000/webhooks --secret-file sandbox.secret',
-        "ledgerhook listen --forward-to 'INVOICE_*=:3000/invoices' --forward-to 'ENTITY_UPDATE:expense=:3001' --forward-to :3002",
-        'ledgerhook listen --routes routes.json --events INVOICE_*,ENTITY_UPDATE --capture deliveries.jsonl',
-        'ledgerhook listen --forward-to :3000 --retry 5s,30s,2m,10m --capture deliveries.jsonl   # rerun to resume',
-        'ledgerhook listen --forward-to :3000 --retry 1m,10m,1h --retry-resign --capture deliveries.jsonl   # later attempts re-signed',
-        'ledgerhook listen --host 0.0.0.0 --path /webhooks --json --idle-timeout 10 --max-connections 256',
-        'ledgerhook listen --secret-file sandbox.secret --allow-future-iat',
-        'ledgerhook listen --sync --secret-file sandbox.secret --base-url http://127.0.0.1:4010/rest/v5 --token-file token.txt --out ./data',
-        'ledgerhook listen --sync --insecure-no-verify --token ledgerhook-mock-token   # trusts unverified deliveries',
-        'ledgerhook listen --ui --secret-file sandbox.secret   # open the inspector URL it prints',
-        'ledgerhook listen --print-body',
-        '# several receivers and workers: receivers only enqueue, `ledgerhook worker` syncs into Postgres',
-        'ledgerhook listen --sync --queue redis://127.0.0.1:6379 --host 0.0.0.0 --secret-file production.secret',
-        '# a trace per delivery (verify, capture, forward, sync runs, page fetches, commit) to your exporter:',
-        "NODE_OPTIONS='--import ./otel-console.mjs' ledgerhook listen --sync --otel --secret-file sandbox.secret",
-      ),
-    )
-    .action((options) => run(() => import('./listen.js'), options));
+  const command = layOutOptions(
+    listenCommand(program),
+    [
+      '--port',
+      '--capture',
+      '--forward-to',
+      '--sync',
+      '--token-file',
+      '--out',
+      '--ui',
+      '--secret-file',
+      '--env',
+      '--json',
+    ],
+    {
+      'Receiving and verifying:': [
+        '--host',
+        '--path',
+        '--tolerance',
+        '--allow-future-iat',
+        '--accept-invalid',
+        '--secret',
+        '--header-name',
+        '--verification-prefix',
+      ],
+      'Limits:': ['--max-body', '--request-timeout', '--idle-timeout', '--max-connections'],
+      'Capturing and printing:': ['--capture-sync', '--capture-refused-bodies', '--redact', '--print-body', '--otel'],
+      'Forwarding:': ['--routes', '--events', '--retry', '--retry-resign'],
+      'Syncing:': [
+        '--insecure-no-verify',
+        '--token',
+        '--tokens',
+        '--base-url',
+        '--limit',
+        '--sync-concurrency',
+        '--reconcile-every',
+        '--keep-deleted',
+        '--queue',
+        '--queue-name',
+      ],
+      'The inspector:': ['--ui-port', '--ui-host'],
+    },
+  ).addHelpText(
+    'after',
+    examples(
+      'ledgerhook listen --capture deliveries.jsonl',
+      'ledgerhook listen --port 4000 --forward-to http://localhost:3000/webhooks --secret-file sandbox.secret',
+      'ledgerhook listen --ui --secret-file sandbox.secret   # open the inspector URL it prints',
+      'ledgerhook listen --sync --secret-file sandbox.secret --token-file sandbox.token --out ./data',
+      'ledgerhook listen --capture deliveries.jsonl --json',
+    ),
+  );
+  addMoreExamples(
+    command,
+    'ledgerhook listen --capture deliveries.jsonl --capture-sync --capture-refused-bodies',
+    'ledgerhook listen --capture deliveries.jsonl --redact defaults   # no personal data on disk',
+    'ledgerhook listen --capture deliveries.jsonl --ui --redact merchant,$.eventData.note',
+    "ledgerhook listen --forward-to 'INVOICE_*=:3000/invoices' --forward-to 'ENTITY_UPDATE:expense=:3001' --forward-to :3002",
+    'ledgerhook listen --routes routes.json --events INVOICE_*,ENTITY_UPDATE --capture deliveries.jsonl',
+    'ledgerhook listen --forward-to :3000 --retry 5s,30s,2m,10m --capture deliveries.jsonl   # rerun to resume',
+    'ledgerhook listen --forward-to :3000 --retry 1m,10m,1h --retry-resign --capture deliveries.jsonl   # later attempts re-signed',
+    'ledgerhook listen --host 0.0.0.0 --path /webhooks --json --idle-timeout 10 --max-connections 256',
+    'ledgerhook listen --secret-file sandbox.secret --allow-future-iat',
+    'ledgerhook listen --sync --secret-file sandbox.secret --base-url http://127.0.0.1:4010/rest/v5 --token-file token.txt --out ./data',
+    'ledgerhook listen --sync --insecure-no-verify --token ledgerhook-mock-token   # trusts unverified deliveries',
+    'ledgerhook listen --print-body',
+    '# several receivers and workers: receivers only enqueue, `ledgerhook worker` syncs into Postgres',
+    'ledgerhook listen --sync --queue redis://127.0.0.1:6379 --host 0.0.0.0 --secret-file production.secret',
+    '# a trace per delivery (verify, capture, forward, sync runs, page fetches, commit) to your exporter:',
+    "NODE_OPTIONS='--import ./otel-console.mjs' ledgerhook listen --sync --otel --secret-file sandbox.secret",
+  ).action((options) => run(() => import('./listen.js'), options));
 }

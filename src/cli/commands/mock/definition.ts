@@ -4,13 +4,15 @@ import { DEFAULT_EXPENSE_ITEMS, DEFAULT_OTHER_ITEMS, MAX_PAGE_SIZE } from '../..
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { decimal, durationList, examples, integer, rateLimit } from '../../parsers.js';
 import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
+import { addMoreExamples, COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
 
 function mockCommand(program: Command) {
   const command = program
     .command('mock')
-    .summary('run a local emulator of the bookkeeping API (paging, incremental sync, webhooks, faults)')
+    .helpGroup(COMMAND_GROUPS.local)
+    .summary('run a local emulator of the API')
     .description(
-      'Run a local emulator of the API: every list endpoint of spec 4.2 under /rest/v5 with the exact paging rules of spec 4.3 (limit, cursor and lastUpdatedDate headers; cursor only when more pages remain; deletedIds), seeded data, data that changes (POST /__mock/mutate, --churn), signed webhooks for every change, and fault injection.',
+      "Run a local emulator of the API: every list endpoint under /rest/v5 with the service's paging rules (limit, cursor and lastUpdatedDate headers; a cursor only when more pages remain; deletedIds), seeded data, data that changes (POST /__mock/mutate, --churn), signed webhooks for every change, and fault injection.",
     )
     .option('--port <port>', 'port (0 picks a free one)', integer('--port', { min: 0, max: 65535 }), DEFAULT_MOCK_PORT)
     .option('--host <host>', 'interface to bind', '127.0.0.1')
@@ -47,7 +49,7 @@ function mockCommand(program: Command) {
     )
     .option(
       '--rate-limit <n/seconds>',
-      'answer 429 with Retry-After past N requests per window per token (the spec shows no limit: this is for trying your own)',
+      'answer 429 with Retry-After past N requests per window per token (the API documentation names no limit: this is for trying your own)',
       rateLimit('--rate-limit'),
     )
     .addOption(
@@ -62,7 +64,7 @@ function mockCommand(program: Command) {
       program
         .createOption(
           '--since <boundary>',
-          'how lastUpdatedDate is compared (not shown by the spec): exclusive sends changes after it, inclusive at or after it',
+          'how lastUpdatedDate is compared (the API documentation does not say): exclusive sends changes after it, inclusive at or after it',
         )
         .choices(['exclusive', 'inclusive'])
         .default('exclusive'),
@@ -94,7 +96,7 @@ function mockCommand(program: Command) {
     )
     .option(
       '--max-limit <n>',
-      `the largest page size it accepts; a larger limit answers 400 invalid_limit (not shown by the spec; default ${MAX_PAGE_SIZE})`,
+      `the largest page size it accepts; a larger limit answers 400 invalid_limit (the API documentation does not say; default ${MAX_PAGE_SIZE})`,
       integer('--max-limit', { min: 1, max: MAX_PAGE_SIZE }),
     );
   return addJsonOption(
@@ -106,21 +108,32 @@ function mockCommand(program: Command) {
 export type MockCommandOptions = OptionsOf<typeof mockCommand>;
 
 export function defineMock(program: Command, run: RunCommand): void {
-  mockCommand(program)
-    .addHelpText(
-      'after',
-      examples(
-        'ledgerhook mock',
-        'curl -H "Authorization: Bearer ledgerhook-mock-token" -H "limit: 100" http://127.0.0.1:4010/rest/v5/expenses',
-        'ledgerhook mock --port 0 --json --items 100000 --churn 2',
-        'ledgerhook mock --webhook-url http://127.0.0.1:4000/ --secret-file sandbox.secret --churn 5',
-        '# the whole loop locally: the mock retries what listen (or your app) does not take',
-        'ledgerhook mock --webhook-url :4000 --webhook-retries 1s,5s,30s --churn 5',
-        'ledgerhook mock --fail-rate 0.1 --rate-limit 100/60 --latency 50',
-        '# a recording of the sandbox (ledgerhook record) as a local API, its webhooks ten times faster:',
-        'ledgerhook mock --from ./bug-123 --webhook-url :3000 --speed 10 --faults recorded',
-        `curl -X POST -d '{"path":"/expenses","create":2,"update":1,"delete":1,"retype":1}' http://127.0.0.1:4010/__mock/mutate`,
-      ),
-    )
-    .action((options) => run(() => import('./mock.js'), options));
+  const command = layOutOptions(
+    mockCommand(program),
+    ['--port', '--items', '--churn', '--webhook-url', '--from', '--secret-file', '--env', '--json'],
+    {
+      'Faults:': ['--latency', '--fail-rate', '--drop-rate', '--rate-limit'],
+      'Where the service may differ:': ['--deleted-ids-on', '--since', '--granularity', '--max-limit'],
+    },
+  ).addHelpText(
+    'after',
+    examples(
+      'ledgerhook mock',
+      'curl -H "Authorization: Bearer ledgerhook-mock-token" -H "limit: 100" http://127.0.0.1:4010/rest/v5/expenses',
+      'ledgerhook mock --port 0 --json --items 100000 --churn 2',
+      'ledgerhook mock --webhook-url http://127.0.0.1:4000/ --secret-file sandbox.secret --churn 5',
+      `curl -X POST -d '{"path":"/expenses","create":2,"update":1,"delete":1,"retype":1}' http://127.0.0.1:4010/__mock/mutate`,
+      '# a recording of the sandbox (ledgerhook record) as a local API',
+      'ledgerhook mock --from ./bug-123 --webhook-url :3000',
+    ),
+  );
+  addMoreExamples(
+    command,
+    '# the whole loop locally: the mock retries what listen (or your app) does not take',
+    'ledgerhook mock --webhook-url :4000 --webhook-retries 1s,5s,30s --churn 5',
+    'ledgerhook mock --fail-rate 0.1 --rate-limit 100/60 --latency 50',
+    'ledgerhook mock --granularity s --since exclusive --max-limit 50   # a stricter server',
+    '# a recording, its webhooks ten times faster, its 429s and 5xx answers again:',
+    'ledgerhook mock --from ./bug-123 --webhook-url :3000 --speed 10 --faults recorded',
+  ).action((options) => run(() => import('./mock.js'), options));
 }

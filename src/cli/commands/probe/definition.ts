@@ -4,15 +4,15 @@ import { ENVIRONMENTS } from '../../../settings/environments.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { decimal, duration, examples, formatDuration, integer } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
+import { addMoreExamples, COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
 
 function probeCommand(program: Command) {
   const command = program
     .command('probe')
-    .summary(
-      'learn how the real service behaves (paths, page sizes, timestamps, limits) and store the settings it needs',
-    )
+    .helpGroup(COMMAND_GROUPS.setup)
+    .summary('learn how the real service behaves')
     .description(
-      'Reads (GET only, a bounded number of requests) and reports, for the environment: whether the base URL answers and the token is accepted; where each entity of the catalogue is served; the default and largest page sizes, how a last page ends, whether used and unknown cursors are refused; the precision of lastUpdatedDate, the server clock, and the lag an incremental read needs to lose nothing; rate-limit headers and 429s; the shape of error bodies; with --capture, how the webhooks are signed. Each finding says what was seen, the setting it implies and whether that is set; --write stores them. Exit 0: ready to sync with the settings the environment has; 1: a finding needs a setting that is not set (or a problem no setting fixes).',
+      'Read the service (GET only, a bounded number of requests) and report, for the environment: whether the base URL and token work; where each entity is served; page sizes and how a last page ends; whether used and unknown cursors are refused; the precision of lastUpdatedDate, the server clock and the lag an incremental read needs to lose nothing; rate limits; error bodies; with --capture, how the webhooks are signed. Each finding names the setting it implies; --write stores them. Exit 0 when ready to sync with the settings the environment has, 1 when a finding needs a setting that is not set (or a problem no setting fixes).',
     )
     .option(
       '--write',
@@ -63,18 +63,26 @@ function probeCommand(program: Command) {
 export type ProbeCommandOptions = OptionsOf<typeof probeCommand>;
 
 export function defineProbe(program: Command, run: RunCommand): void {
-  probeCommand(program)
-    .addHelpText(
-      'after',
-      examples(
-        'ledgerhook probe --env sandbox --base-url https://sandbox.example.com/rest/v5 --token-file sandbox.token',
-        'ledgerhook probe --write                  # store what it found for the default environment',
-        'ledgerhook probe --env production --capture deliveries.jsonl --json',
-        'ledgerhook probe --max-requests 20 --max-wait 2m',
-        '# against the local mock, playing a service with whole-second timestamps:',
-        'ledgerhook mock --granularity s --since exclusive &',
-        'ledgerhook probe --env local --write && ledgerhook sync expenses --type PENDING --env local',
-      ),
-    )
-    .action((options) => run(() => import('./probe.js'), options));
+  const command = layOutOptions(probeCommand(program), [
+    '--write',
+    '--env',
+    '--base-url',
+    '--token-file',
+    '--capture',
+    '--json',
+  ]).addHelpText(
+    'after',
+    examples(
+      'ledgerhook probe --env sandbox --base-url https://sandbox.example.com/rest/v5 --token-file sandbox.token',
+      'ledgerhook probe --write                  # store what it found for the default environment',
+      'ledgerhook probe --env production --capture deliveries.jsonl --json',
+    ),
+  );
+  addMoreExamples(
+    command,
+    'ledgerhook probe --max-requests 20 --max-wait 2m',
+    '# against the local mock, playing a service with whole-second timestamps:',
+    'ledgerhook mock --granularity s --since exclusive &',
+    'ledgerhook probe --env local --write && ledgerhook sync expenses --type PENDING --env local',
+  ).action((options) => run(() => import('./probe.js'), options));
 }

@@ -2,6 +2,7 @@ import type { Command, OptionValues } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
+import { COMMAND_GROUPS } from '../../help-layout.js';
 
 /** Where the jobs are: what resolveQueue reads of listen --queue, worker and queue status. */
 export interface QueueFlags {
@@ -62,7 +63,8 @@ export type QueueCommandOptions =
 export function defineQueue(program: Command, run: RunCommand): void {
   const queue = program
     .command('queue')
-    .summary('look at the sync job queue (Redis/BullMQ) shared by receivers and workers')
+    .helpGroup(COMMAND_GROUPS.scale)
+    .summary('look at the sync job queue; retry failed jobs')
     .description('Inspect the queue that `listen --sync --queue` fills and `ledgerhook worker` drains.')
     .addHelpText('after', examples('ledgerhook queue status --queue redis://127.0.0.1:6379'));
   const load = () => import('./queue.js');

@@ -3,11 +3,13 @@ import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addDatasetOptions, addReadOptions } from '../sync/definition.js';
+import { COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
 
 function reconcileCommand(program: Command) {
   const command = program
     .command('reconcile')
-    .summary('prove nothing was missed: compare a synced dataset with the service, and repair it')
+    .helpGroup(COMMAND_GROUPS.sync)
+    .summary('prove nothing was missed, and repair it')
     .description(
       'Read a dataset in full from the API, without touching the stored copy, and compare the two by id and content: missing (on the server, not stored), extra (stored, gone from the server), different. --repair applies the difference in one commit. Exit 0 when equal, 1 when a difference was found (also when --repair fixed it: a difference means a change arrived without its webhook), 2 for usage.',
     )
@@ -33,7 +35,11 @@ function reconcileCommand(program: Command) {
 export type ReconcileCommandOptions = OptionsOf<typeof reconcileCommand> & { target: string | undefined };
 
 export function defineReconcile(program: Command, run: RunCommand): void {
-  reconcileCommand(program)
+  layOutOptions(
+    reconcileCommand(program),
+    ['--all', '--repair', '--out', '--token-file', '--user', '--store', '--type', '--base-url', '--env', '--json'],
+    { 'Requests:': ['--limit', '--concurrency', '--timeout', '--max-wait', '--max-pages', '--max-response-bytes'] },
+  )
     .addHelpText(
       'after',
       examples(

@@ -12,15 +12,17 @@ import {
   addVerificationHeaderOptions,
   toleranceOption,
 } from '../../common-options.js';
+import { COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
 import { examples, integer } from '../../parsers.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 
 function recordCommand(program: Command) {
   const command = program
     .command('record')
-    .summary('record real traffic (list pages and webhooks) into a redacted recording `mock --from` replays')
+    .helpGroup(COMMAND_GROUPS.local)
+    .summary('record real traffic, redacted, for the mock')
     .description(
-      'Run a recording proxy on loopback in front of the API: point your sync or app at it instead of the service, and every request is forwarded to --base-url while each exchange (method, path, query, paging headers, status, the headers that matter, body) is written to --out DIR in order, before the answer is relayed. The Authorization header is forwarded and never recorded. With --listen-port, a webhook listener in the same run verifies deliveries as `listen` does and records them into the same timeline. Personal data (e-mail addresses, names, descriptions, account and card numbers, IBANs, and the fields --redact names) is replaced with a keyed hash before anything reaches the disk; the key stays in the config directory. `ledgerhook recordings show DIR` reads it; `ledgerhook mock --from DIR` replays it.',
+      'Run a recording proxy on loopback in front of the API: point your sync or app at it, and each request is forwarded to --base-url while each exchange (method, path, query, paging headers, status, body) is written to --out DIR in order, before the answer is relayed; the Authorization header is never recorded. With --listen-port, webhooks are verified as `listen` does and recorded into the same timeline. Personal data (e-mail addresses, names, descriptions, account and card numbers, IBANs, and the fields --redact names) is replaced with a keyed hash before it reaches the disk. `ledgerhook recordings show DIR` reads a recording; `ledgerhook mock --from DIR` serves it.',
     )
     .requiredOption('--out <dir>', 'the recording directory (created; an existing recording is never overwritten)')
     .option('--base-url <url>', 'the API root to forward to (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
@@ -68,7 +70,17 @@ function recordCommand(program: Command) {
 export type RecordCommandOptions = OptionsOf<typeof recordCommand>;
 
 export function defineRecord(program: Command, run: RunCommand): void {
-  recordCommand(program)
+  layOutOptions(recordCommand(program), [
+    '--out',
+    '--base-url',
+    '--port',
+    '--listen-port',
+    '--forward-to',
+    '--redact',
+    '--secret-file',
+    '--env',
+    '--json',
+  ])
     .addHelpText(
       'after',
       examples(

@@ -1,5 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import { addJsonOption } from '../../common-options.js';
+import { COMMAND_GROUPS } from '../../help-layout.js';
 import { examples, integer } from '../../parsers.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 
@@ -21,7 +22,8 @@ export type RecordingsShowOptions = OptionsOf<typeof showCommand> & { dir: strin
 export function defineRecordings(program: Command, run: RunCommand): void {
   const recordings = program
     .command('recordings')
-    .summary('look at a recording made by `ledgerhook record`')
+    .helpGroup(COMMAND_GROUPS.local)
+    .summary('look at a recording made by record')
     .description(
       'Read a recording directory: `recording.jsonl` (the timeline) and `deliveries.jsonl` (the webhook deliveries, a capture file that `ledgerhook captures` and `inspect` read too). A torn last line is skipped with a warning.',
     )

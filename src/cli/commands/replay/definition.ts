@@ -7,13 +7,15 @@ import {
   addVerificationHeaderOptions,
   addDeliveryTimeoutOption,
 } from '../../common-options.js';
+import { addMoreExamples, COMMAND_GROUPS, helpTable, layOutOptions } from '../../help-layout.js';
 
 function replayCommand(program: Command) {
   const command = program
     .command('replay')
-    .summary('replay captured deliveries into your app, re-signed so they still verify')
+    .helpGroup(COMMAND_GROUPS.local)
+    .summary('send captured deliveries again, re-signed')
     .description(
-      'Replay deliveries captured by `ledgerhook listen --capture` to --to TARGET, byte-exact (--failed: those listen could not forward; --owed: those it still owed a route when it stopped). The target comes only from --to: a capture file never chooses where a delivery goes. Only deliveries that listen verified at receipt are sent by default, each re-signed with a fresh iat so that an old capture still verifies; --as-captured sends the original token unchanged. A delivery is re-signed only when its original token verifies with the secret now (signature and body hash; not its age), whatever the file says: otherwise nothing is sent (exit 1). Deliveries listen refused are skipped unless --include-refused (then sent with their original token; --resign-refused re-signs those whose token verifies now, with a warning); deliveries captured without a secret need --include-unverified. Every line shows the original verdict. --edit opens the body of one delivery in an editor, checks the result against the webhook body shapes (invalid: exit 2, nothing sent), re-signs it with the secret of the chosen environment (never the original token) and records what was sent, with editedFrom, in the capture file. The header is --header-name, else LEDGERHOOK_HEADER_NAME, else the stored headerName, else the one each delivery was captured with. Exit 0 only if every answer was 2xx; 3 if nothing answers.',
+      'Replay deliveries captured by `ledgerhook listen --capture` to --to TARGET, byte-exact (--failed: those listen could not forward; --owed: those it still owed a route when it stopped). A capture file never chooses the target, and a delivery is re-signed only when its original token verifies with the secret now. Every line shows the original verdict. Exit 0 only if every answer was 2xx; 3 if nothing answers.',
     )
     .argument('<file>', 'capture file written by listen --capture')
     .option('--to <target>', 'where to send (required): a URL, host:port, :port, or a port')
@@ -30,7 +32,7 @@ function replayCommand(program: Command) {
     .option('--index <n>', 'only the delivery at this 0-based position', integer('--index', { min: 0 }))
     .option('--last <n>', 'only the last N (after the other filters)', integer('--last', { min: 1 }))
     .option('--type <type>', 'only ENTITY_UPDATE or LIFECYCLE_EVENT (any case)')
-    .option('--event <name>', 'only this LIFECYCLE_EVENT (checked against the catalogue)')
+    .option('--event <name>', 'only this LIFECYCLE_EVENT (a name it does not know gets a suggestion)')
     .option('--user <id>', 'only deliveries for this userId')
     .option('--as-captured', 'send the original verification header unchanged (no re-signing)')
     .option('--include-unverified', 'also send deliveries captured by a listener that had no secret (never verified)')
@@ -56,7 +58,65 @@ function replayCommand(program: Command) {
 export type ReplayCommandOptions = OptionsOf<typeof replayCommand> & { file: string };
 
 export function defineReplay(program: Command, run: RunCommand): void {
-  replayCommand(program)
+  const command = layOutOptions(
+    replayCommand(program),
+    [
+      '--to',
+      '--failed',
+      '--owed',
+      '--id',
+      '--last',
+      '--event',
+      '--dry-run',
+      '--edit',
+      '--secret-file',
+      '--env',
+      '--json',
+    ],
+    {
+      'Choosing deliveries:': [
+        '--route',
+        '--index',
+        '--type',
+        '--user',
+        '--as-captured',
+        '--include-unverified',
+        '--include-refused',
+        '--resign-refused',
+      ],
+      'Sending:': [
+        '--capture',
+        '--concurrency',
+        '--delay',
+        '--timeout',
+        '--secret',
+        '--header-name',
+        '--verification-prefix',
+      ],
+    },
+  )
+    .addHelpText(
+      'after',
+      helpTable('Which deliveries are sent, and how:', [
+        [
+          'verified',
+          're-signed with a fresh iat, so that an old capture still verifies (--as-captured: the original token)',
+        ],
+        [
+          'refused',
+          'skipped unless --include-refused: then sent with their original token (--resign-refused re-signs them, with a warning)',
+        ],
+        ['unverified', 'captured by a listener without a secret: sent only with --include-unverified'],
+        [
+          'edited',
+          "with --edit: checked against the webhook body shapes (invalid: exit 2, nothing sent), re-signed with the chosen environment's secret, recorded in the capture with editedFrom",
+        ],
+        [
+          'the header',
+          '--header-name, else LEDGERHOOK_HEADER_NAME, else the stored headerName, else the one each delivery was captured with',
+        ],
+      ]),
+    )
     .addHelpText(
       'after',
       examples(
@@ -64,12 +124,14 @@ export function defineReplay(program: Command, run: RunCommand): void {
         'ledgerhook replay deliveries.jsonl --to 3000 --last 5 --event INVOICE_VIEWED',
         'ledgerhook replay deliveries.jsonl --failed --to :3000   # re-send what listen could not deliver',
         'ledgerhook replay deliveries.jsonl --owed --route INVOICE_* --to :3001   # what listen still owed a route that moved',
-        'ledgerhook replay deliveries.jsonl --to 3000 --id dlv_lx2k9a1b2c3d --as-captured   # test expiry handling',
-        'ledgerhook replay deliveries.jsonl --to 3000 --include-refused --dry-run   # what would go out, and how',
-        'ledgerhook replay deliveries.jsonl --to 3000 --include-unverified   # captured by listen without a secret',
-        'ledgerhook replay deliveries.jsonl --to 3000 --id dlv_lx2k9a1b2c3d --include-refused --resign-refused   # warns',
         'EDITOR="code --wait" ledgerhook replay deliveries.jsonl --to 3000 --last 1 --edit   # edit the body, re-sign, send',
       ),
-    )
-    .action((file, options) => run(() => import('./replay.js'), { ...options, file }));
+    );
+  addMoreExamples(
+    command,
+    'ledgerhook replay deliveries.jsonl --to 3000 --id dlv_lx2k9a1b2c3d --as-captured   # test expiry handling',
+    'ledgerhook replay deliveries.jsonl --to 3000 --include-refused --dry-run   # what would go out, and how',
+    'ledgerhook replay deliveries.jsonl --to 3000 --include-unverified   # captured by listen without a secret',
+    'ledgerhook replay deliveries.jsonl --to 3000 --id dlv_lx2k9a1b2c3d --include-refused --resign-refused   # warns',
+  ).action((file, options) => run(() => import('./replay.js'), { ...options, file }));
 }

@@ -10,6 +10,7 @@ import {
   addVerificationHeaderOptions,
   addDeliveryTimeoutOption,
 } from '../../common-options.js';
+import { addFullHelpText, COMMAND_GROUPS, layOutOptions, moreExamples } from '../../help-layout.js';
 
 const wrap = (words: readonly string[], indent: string) => {
   const lines: string[] = [];
@@ -27,11 +28,15 @@ const wrap = (words: readonly string[], indent: string) => {
 function sendSampleCommand(program: Command) {
   const command = program
     .command('send-sample')
-    .summary('send a realistic, correctly signed webhook to a receiver')
+    .helpGroup(COMMAND_GROUPS.webhooks)
+    .summary('send a signed sample webhook to your app')
     .description(
-      'Send a realistic webhook (spec 2.1/2.2), signed as the service signs it, to your receiver. TYPE is ENTITY_UPDATE, LIFECYCLE_EVENT (with --event) or an event name (any case). Exit 0 on 2xx, 1 on another status, 3 when nothing answers.',
+      'Send a realistic webhook body, ENTITY_UPDATE or LIFECYCLE_EVENT as the service sends them, signed as the service signs it, to your receiver. TYPE is ENTITY_UPDATE, LIFECYCLE_EVENT (with --event) or an event name (any case). Exit 0 on 2xx, 1 on another status, 3 when nothing answers.',
     )
-    .argument('[type]', 'ENTITY_UPDATE, LIFECYCLE_EVENT, or an event name such as INVOICE_VIEWED')
+    .argument(
+      '[type]',
+      'ENTITY_UPDATE, LIFECYCLE_EVENT, or an event name such as INVOICE_VIEWED (`ledgerhook events` lists them)',
+    )
     .option(
       '--to <target>',
       `where to send: a URL, host:port, :port, or a port (http://localhost:PORT/); default (or "localhost"): the \`ledgerhook listen\` running on this machine, else port ${DEFAULT_LISTEN_PORT}`,
@@ -66,23 +71,38 @@ function sendSampleCommand(program: Command) {
 export type SendSampleCommandOptions = OptionsOf<typeof sendSampleCommand> & { type: string | undefined };
 
 export function defineSendSample(program: Command, run: RunCommand): void {
-  sendSampleCommand(program)
-    .addHelpText(
-      'after',
-      `\nEvents:\n${wrap(
-        EVENTS.map((e) => e.name),
-        '  ',
-      )}\nEntities:\n${wrap(
-        ENTITIES.map((e) => e.name),
-        '  ',
-      )}\n${examples(
-        'ledgerhook send-sample ENTITY_UPDATE   # to the `ledgerhook listen` running here',
-        'ledgerhook send-sample ENTITY_UPDATE --to 3000',
-        'ledgerhook send-sample invoice_viewed --to http://localhost:3000/webhooks --user user_42',
-        'ledgerhook send-sample LIFECYCLE_EVENT --event EXPENSE_ADDED --set eventData.amount=19.99 --to :3000',
-        'ledgerhook send-sample ENTITY_UPDATE --entities expense,invoice --iat 1700000000 --to 3000   # expired',
-        'ledgerhook send-sample ENTITY_UPDATE --count 5000 --concurrency 50 --to 3000',
-      )}`,
-    )
-    .action((type, options) => run(() => import('./send-sample.js'), { ...options, type }));
+  const command = layOutOptions(sendSampleCommand(program), [
+    '--to',
+    '--event',
+    '--user',
+    '--entities',
+    '--set',
+    '--body',
+    '--secret-file',
+    '--env',
+    '--json',
+  ]).addHelpText(
+    'after',
+    examples(
+      'ledgerhook send-sample ENTITY_UPDATE   # to the `ledgerhook listen` running here',
+      'ledgerhook send-sample ENTITY_UPDATE --to 3000',
+      'ledgerhook send-sample invoice_viewed --to http://localhost:3000/webhooks --user user_42',
+      'ledgerhook send-sample LIFECYCLE_EVENT --event EXPENSE_ADDED --set eventData.amount=19.99 --to :3000',
+    ),
+  );
+  addFullHelpText(
+    command,
+    'more examples and the event and entity names',
+    `${moreExamples(
+      'ledgerhook send-sample ENTITY_UPDATE --entities expense,invoice --iat 1700000000 --to 3000   # expired',
+      'ledgerhook send-sample ENTITY_UPDATE --count 5000 --concurrency 50 --to 3000',
+    )}
+Events:\n${wrap(
+      EVENTS.map((e) => e.name),
+      '  ',
+    )}\nEntities:\n${wrap(
+      ENTITIES.map((e) => e.name),
+      '  ',
+    )}\n`,
+  ).action((type, options) => run(() => import('./send-sample.js'), { ...options, type }));
 }

@@ -2,13 +2,15 @@ import type { Command } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples, integer } from '../../parsers.js';
 import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
+import { COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
 
 export const SIGN_FORMATS = ['token', 'header', 'json', 'curl'] as const;
 
 function signCommand(program: Command) {
   const command = program
     .command('sign')
-    .summary('sign a webhook body as the service does (HS256 JWT)')
+    .helpGroup(COMMAND_GROUPS.webhooks)
+    .summary('sign a webhook body as the service does')
     .description(
       'Sign a webhook body the way the service does: an HS256 JWT with iat and request_body_sha256 (the Base64 SHA-256 of the exact body bytes), for the Service-Verification header.',
     )
@@ -30,7 +32,7 @@ function signCommand(program: Command) {
 export type SignCommandOptions = OptionsOf<typeof signCommand> & { file: string | undefined };
 
 export function defineSign(program: Command, run: RunCommand): void {
-  signCommand(program)
+  layOutOptions(signCommand(program), ['--data', '--iat', '--format', '--url', '--secret-file', '--env', '--json'])
     .addHelpText(
       'after',
       examples(

@@ -4,6 +4,7 @@ import { examples } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
 import { addDatasetOptions } from '../sync/definition.js';
+import { COMMAND_GROUPS } from '../../help-layout.js';
 
 function listCommand(state: Command) {
   return addJsonOption(
@@ -45,7 +46,8 @@ export type StateCommandOptions =
 export function defineState(program: Command, run: RunCommand): void {
   const state = program
     .command('state')
-    .summary('show or reset what sync remembers (lastUpdatedDate per dataset)')
+    .helpGroup(COMMAND_GROUPS.sync)
+    .summary('show or reset what sync remembers')
     .description(
       'What sync remembers of each dataset: base URL, path and filter, the lastUpdatedDate to send next, when it ran, how many items, which file. Reset makes the next sync of a dataset a full one.',
     )

@@ -3,11 +3,13 @@ import { ENVIRONMENTS } from '../../../settings/environments.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { decimal, examples } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
+import { COMMAND_GROUPS } from '../../help-layout.js';
 
 function statusCommand(program: Command) {
   const command = program
     .command('status')
-    .summary('what is set up: settings per environment, whether the token works, where data lives')
+    .helpGroup(COMMAND_GROUPS.setup)
+    .summary('what is set up, and whether it works')
     .description(
       'Say, for each environment (sandbox, production, local), which settings are set (never their values) and where each comes from, whether the base URL and token work (one request each), where the sync state, the data and captures live, whether a `ledgerhook listen` is running here, and which optional packages are installed. Exit 0 when the chosen environment is ready to sync, 1 (with what to do) when it is not.',
     );

@@ -2,6 +2,7 @@ import type { Command, OptionValues } from '@commander-js/extra-typings';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { examples } from '../../parsers.js';
 import { addJsonOption } from '../../common-options.js';
+import { COMMAND_GROUPS } from '../../help-layout.js';
 
 export function addStoreOption<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
   command: Command<Args, Opts, Globals>,
@@ -36,7 +37,8 @@ export type StoreMigrateOptions = OptionsOf<typeof migrateCommand>;
 export function defineStore(program: Command, run: RunCommand): void {
   const store = program
     .command('store')
-    .summary('prepare the Postgres store (tables ledgerhook_items and ledgerhook_state)')
+    .helpGroup(COMMAND_GROUPS.scale)
+    .summary('create the Postgres tables')
     .description(
       'The Postgres store of `sync --store` and `ledgerhook worker`. Its tables are also created on first use.',
     )

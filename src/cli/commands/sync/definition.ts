@@ -11,6 +11,7 @@ import {
 import { collect, decimal, duration, examples, formatDuration, integer, isoDate } from '../../parsers.js';
 import { addJsonOption, addOtelOption } from '../../common-options.js';
 import { addStoreOption } from '../store/definition.js';
+import { addMoreExamples, COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
 import { ENVIRONMENTS } from '../../../settings/environments.js';
 import { MAX_PAGE_LIMIT } from '../../../settings/setting-values.js';
 
@@ -24,16 +25,19 @@ export interface DatasetFlags {
   filter?: string[] | undefined;
   baseUrl?: string | undefined;
   env?: string | undefined;
-  /** postgres:// URL: Postgres instead of local files (issue #13). */
+  /** postgres:// URL: Postgres instead of local files. */
   store?: string | undefined;
 }
+
+/** The help of --type: the list filter a dataset is read with. */
+export const TYPE_FILTER_HELP = "the list's type filter, e.g. PENDING (the list read with ?type=PENDING)";
 
 /** Which dataset on which server: shared by sync and state show/reset. */
 export function addDatasetOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
   command: Command<Args, Opts, Globals>,
 ) {
   return addStoreOption(command, 'Postgres instead of local files')
-    .option('--type <type>', 'the type filter of spec 4.3 (e.g. PENDING)')
+    .option('--type <type>', TYPE_FILTER_HELP)
     .option('--filter <key=value>', 'any other query parameter of the dataset (repeatable)', collect)
     .option('--base-url <url>', 'API root (default: LEDGERHOOK_BASE_URL, else the stored baseUrl)')
     .option(
@@ -46,12 +50,13 @@ export function addDatasetOptions<Args extends unknown[], Opts extends OptionVal
 function syncCommand(program: Command) {
   const command = program
     .command('sync')
-    .summary('sync a dataset page by page into local JSON, fetching only what changed')
+    .helpGroup(COMMAND_GROUPS.sync)
+    .summary('sync a dataset into local JSON, incrementally')
     .description(
-      "Sync an entity's dataset into a local JSON file (one item per line, sorted by id). The first run reads everything; later runs send the stored lastUpdatedDate and apply only the changes and deletedIds (spec 4.3). Files are replaced atomically and the state is saved only after, so an interrupted sync loses nothing.",
+      "Sync an entity's dataset into a local JSON file (one item per line, sorted by id). The first run reads everything; later runs send the stored lastUpdatedDate and apply only the changes and the deleted ids. Files are replaced atomically and the state is saved only after, so an interrupted sync loses nothing.",
     )
     .argument('[target]', 'an entity name (expense, expenses, invoice...) or a path (/expenses/expenses)')
-    .option('--all', 'sync every entity of the catalogue');
+    .option('--all', 'sync every entity (`ledgerhook entities` lists them)');
   const read = addReadOptions(command)
     .addOption(
       program
@@ -101,7 +106,7 @@ function syncCommand(program: Command) {
     .option('--full', 'ignore the stored state and rebuild from a full read')
     .option(
       '--verify',
-      'read and checksum the whole data file even when nothing changed (by default an unchanged run trusts the file while its size, inode, mtime and ctime are as the last sync left them)',
+      'read and checksum the whole data file even when nothing changed (by default an unchanged run trusts a file the file system reports unchanged since the last sync: same size, same file, same modification times)',
     )
     .option(
       '--no-resume',
@@ -131,7 +136,7 @@ export function addReadOptions(command: Command<[string | undefined], { all?: tr
   return command
     .option(
       '--limit <n>',
-      `page size (default: the stored pageLimit, which \`ledgerhook probe --write\` sets, else ${DEFAULT_PAGE_LIMIT}, as spec 4.3 recommends)`,
+      `page size (default: the stored pageLimit, which \`ledgerhook probe --write\` sets, else ${DEFAULT_PAGE_LIMIT}, as the API recommends)`,
       integer('--limit', { min: 1, max: MAX_PAGE_LIMIT }),
     )
     .option('--out <dir>', 'directory of the JSON files', DEFAULT_OUT_DIR)
@@ -172,24 +177,56 @@ export function addReadOptions(command: Command<[string | undefined], { all?: tr
 export type SyncCommandOptions = OptionsOf<typeof syncCommand> & { target: string | undefined };
 
 export function defineSync(program: Command, run: RunCommand): void {
-  syncCommand(program)
-    .addHelpText(
-      'after',
-      examples(
-        '# against the local mock service (run `ledgerhook mock` in another terminal):',
-        'ledgerhook sync expenses --base-url http://127.0.0.1:4010/rest/v5 --token ledgerhook-mock-token',
-        'ledgerhook sync /expenses/expenses --type PENDING --json',
-        'ledgerhook sync --all --out ./data --env production',
-        'ledgerhook sync invoices --full --limit 1000',
-        'ledgerhook sync expenses --verify   # checksum the whole data file even if nothing changed',
-        'ledgerhook sync expenses --contract freeze',
-        'ledgerhook sync expenses --store postgres://127.0.0.1:5432/app',
-        'ledgerhook sync expenses --token-file ~/.ledgerhook-token --timeout 20 --max-pages 5000',
-        'ledgerhook sync expenses --type PENDING --watch --interval 30s',
-        'ledgerhook sync --all --watch --interval 5m --reconcile-every 6h',
-        'ledgerhook sync expenses --type PENDING --keep-deleted   # then: ledgerhook history expenses --deleted --type PENDING',
-        "NODE_OPTIONS='--import ./otel-console.mjs' ledgerhook sync expenses --otel   # a span per page and commit (README)",
-      ),
-    )
-    .action((target, options) => run(() => import('./sync.js'), { ...options, target }));
+  const command = layOutOptions(
+    syncCommand(program),
+    [
+      '--all',
+      '--out',
+      '--token-file',
+      '--full',
+      '--watch',
+      '--interval',
+      '--store',
+      '--type',
+      '--base-url',
+      '--env',
+      '--json',
+    ],
+    {
+      'Requests:': ['--limit', '--concurrency', '--timeout', '--max-wait', '--max-pages', '--max-response-bytes'],
+      'Checks and repairs:': [
+        '--verify',
+        '--contract',
+        '--lag',
+        '--since',
+        '--no-resume',
+        '--dry-run',
+        '--reconcile-every',
+      ],
+      'Removed items and history:': ['--keep-deleted', '--history-days'],
+    },
+  ).addHelpText(
+    'after',
+    examples(
+      '# against the local mock service (run `ledgerhook mock` in another terminal): nothing to set up',
+      'ledgerhook sync expenses --env local',
+      'ledgerhook sync /expenses/expenses --type PENDING --json',
+      'ledgerhook sync --all --out ./data --env production',
+      'ledgerhook sync invoices --full',
+      'ledgerhook sync expenses --store postgres://127.0.0.1:5432/app',
+      'ledgerhook sync expenses --type PENDING --watch --interval 30s',
+    ),
+  );
+  addMoreExamples(
+    command,
+    'ledgerhook sync expenses --base-url http://127.0.0.1:4010/rest/v5 --token ledgerhook-mock-token',
+    'ledgerhook sync invoices --full --limit 1000',
+    'ledgerhook sync expenses --verify   # checksum the whole data file even if nothing changed',
+    'ledgerhook sync expenses --contract freeze',
+    'ledgerhook sync expenses --token-file ~/.ledgerhook-token --timeout 20 --max-pages 5000',
+    'ledgerhook sync --all --watch --interval 5m --reconcile-every 6h',
+    'ledgerhook sync invoices --since 2026-01-31T00:00:00Z   # repair: read a window of changes again',
+    'ledgerhook sync expenses --type PENDING --keep-deleted   # then: ledgerhook history expenses --deleted --type PENDING',
+    "NODE_OPTIONS='--import ./otel-console.mjs' ledgerhook sync expenses --otel   # a span per page and commit",
+  ).action((target, options) => run(() => import('./sync.js'), { ...options, target }));
 }

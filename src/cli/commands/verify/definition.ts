@@ -8,13 +8,15 @@ import {
   addVerificationHeaderOptions,
   storedToleranceOption,
 } from '../../common-options.js';
+import { addMoreExamples, COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
 
 function verifyCommand(program: Command) {
   const command = program
     .command('verify')
-    .summary('check that a webhook delivery is authentic, and explain why not')
+    .helpGroup(COMMAND_GROUPS.webhooks)
+    .summary('verify a delivery, and say why it fails')
     .description(
-      'Verify a webhook delivery as spec 5.2 describes (HS256 signature, freshness, body hash) and explain each check. Exit 0 when authentic, 1 when not, 2 for unusable input.',
+      'Verify a webhook delivery as the service signs it (an HS256 signature with the webhook secret, an iat within the tolerance, the SHA-256 of the exact body) and explain each check. Exit 0 when authentic, 1 when not, 2 for unusable input.',
     )
     .argument('[file]', 'the raw body as received, or - for stdin')
     .option('--data <body>', 'the raw body as a string instead of a file')
@@ -48,17 +50,28 @@ function verifyCommand(program: Command) {
 export type VerifyCommandOptions = OptionsOf<typeof verifyCommand> & { file: string | undefined };
 
 export function defineVerify(program: Command, run: RunCommand): void {
-  verifyCommand(program)
-    .addHelpText(
+  const command = layOutOptions(verifyCommand(program), [
+    '--data',
+    '--token',
+    '--header',
+    '--delivery',
+    '--at-receipt',
+    '--ignore-expiry',
+    '--secret-file',
+    '--env',
+    '--json',
+  ]);
+  addMoreExamples(
+    command.addHelpText(
       'after',
       examples(
         `ledgerhook verify body.json --token "$TOKEN" --secret-file ./sandbox.secret`,
         `ledgerhook verify body.json --header 'Service-Verification: eyJhbGciOi...' --env production`,
         `ledgerhook verify body.json --token "$TOKEN" --ignore-expiry --json`,
         `ledgerhook verify --delivery deliveries.jsonl#dlv_lx2k9a1b2c3d --at-receipt`,
-        `ledgerhook verify body.json --header 'Acme-Verification: eyJhbGciOi...' --header-name Acme-Verification`,
-        `ledgerhook verify body.json --token "$TOKEN" --now 1700000000 --allow-future-iat`,
       ),
-    )
-    .action((file, options) => run(() => import('./verify.js'), { ...options, file }));
+    ),
+    `ledgerhook verify body.json --header 'Acme-Verification: eyJhbGciOi...' --header-name Acme-Verification`,
+    `ledgerhook verify body.json --token "$TOKEN" --now 1700000000 --allow-future-iat`,
+  ).action((file, options) => run(() => import('./verify.js'), { ...options, file }));
 }

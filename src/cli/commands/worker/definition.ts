@@ -4,13 +4,15 @@ import { decimal, durationOrOff, examples, integer } from '../../parsers.js';
 import { addJsonOption, addOtelOption } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
 import { addStoreOption } from '../store/definition.js';
+import { addMoreExamples, COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
 import { DEFAULT_PAGE_LIMIT } from '../../../defaults.js';
 import { MAX_PAGE_LIMIT } from '../../../settings/setting-values.js';
 
 function workerCommand(program: Command) {
   const command = program
     .command('worker')
-    .summary('run queued sync jobs (from listen --sync --queue) into the Postgres store')
+    .helpGroup(COMMAND_GROUPS.scale)
+    .summary('run queued sync jobs into Postgres')
     .description(
       'Takes sync jobs from the Redis queue that `listen --sync --queue` fills, syncs each (user, dataset) incrementally into Postgres, and retries failures with backoff. Run as many workers on as many machines as you like: a dataset never has two runs at once, a worker that dies has its job run again by another, and SIGTERM (or Ctrl-C) finishes the running jobs or puts them back.',
     );
@@ -62,17 +64,29 @@ function workerCommand(program: Command) {
 export type WorkerCommandOptions = OptionsOf<typeof workerCommand>;
 
 export function defineWorker(program: Command, run: RunCommand): void {
-  workerCommand(program)
-    .addHelpText(
-      'after',
-      examples(
-        'ledgerhook worker --queue redis://127.0.0.1:6379 --store postgres://127.0.0.1:5432/app --base-url https://api.example.com/rest/v5 --tokens tokens.json',
-        '# two workers on one machine, eight jobs each:',
-        'LEDGERHOOK_QUEUE=redis://10.0.0.5:6379 LEDGERHOOK_STORE=postgres://db/app ledgerhook worker --tokens tokens.json --concurrency 8 --json',
-        'ledgerhook worker --tokens tokens.json --reconcile-every 6h   # prove nothing was missed, and repair',
-        "ledgerhook worker --tokens tokens.json --reconcile-every off  # remove the queue's reconcile schedule",
-        "NODE_OPTIONS='--import ./otel-setup.mjs' ledgerhook worker --tokens tokens.json --otel   # job → sync → commit spans, queue depth",
-      ),
-    )
-    .action((options) => run(() => import('./worker.js'), options));
+  const command = layOutOptions(workerCommand(program), [
+    '--queue',
+    '--store',
+    '--base-url',
+    '--env',
+    '--tokens',
+    '--token-file',
+    '--concurrency',
+    '--reconcile-every',
+    '--json',
+  ]).addHelpText(
+    'after',
+    examples(
+      'ledgerhook worker --queue redis://127.0.0.1:6379 --store postgres://127.0.0.1:5432/app --base-url https://api.example.com/rest/v5 --tokens tokens.json',
+      '# two workers on one machine, eight jobs each:',
+      'LEDGERHOOK_QUEUE=redis://10.0.0.5:6379 LEDGERHOOK_STORE=postgres://db/app ledgerhook worker --tokens tokens.json --concurrency 8 --json',
+      'ledgerhook worker --tokens tokens.json --reconcile-every 6h   # prove nothing was missed, and repair',
+    ),
+  );
+  addMoreExamples(
+    command,
+    "ledgerhook worker --tokens tokens.json --reconcile-every off  # remove the queue's reconcile schedule",
+    'ledgerhook worker --tokens tokens.json --rate-limit 600/60 --shutdown-grace 60',
+    "NODE_OPTIONS='--import ./otel-setup.mjs' ledgerhook worker --tokens tokens.json --otel   # job → sync → commit spans, queue depth",
+  ).action((options) => run(() => import('./worker.js'), options));
 }
