@@ -15,7 +15,7 @@ function replayCommand(program: Command) {
     .helpGroup(COMMAND_GROUPS.local)
     .summary('send captured deliveries again, re-signed')
     .description(
-      'Replay deliveries captured by `ledgerhook listen --capture` to --to TARGET, byte-exact (--failed: those listen could not forward; --owed: those it still owed a route when it stopped). A capture file never chooses the target, and a delivery is re-signed only when its original token verifies with the secret now. Every line shows the original verdict. Exit 0 only if every answer was 2xx; 3 if nothing answers.',
+      'Replay deliveries captured by `ledgerhook listen --capture` to --to TARGET, byte-exact. A capture file never chooses the target; a delivery is re-signed only when its original token verifies with the secret now. Exit 0 only if every answer was 2xx; 3 if nothing answers.',
     )
     .argument('<file>', 'capture file written by listen --capture')
     .option('--to <target>', 'where to send (required): a URL, host:port, :port, or a port')
@@ -60,21 +60,10 @@ export type ReplayCommandOptions = OptionsOf<typeof replayCommand> & { file: str
 export function defineReplay(program: Command, run: RunCommand): void {
   const command = layOutOptions(
     replayCommand(program),
-    [
-      '--to',
-      '--failed',
-      '--owed',
-      '--id',
-      '--last',
-      '--event',
-      '--dry-run',
-      '--edit',
-      '--secret-file',
-      '--env',
-      '--json',
-    ],
+    ['--to', '--failed', '--id', '--last', '--event', '--dry-run', '--edit', '--secret-file', '--env', '--json'],
     {
       'Choosing deliveries:': [
+        '--owed',
         '--route',
         '--index',
         '--type',
@@ -123,12 +112,12 @@ export function defineReplay(program: Command, run: RunCommand): void {
         'ledgerhook replay deliveries.jsonl --to http://localhost:3000/webhooks',
         'ledgerhook replay deliveries.jsonl --to 3000 --last 5 --event INVOICE_VIEWED',
         'ledgerhook replay deliveries.jsonl --failed --to :3000   # re-send what listen could not deliver',
-        'ledgerhook replay deliveries.jsonl --owed --route INVOICE_* --to :3001   # what listen still owed a route that moved',
         'EDITOR="code --wait" ledgerhook replay deliveries.jsonl --to 3000 --last 1 --edit   # edit the body, re-sign, send',
       ),
     );
   addMoreExamples(
     command,
+    'ledgerhook replay deliveries.jsonl --owed --route INVOICE_* --to :3001   # what listen still owed a route that moved',
     'ledgerhook replay deliveries.jsonl --to 3000 --id dlv_lx2k9a1b2c3d --as-captured   # test expiry handling',
     'ledgerhook replay deliveries.jsonl --to 3000 --include-refused --dry-run   # what would go out, and how',
     'ledgerhook replay deliveries.jsonl --to 3000 --include-unverified   # captured by listen without a secret',
