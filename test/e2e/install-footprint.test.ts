@@ -8,14 +8,37 @@ import { OPTIONAL_PEER_NAMES } from '../../src/util/optional-peer.js';
 import { assertOneLineError, tempDir } from '../helpers/cli.js';
 
 /**
- * What `npm install ledgerhook` brings for a user who imports only `ledgerhook/webhooks` (issue 19):
- * the packed tarball, installed beside exactly the packages its production dependencies resolve to
- * (taken from this checkout's node_modules, so the test sends nothing past loopback). pg, bullmq,
- * ioredis, rate-limiter-flexible and @opentelemetry/api are optional peers: absent here, and a feature that needs one
- * names the package to install.
+ * What an install brings: the packed tarballs (ledgerhook, and @ledgerhook/webhooks alone), installed
+ * beside exactly the packages their production dependencies resolve to (taken from this checkout's
+ * node_modules, so the test sends nothing past loopback). pg, bullmq, ioredis, rate-limiter-flexible
+ * and @opentelemetry/api are optional peers: absent here, and a feature that needs one names the
+ * package to install. A service that only receives webhooks gets jose and nothing of the CLI's.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const DESIGN_CARD = ['chalk', 'commander', 'conf', 'jose', 'ora', 'proper-lockfile', 'undici'];
+const WEBHOOKS = '@ledgerhook/webhooks';
+const DESIGN_CARD = [WEBHOOKS, 'chalk', 'commander', 'conf', 'jose', 'ora', 'proper-lockfile', 'undici'];
+
+/** `npm pack` of the root package or of a workspace, unpacked into `into`. */
+function unpack(work: string, into: string, workspace?: string): void {
+  const packed = JSON.parse(
+    execFileSync(
+      'npm',
+      ['pack', '--ignore-scripts', '--json', '--pack-destination', work, ...(workspace ? ['-w', workspace] : [])],
+      { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+    ),
+  ) as Array<{ filename: string }>;
+  mkdirSync(into, { recursive: true });
+  execFileSync('tar', ['-xzf', join(work, packed[0]?.filename ?? 'missing.tgz'), '-C', into, '--strip-components=1']);
+}
+
+/** Links each top-level package of a closure into `modules` (nested ones come along inside their parents). */
+function linkClosure(closure: Map<string, string>, modules: string): void {
+  for (const [dir, name] of closure) {
+    if (dir !== join(ROOT, 'node_modules', name) || existsSync(join(modules, name))) continue;
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    symlinkSync(dir, join(modules, name), 'dir');
+  }
+}
 
 interface Manifest {
   dependencies?: Record<string, string>;
@@ -60,16 +83,8 @@ describe('the installed package', () => {
   const modules = join(app, 'node_modules');
 
   it('brings only the design card packages and their dependencies, never pg, bullmq or ioredis', () => {
-    const packed = JSON.parse(
-      execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], {
-        cwd: ROOT,
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-      }),
-    ) as Array<{ filename: string }>;
-    const tarball = join(work, packed[0]?.filename ?? 'missing.tgz');
-    mkdirSync(join(modules, 'ledgerhook'), { recursive: true });
-    execFileSync('tar', ['-xzf', tarball, '-C', join(modules, 'ledgerhook'), '--strip-components=1']);
+    unpack(work, join(modules, 'ledgerhook'));
+    unpack(work, join(modules, WEBHOOKS), WEBHOOKS);
 
     const manifest = JSON.parse(readFileSync(join(modules, 'ledgerhook', 'package.json'), 'utf8')) as Manifest & {
       peerDependencies?: Record<string, string>;
@@ -85,12 +100,7 @@ describe('the installed package', () => {
     const names = new Set(closure.values());
     for (const peer of [...OPTIONAL_PEER_NAMES, 'msgpackr', 'pg-pool'])
       assert.ok(!names.has(peer), `${peer} installed`);
-    // Top-level packages are linked in; nested ones come along inside their parents.
-    for (const [dir, name] of closure) {
-      if (dir !== join(ROOT, 'node_modules', name)) continue;
-      mkdirSync(dirname(join(modules, name)), { recursive: true });
-      symlinkSync(dir, join(modules, name), 'dir');
-    }
+    linkClosure(closure, modules);
     process.stdout.write(`# a production install brings ${closure.size} packages besides ledgerhook\n`);
   });
 
@@ -104,6 +114,33 @@ describe('the installed package', () => {
     const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: app, encoding: 'utf8' });
     assert.equal(result.stderr, '');
     assert.equal(result.stdout, 'true');
+  });
+
+  it('@ledgerhook/webhooks alone brings jose and nothing else, and receives there', () => {
+    const service = join(work, 'service');
+    const serviceModules = join(service, 'node_modules');
+    unpack(work, join(serviceModules, WEBHOOKS), WEBHOOKS);
+    const manifest = JSON.parse(readFileSync(join(serviceModules, WEBHOOKS, 'package.json'), 'utf8')) as Manifest;
+    assert.deepEqual(Object.keys(manifest.dependencies ?? {}), ['jose']);
+    const closure = productionClosure(manifest);
+    assert.deepEqual([...new Set(closure.values())], ['jose']);
+    linkClosure(closure, serviceModules);
+    const script = `
+      const { signWebhook, Webhooks, createWebMiddleware } = await import('@ledgerhook/webhooks');
+      const { createNodeMiddleware } = await import('@ledgerhook/webhooks/node');
+      const body = '{"userId":"u1","type":"ENTITY_UPDATE","entities":["expense"]}';
+      const seen = [];
+      const webhooks = new Webhooks({ secret: 's3cret' }).on('ENTITY_UPDATE', ({ userId }) => { seen.push(userId); });
+      const answer = await createWebMiddleware(webhooks)(new Request('http://service/webhooks', {
+        method: 'POST', body, headers: { 'service-verification': await signWebhook(body, 's3cret') },
+      }));
+      process.stdout.write(JSON.stringify([answer.status, seen, typeof createNodeMiddleware]));`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: service,
+      encoding: 'utf8',
+    });
+    assert.equal(result.stderr, '');
+    assert.equal(result.stdout, '[200,["u1"],"function"]');
   });
 
   for (const [what, args, install] of [
