@@ -3,7 +3,7 @@
  * @opentelemetry/api when called and records through the tracer and meter it is given (default: the
  * globally registered providers'); pass it as the `telemetry` option of startListener,
  * handleDelivery, syncDataset, createWebhookSync or startSyncWorker. The only entry whose types
- * name @opentelemetry/api (the package root exports the `Telemetry` seam and `noTelemetry` only).
+ * name @opentelemetry/api.
  */
 export { openTelemetry, type OpenTelemetryOptions } from '../telemetry/open-telemetry.js';
 export {

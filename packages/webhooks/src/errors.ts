@@ -1,8 +1,4 @@
-/**
- * One error base class for everything ledgerhook throws on purpose.
- * `code` is stable and meant for programs; `message` is one line meant for people.
- * A program tests `code` (or `details.reason`), never the message.
- */
+/** The stable codes of a `LedgerhookError`: what kind of failure it is, for programs to test. */
 export type LedgerhookErrorCode =
   /** The caller passed something unusable (flag, file, JSON, target...). */
   | 'ERR_USAGE'
@@ -22,8 +18,9 @@ export type LedgerhookErrorCode =
   | 'ERR_ABORTED';
 
 /**
- * Neutral facts about an error. `reason` is a stable snake_case name finer than `code` (e.g.
- * 'malformed_token', 'missing_webhook_secret'); messages state what happened and never name a flag.
+ * The facts of a `LedgerhookError`: always a `reason`, a stable snake_case name finer than `code`
+ * (e.g. 'malformed_token', 'missing_webhook_secret'), plus facts such as a file or a status.
+ * Messages state what happened and never name a flag.
  */
 export interface LedgerhookErrorDetails {
   reason?: string;
@@ -42,6 +39,11 @@ const GENERIC_REASON: Record<LedgerhookErrorCode, string> = {
   ERR_ABORTED: 'aborted',
 };
 
+/**
+ * The error everything in ledgerhook throws on purpose, so that one `catch` tells a deliberate
+ * failure from a bug. `code` and `details.reason` are stable and meant for programs; `message` is
+ * one line meant for people. A program tests `code` (or `details.reason`), never the message.
+ */
 export class LedgerhookError extends Error {
   readonly code: LedgerhookErrorCode;
   readonly details: LedgerhookErrorDetails;
@@ -59,6 +61,7 @@ export class LedgerhookError extends Error {
   }
 }
 
+/** True when a value is a `LedgerhookError`; narrows its type. */
 export function isLedgerhookError(value: unknown): value is LedgerhookError {
   return value instanceof LedgerhookError;
 }

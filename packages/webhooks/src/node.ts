@@ -1,6 +1,6 @@
 /**
  * @ledgerhook/webhooks/node: Node's side of receiving webhooks. `createNodeMiddleware` for node:http,
- * Express and Fastify, and the pieces it is built on that any node:http server can use: the body
+ * Express and Connect, and the pieces it is built on that any node:http server can use: the body
  * reader (counted bytes, a limit, an optional budget shared by every connection) and the JSON answer.
  */
 export {

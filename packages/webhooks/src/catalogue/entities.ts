@@ -1,7 +1,9 @@
-/**
+/*
  * Spec 4.2: every entity name a webhook may carry, with the list endpoint to call for it.
  * This table drives validation, --help, listings, the mock service and the tests.
  */
+
+/** One entity: its name as webhooks carry it, its list endpoint path, and whether that endpoint is paginated. */
 export interface EntityDefinition {
   /** The name as it appears in an ENTITY_UPDATE's `entities`. */
   name: string;
@@ -63,15 +65,22 @@ const ROWS = [
   ['vendor', '/vendors'],
 ] as const satisfies ReadonlyArray<readonly [name: string, path: string]>;
 
-/** Every entity name of spec 4.2 as a string-literal union, derived from the table above (one source of truth). */
+/**
+ * The entity names as a string-literal union (`'expense' | 'invoice' | ...`), derived from the
+ * same table as `ENTITIES` so that the type and the list never disagree.
+ */
 export type EntityName = (typeof ROWS)[number][0];
 
-/** All entity names, in the order of the spec's table. */
+/** Every entity name, in the order of the service's entity table. */
 export const ENTITY_NAMES: readonly EntityName[] = ROWS.map(([name]) => name);
 
-/** Spec 4.3: the sample list request uses this path, with the type filter. */
+/**
+ * `/expenses/expenses`, the expense list path of the service's sample request (spec 4.3, with the
+ * type filter), where its entity table says `/expenses`.
+ */
 export const SAMPLE_LIST_PATH = '/expenses/expenses';
 
+/** Every entity a webhook may name, with its list endpoint path and whether that endpoint is paginated. */
 export const ENTITIES: readonly EntityDefinition[] = ROWS.map(([name, path]) => ({
   name,
   path,
@@ -82,12 +91,13 @@ export const ENTITIES: readonly EntityDefinition[] = ROWS.map(([name, path]) => 
 
 const BY_NAME = new Map(ENTITIES.map((entity) => [entity.name, entity]));
 
+/** Looks up an entity by its exact name; undefined when there is none. */
 export function findEntity(name: string): EntityDefinition | undefined {
   return BY_NAME.get(name);
 }
 
 /**
- * True when a name from a delivery is one of the catalogue's entity names (exact case).
+ * True when a name from a delivery is a known entity name (exact case); narrows it to `EntityName`.
  *
  * @example
  * const known = body.entities.filter(isEntityName); // EntityName[]

@@ -1,8 +1,13 @@
-/**
+/*
  * Spec 6.2: the LIFECYCLE_EVENT names with the suggested subscriber messaging, and a realistic
  * eventData for each. Spec 2.2 fixes two shapes (TRANSACTION_PULL_COMPLETED carries integrationName;
  * EXPENSE_ADDED carries what routes the user to the transaction); the rest are plausible, since
  * the spec does not show them, and users can override any of it.
+ */
+
+/**
+ * One lifecycle event: its name, the suggested use (tell the user, or analytics only), the entity
+ * it is about and a sample `eventData`.
  */
 export interface EventDefinition {
   name: string;
@@ -110,12 +115,16 @@ const ROWS = [
   readonly [name: string, suggestedUse: string, entity: string | undefined, data: Record<string, unknown>]
 >;
 
-/** Every LIFECYCLE_EVENT name of spec 6.2 as a string-literal union, derived from the table above. */
+/**
+ * The known lifecycle event names as a string-literal union (`'INVOICE_PAID' | 'EXPENSE_ADDED' | ...`),
+ * derived from the same table as `EVENTS` so that the type and the list never disagree.
+ */
 export type LifecycleEventName = (typeof ROWS)[number][0];
 
-/** All lifecycle event names, in the order of the spec's table. */
+/** Every lifecycle event name, in the order of the service's event table. */
 export const LIFECYCLE_EVENT_NAMES: readonly LifecycleEventName[] = ROWS.map(([name]) => name);
 
+/** Every lifecycle event, with its suggested use, the entity it is about and a sample `eventData`. */
 export const EVENTS: readonly EventDefinition[] = ROWS.map(([name, suggestedUse, entity, sampleEventData]) => ({
   name,
   suggestedUse,
@@ -127,12 +136,14 @@ export const EVENTS: readonly EventDefinition[] = ROWS.map(([name, suggestedUse,
 
 const BY_NAME = new Map(EVENTS.map((event) => [event.name, event]));
 
+/** Looks up a lifecycle event by its exact name; undefined when there is none. */
 export function findEvent(name: string): EventDefinition | undefined {
   return BY_NAME.get(name);
 }
 
 /**
- * True when a name from a delivery is one of the catalogue's event names (exact case).
+ * True when a name from a delivery is a known lifecycle event name (exact case); narrows it to
+ * `LifecycleEventName`.
  *
  * @example
  * if (isLifecycleEventName(body.event)) findEvent(body.event)?.suggestedUse;
@@ -141,6 +152,7 @@ export function isLifecycleEventName(name: string): name is LifecycleEventName {
   return BY_NAME.has(name);
 }
 
-/** Spec 6.1. */
+/** The two webhook types: `ENTITY_UPDATE` and `LIFECYCLE_EVENT`. */
 export const WEBHOOK_TYPES = ['ENTITY_UPDATE', 'LIFECYCLE_EVENT'] as const;
+/** The webhook type as a union: `'ENTITY_UPDATE' | 'LIFECYCLE_EVENT'`. */
 export type WebhookType = (typeof WEBHOOK_TYPES)[number];

@@ -14,6 +14,10 @@ export function suggest(input: string, candidates: readonly string[]): string | 
   return bestDistance <= allowed ? best : undefined;
 }
 
+/**
+ * The suffix ` (did you mean NAME?)` naming the candidate closest to a mistyped name (case, `_` and
+ * `-` ignored), or '' when none is close: ready to append to an error message.
+ */
 export function didYouMean(input: string, candidates: readonly string[]): string {
   const match = suggest(input, candidates);
   return match ? ` (did you mean ${match}?)` : '';

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { BodyBudget } from './body-budget.js';
 
+/** What `readRequestBody` returns: the body, or why reading stopped (`too_large`, `aborted`, `no_room`), and the bytes to give back to the budget. */
 export type BodyReadResult =
   | { ok: true; body: Buffer; reserved: number }
   | { ok: false; reason: 'too_large' | 'aborted' | 'no_room'; reserved: number };

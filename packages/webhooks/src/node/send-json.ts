@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
 
 /**
- * The one JSON answer of every node:http edge (listener, receiver middleware, mock, inspector):
- * content type and length set, nothing written twice, nothing to a socket already gone. The body
- * goes out as a string: Node then sends the head and the body as one string in one write, where a
- * Buffer body costs a Buffer and a writev of two chunks.
+ * Answers a node:http request with a status, headers and a JSON body, setting its type and length;
+ * does nothing once an answer started or the socket is gone, so no answer is ever written twice.
+ * ledgerhook's own servers answer through it too. The body goes out as a string: Node then sends
+ * the head and the body as one string in one write, where a Buffer body costs a Buffer and a writev
+ * of two chunks.
  */
 export function sendJson(
   res: ServerResponse,

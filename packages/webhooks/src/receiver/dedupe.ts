@@ -1,7 +1,9 @@
 /**
- * Deliveries carry no id (spec 6.2: delivery guarantees are not shown), so a retried delivery can
- * only be recognised by its token. A store claims a key once; a second claim of the same key means
- * the delivery was already (or is being) processed.
+ * Where a receiver remembers the deliveries it has processed, so that a retried delivery runs its
+ * handlers once; implement it over shared storage (e.g. Redis) for several processes. Deliveries
+ * carry no id (spec 6.2: delivery guarantees are not shown), so a retried delivery can only be
+ * recognised by its token. A store claims a key once; a second claim of the same key means the
+ * delivery was already (or is being) processed.
  */
 export interface DedupeStore {
   /**
@@ -14,6 +16,7 @@ export interface DedupeStore {
   release(key: string): void | Promise<void>;
 }
 
+/** Options of `memoryDedupe`: the least time a delivery is remembered, the most deliveries remembered, and the clock. */
 export interface MemoryDedupeOptions {
   /**
    * The least time a key is remembered; a key is kept longer when the receiver asks (a token stays
@@ -26,11 +29,17 @@ export interface MemoryDedupeOptions {
   now?: (() => number) | undefined;
 }
 
+/**
+ * The least time `memoryDedupe` remembers a delivery by default, in seconds: longer than the default
+ * tolerance (300), after which a replayed token is refused as expired anyway.
+ */
 export const DEFAULT_DEDUPE_TTL_SECONDS = 360;
+/** The most deliveries `memoryDedupe` remembers by default; the oldest are forgotten first, so memory stays bounded. */
 export const DEFAULT_DEDUPE_MAX_ENTRIES = 100_000;
 
 /**
- * An in-process dedupe store, bounded in time and size. For several processes, implement
+ * A `DedupeStore` in this process's memory, bounded in time and size: pass it as the `dedupe`
+ * option so that a retried lifecycle event runs its handlers once. For several processes, implement
  * `DedupeStore` over a shared store (for example Redis `SET key 1 NX EX ttlSeconds`).
  *
  * @example

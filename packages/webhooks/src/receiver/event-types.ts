@@ -10,7 +10,10 @@ import type { WebhookClaims } from '../webhook/sign.js';
 
 export type { EntityName, LifecycleEventName };
 
-/** Spec 2.2: the eventData fields the spec names; every other event's data is untyped. */
+/**
+ * The `eventData` fields the service documents, by event name (spec 2.2); every other event's data
+ * is untyped, so that no field the service does not promise is ever typed.
+ */
 export interface KnownEventData {
   /** "For TRANSACTION_PULL_COMPLETED it contains integrationName (string...)". */
   TRANSACTION_PULL_COMPLETED: { integrationName: string } & Record<string, unknown>;
@@ -24,7 +27,7 @@ export interface KnownEventData {
 /** The eventData type of a lifecycle event name. */
 export type EventData<E extends string> = E extends keyof KnownEventData ? KnownEventData[E] : Record<string, unknown>;
 
-/** Spec 2.1, as an ENTITY_UPDATE handler sees it. */
+/** An `ENTITY_UPDATE` body as its handler gets it: `userId`, the known `entities` typed, and any `unknownEntities`. */
 export interface EntityUpdateBody {
   userId: string;
   type: 'ENTITY_UPDATE';
@@ -34,7 +37,7 @@ export interface EntityUpdateBody {
   unknownEntities: string[];
 }
 
-/** Spec 2.2 for one known event name, with its eventData narrowed. */
+/** The body of one known lifecycle event with its `eventData` typed: what a handler registered for that event name gets. */
 export interface LifecycleEventBody<E extends LifecycleEventName = LifecycleEventName> {
   userId: string;
   type: 'LIFECYCLE_EVENT';
@@ -42,16 +45,19 @@ export interface LifecycleEventBody<E extends LifecycleEventName = LifecycleEven
   eventData: EventData<E>;
 }
 
-/** A lifecycle event the catalogue does not know (spec 6.2: "others can be arranged"): spec 2.2 as sent. */
+/**
+ * A lifecycle event whose name is not among the known ones, as sent: custom events can be arranged
+ * with the service, so an unknown name is delivered rather than refused.
+ */
 export type UnknownLifecycleEventBody = RawLifecycleEventBody;
 
-/** What a `LIFECYCLE_EVENT` handler sees: any known event, narrowed by `event`, or an unknown one. */
+/** The body of any known lifecycle event, narrowed by its `event` name (what a `LIFECYCLE_EVENT` handler gets for a known event). */
 export type AnyLifecycleEventBody = { [E in LifecycleEventName]: LifecycleEventBody<E> }[LifecycleEventName];
 
 /** Every name `webhooks.on()` accepts. */
 export type WebhookEventName = 'ENTITY_UPDATE' | 'LIFECYCLE_EVENT' | LifecycleEventName;
 
-/** The payload of each name. `LIFECYCLE_EVENT` also receives events outside the catalogue. */
+/** The body type each name given to `webhooks.on()` receives. `LIFECYCLE_EVENT` also receives unknown events. */
 export type WebhookEventMap = {
   ENTITY_UPDATE: EntityUpdateBody;
   LIFECYCLE_EVENT: AnyLifecycleEventBody | UnknownLifecycleEventBody;

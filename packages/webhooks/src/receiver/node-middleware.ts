@@ -7,6 +7,7 @@ import { sendJson } from '../node/send-json.js';
 import { verificationHeaders } from './read-node-body.js';
 import type { Webhooks } from './webhooks.js';
 
+/** Options of `createNodeMiddleware`: the one path to serve (others get 404 or go to `next`) and the largest body read (default 1 MiB). */
 export interface NodeMiddlewareOptions {
   /** Serve only this path (for a bare node:http server); other paths go to `next` or get 404. */
   path?: string | undefined;

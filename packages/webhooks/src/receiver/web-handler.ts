@@ -2,6 +2,7 @@ import { DEFAULT_MAX_BODY_BYTES } from '../defaults.js';
 import { bodyTooLarge, methodNotAllowed, refused, type ReceiverAnswer } from './answer.js';
 import type { Webhooks } from './webhooks.js';
 
+/** Options of `createWebMiddleware`: the largest body read (default 1 MiB; larger ones are answered 413). */
 export interface WebHandlerOptions {
   /** Larger bodies are answered 413; default 1 MiB, like `ledgerhook listen`. */
   maxBodyBytes?: number | undefined;

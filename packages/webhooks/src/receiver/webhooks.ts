@@ -21,6 +21,7 @@ export interface ReceiverLog {
   error(message: string): void;
 }
 
+/** Options of `new Webhooks`: the secret or secrets, tolerance, header name, verification prefix, deduplication, clock and log. */
 export interface WebhooksOptions {
   /** The environment's webhook_secret (spec 5.2). Give this or `secrets`. */
   secret?: string | undefined;

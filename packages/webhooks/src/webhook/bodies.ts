@@ -3,8 +3,8 @@ import { findEvent } from '../catalogue/events.js';
 import { isObject } from '../util/is-object.js';
 
 /**
- * Spec 2.1 as sent: every entity name kept (the receiver SDK's `EntityUpdateBody` is the narrowed
- * view a handler gets, with catalogue names typed and the rest in `unknownEntities`).
+ * An `ENTITY_UPDATE` body as sent: `userId`, `type` and every entity name as a string (a handler
+ * gets `EntityUpdateBody`, with the known names typed and the rest in `unknownEntities`).
  */
 export interface RawEntityUpdateBody {
   userId: string;
@@ -12,7 +12,7 @@ export interface RawEntityUpdateBody {
   entities: string[];
 }
 
-/** Spec 2.2 as sent, any event name. */
+/** A `LIFECYCLE_EVENT` body as sent: `userId`, `type`, any `event` name and its `eventData`. */
 export interface RawLifecycleEventBody {
   userId: string;
   type: 'LIFECYCLE_EVENT';
@@ -20,8 +20,10 @@ export interface RawLifecycleEventBody {
   eventData: Record<string, unknown>;
 }
 
+/** A parsed webhook body of either type, every name kept as sent. */
 export type WebhookBodyObject = RawEntityUpdateBody | RawLifecycleEventBody;
 
+/** What `parseWebhookBody` returns: the body with the names it does not know listed, or why it is not a webhook body. */
 export type ParsedWebhookBody =
   | { ok: true; body: WebhookBodyObject; unknownEntities: string[]; unknownEvent: boolean }
   | {
@@ -40,9 +42,10 @@ export type ParsedWebhookBody =
 export const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
- * Checks a delivery body against spec 2.1/2.2: the one validator of the body, used by the listener,
- * the webhook-driven sync, the queue and the receiver SDK. Names outside the catalogue are reported,
- * not refused: the spec says the entity list grows and custom events can be arranged.
+ * Checks that bytes are a webhook body of either type (spec 2.1/2.2) and parses them, without
+ * verifying them. Entity and event names it does not know are reported, not refused: the service's
+ * entity list grows and custom events can be arranged. The listener, the webhook-driven sync, the
+ * queue and `Webhooks` all check bodies with it, so they never disagree on what a body is.
  */
 export function parseWebhookBody(raw: Uint8Array | string): ParsedWebhookBody {
   let value: unknown;

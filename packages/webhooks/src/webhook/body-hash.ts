@@ -19,13 +19,15 @@ export function bodySha256Base64(body: WebhookBody): string {
   return hash('sha256', body, 'base64');
 }
 
+/** The SHA-256 of a body's bytes as hex: a digest a sender may wrongly put in the claim, which is Base64 (`bodySha256Base64`). */
 export function bodySha256Hex(body: WebhookBody): string {
   return createHash('sha256').update(bodyBytes(body)).digest('hex');
 }
 
 /**
- * Constant-time string comparison (spec 5.2 step 4). Lengths are not secret (a digest
- * has a fixed length), but we still compare equal-length buffers so timing reveals nothing else.
+ * Compares two strings in constant time (spec 5.2 step 4), so that timing reveals nothing about
+ * where they differ. Lengths are not secret (a digest has a fixed length), but we still compare
+ * equal-length buffers so timing reveals nothing else.
  */
 export function constantTimeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'utf8');

@@ -138,10 +138,10 @@ export function explainBadSignature(
 }
 
 /**
- * The cause of a body_mismatch in a few words, for a listener's line, or undefined when it is not
- * worth the work: only after the signature verified (the caller's check), and only for a small body.
+ * The cause of a body mismatch in a word or two, for a list: `hex digest`, `Base64Url`,
+ * `re-serialised`, `empty body signed` or `changed`; undefined when unknown. Worth the work only
+ * after the signature verified (the caller's check), and tried only on a small body.
  */
-/** The cause in one or two words, for a list: hex digest, Base64Url, re-serialised, changed. */
 export function shortMismatchCause(body: WebhookBody, claim: string): string | undefined {
   const cause = bodyMismatchCause(body, claim);
   if (cause === undefined) return undefined;
@@ -151,6 +151,11 @@ export function shortMismatchCause(body: WebhookBody, claim: string): string | u
   return 'changed';
 }
 
+/**
+ * Why a body does not match its `request_body_sha256` claim, in one sentence (a hex digest,
+ * Base64Url, re-serialised JSON, a changed final newline); undefined when no cause is found or the
+ * body is larger than `DIAGNOSE_MAX_BODY_BYTES` (the search re-serialises it several times).
+ */
 export function bodyMismatchCause(body: WebhookBody, claim: string): string | undefined {
   if (bodyLength(body) > DIAGNOSE_MAX_BODY_BYTES) return undefined;
   const [first] = explainBodyMismatch(body, claim);

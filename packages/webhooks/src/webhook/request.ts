@@ -23,6 +23,7 @@ export function findHeader(headers: HeadersLike, name: string): HeaderLookup {
   return { value: values[0], count: values.length };
 }
 
+/** Options of `verifyWebhookRequest`: those of `verifyWebhook`, with the request headers and the header name in place of the token. */
 export interface VerifyWebhookRequestOptions extends Omit<VerifyWebhookOptions, 'token' | 'body'> {
   headers: HeadersLike;
   /** The raw request body, byte for byte as received (never a re-serialised object). */
@@ -31,8 +32,10 @@ export interface VerifyWebhookRequestOptions extends Omit<VerifyWebhookOptions, 
 }
 
 /**
- * For Node receivers: give it `req.headers` and the raw body bytes and it finds the
- * verification header (any case) and verifies the delivery.
+ * Verifies a delivery from its request headers and raw body: give it `req.headers` (or a fetch
+ * `Headers`) and the raw body bytes, and it finds the verification header in any case and verifies
+ * as `verifyWebhook` does. A header sent twice is refused as malformed: which of the two was signed
+ * cannot be told.
  */
 export async function verifyWebhookRequest(options: VerifyWebhookRequestOptions): Promise<VerifyResult> {
   const { headers, headerName: chosen, ...rest } = options;

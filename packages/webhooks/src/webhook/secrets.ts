@@ -10,8 +10,10 @@ export interface LabelledSecret {
   label?: string | undefined;
 }
 
+/** A webhook secret: a string, or a `LabelledSecret`. */
 export type SecretInput = string | LabelledSecret;
 
+/** Turns a secret, a labelled secret or a list of either into a list of `LabelledSecret` (none gives an empty list). */
 export function normaliseSecrets(input: SecretInput | readonly SecretInput[] | undefined): LabelledSecret[] {
   if (input === undefined) return [];
   const list = Array.isArray(input) ? input : [input as SecretInput];

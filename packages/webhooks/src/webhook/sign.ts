@@ -3,6 +3,7 @@ import { LedgerhookError } from '../errors.js';
 import { bodySha256Base64, type WebhookBody } from './body-hash.js';
 import { secretKey } from './secrets.js';
 
+/** Options of `signWebhook`: the `iat` to sign with, or the clock that gives it (default now). */
 export interface SignWebhookOptions {
   /** Time of issue in seconds since the epoch; defaults to now. */
   iat?: number | undefined;
@@ -10,6 +11,7 @@ export interface SignWebhookOptions {
   now?: (() => number) | undefined;
 }
 
+/** A webhook token's claims: `iat` and `request_body_sha256` (any others kept). */
 export interface WebhookClaims {
   iat: number;
   request_body_sha256: string;
@@ -24,14 +26,14 @@ export function assertUsableSecret(secret: unknown): asserts secret is string {
   }
 }
 
-/** Signs arbitrary claims with HS256 and the secret's UTF-8 bytes. */
+/** Signs any claims as an HS256 JWT keyed with the secret's UTF-8 bytes, for tokens `signWebhook` does not make. */
 export async function signClaims(claims: Record<string, unknown>, secret: string): Promise<string> {
   assertUsableSecret(secret);
   const payload = new TextEncoder().encode(JSON.stringify(claims));
   return new CompactSign(payload).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(await secretKey(secret));
 }
 
-/** The claims the service puts in Service-Verification for a body (spec 2.3). */
+/** The claims the service signs for a body (spec 2.3): `iat` (now, or the time given) and `request_body_sha256`. */
 export function webhookClaims(body: WebhookBody, options: SignWebhookOptions = {}): WebhookClaims {
   const iat = options.iat ?? Math.floor((options.now ?? Date.now)() / 1000);
   if (!Number.isFinite(iat))

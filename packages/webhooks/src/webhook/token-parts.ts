@@ -9,12 +9,14 @@
 /** Anything longer is not a webhook token; refusing early keeps hostile input cheap. */
 export const MAX_TOKEN_LENGTH = 16 * 1024;
 
+/** A token's decoded header, claims and signature, not verified (what `decodeWebhookToken` returns). */
 export interface TokenParts {
   header: Record<string, unknown>;
   claims: Record<string, unknown>;
   signature: string;
 }
 
+/** What `parseToken` returns: the token's decoded parts, or the first shape rule it breaks. */
 export type ParsedToken = { ok: true; parts: TokenParts } | { ok: false; reason: string };
 
 /** The three segments of a compact JWS, as received. */
@@ -118,7 +120,11 @@ export function parseSegments([headerSegment, payloadSegment, signature]: Segmen
   return { ok: true, parts: { header: header.value, claims: claims.value, signature } };
 }
 
-/** Every shape rule: the token split, then its segments decoded (decodeWebhookToken, the inspector). */
+/**
+ * Checks a token's shape (three canonical Base64Url segments, a JSON header and payload) and decodes
+ * it without verifying it, or says the first rule it breaks: every rule, in the order a refusal
+ * names them, so that a malformed token is explained in plain words.
+ */
 export function parseToken(raw: string): ParsedToken {
   const split = splitToken(raw);
   return split.ok ? parseSegments(split.segments) : split;

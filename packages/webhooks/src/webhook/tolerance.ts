@@ -2,10 +2,10 @@ import { DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
 
 /**
- * What a freshness tolerance (spec 5.2 step 3) may be, for the library and for every command's
- * --tolerance: whole seconds, as iat and a token's age are, and at least 1, since with 0 every
- * delivery is expired (skipping the check is `ignoreExpiry`, `--ignore-expiry`). Undefined when the
- * value is usable.
+ * Why a value cannot be a freshness tolerance (spec 5.2 step 3), or undefined when it can; the one
+ * rule for the library and every command's --tolerance: whole seconds, as iat and a token's age
+ * are, and at least 1, since with 0 every delivery is expired (skipping the check is
+ * `ignoreExpiry`, `--ignore-expiry`).
  */
 export function toleranceProblem(value: unknown): string | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) return undefined;

@@ -9,8 +9,9 @@ import { LedgerhookError } from '../errors.js';
 export const MAX_VERIFICATION_PREFIX_LENGTH = 32;
 
 /**
- * A prefix is printable ASCII (it travels in a header), not blank, and short. A bare scheme name
- * ("Bearer", as a shell hands it over without its quotes' trailing space) gets its space.
+ * Checks a verification prefix and returns it, or throws ERR_USAGE: printable ASCII (it travels in
+ * a header), not blank, and at most 32 characters. A bare scheme name ("Bearer", as a shell hands it
+ * over without its quotes' trailing space) gets its space.
  */
 export function validateVerificationPrefix(prefix: string): string {
   if (prefix.trim() === '' || prefix.length > MAX_VERIFICATION_PREFIX_LENGTH || !/^[\x20-\x7e]+$/.test(prefix))

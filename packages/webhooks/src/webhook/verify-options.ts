@@ -1,7 +1,7 @@
 import type { WebhookBody } from './body-hash.js';
 import type { SecretInput } from './secrets.js';
 
-/** What verifyWebhook takes. */
+/** Options of `verifyWebhook`: the raw body, the token, the secrets, and the tolerance, clock and prefix to verify with. */
 export interface VerifyWebhookOptions {
   body: WebhookBody;
   /** The Service-Verification header value (the bare JWT, or the JWT after verificationPrefix). */

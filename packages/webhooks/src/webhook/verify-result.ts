@@ -1,5 +1,6 @@
 import type { WebhookClaims } from './sign.js';
 
+/** Why a delivery was refused: a stable name for programs (also what a receiver answers with 400). */
 export type VerifyFailureCode =
   | 'missing_token'
   | 'malformed_token'
@@ -10,7 +11,12 @@ export type VerifyFailureCode =
   | 'issued_in_future'
   | 'body_mismatch';
 
+/** The checks a verification reports, in this order; `integrity` is the body's hash against its claim. */
 export type CheckName = 'token' | 'algorithm' | 'signature' | 'claims' | 'freshness' | 'integrity';
+/**
+ * How one check went: `pass`, `fail`, `warn` (held, but worth a look) or `skip` (not checked: the
+ * expiry was ignored, or the signature did not verify).
+ */
 export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
 
 /** One line of the verdict: what was checked, how it went, and why. */
@@ -20,6 +26,7 @@ export interface VerifyCheck {
   detail: string;
 }
 
+/** An authentic delivery: its claims and header, which secret verified it, its age and any warnings. */
 export interface VerifySuccess {
   ok: true;
   claims: WebhookClaims;
@@ -34,6 +41,7 @@ export interface VerifySuccess {
   bodySha256?: string | undefined;
 }
 
+/** A refused delivery: the failure `code`, a message, hints at the cause, every check, and the decoded (untrusted) claims. */
 export interface VerifyFailure {
   ok: false;
   code: VerifyFailureCode;
@@ -54,4 +62,5 @@ export interface VerifyFailure {
   signatureVerified?: boolean | undefined;
 }
 
+/** What `verifyWebhook` returns: a `VerifySuccess` (`ok: true`) or a `VerifyFailure` (`ok: false`). */
 export type VerifyResult = VerifySuccess | VerifyFailure;
