@@ -38,7 +38,7 @@ async function startingState(options: SyncDatasetOptions, ref: DatasetRef): Prom
  * The stored lastUpdatedDate is the FIRST page's (the earliest): an item edited while later
  * pages were read is newer than it, so the next run fetches it again instead of losing it.
  *
- * A full read keeps its pages with a checkpoint as it goes (issue 21, stores that can): a run that
+ * A full read keeps its pages with a checkpoint as it goes (in stores that can): a run that
  * was killed, stopped or cut off by the network is continued by the next run of the same dataset
  * from its last kept page, as long as the server accepts the cursor; when it answers that it does
  * not, the run starts again from page 1, saying so (`resumeDiscarded: 'invalid-cursor'`).

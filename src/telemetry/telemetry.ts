@@ -1,5 +1,5 @@
 /**
- * The traces-and-metrics seam (issue 22). The library speaks only this small interface; the one
+ * The traces-and-metrics seam. The library speaks only this small interface; the one
  * implementation that records anything is `openTelemetry()` (open-telemetry.ts), which loads the
  * optional peer @opentelemetry/api. The default, `noTelemetry`, does nothing and allocates
  * nothing: a hot path that is not traced pays a few empty calls.

@@ -36,7 +36,7 @@ export interface PostgresStoreOptions {
 type RefKey = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
 
 /**
- * The Postgres implementation of DatasetStore (issue #13): rows in ledgerhook_items, one state
+ * The Postgres implementation of DatasetStore: rows in ledgerhook_items, one state
  * row per (user, dataset) in ledgerhook_state. Every change of data commits together with its
  * state in one transaction, so data and state can never disagree.
  */
