@@ -6,6 +6,15 @@
  *
  * Identity: `owner` is the single collision-free encoding of whose data this is,
  * from which the state key, a file store's directory and a queue's job id are all derived.
+ *
+ * store/: this seam, and beside it
+ *   identity.ts          one collision-free encoding for directory, file name, state key and job
+ *                        id; names kept apart on case-insensitive file systems
+ *   read-checkpoint.ts   where an interrupted full read stands
+ *   dataset-activity.ts  webhook runs, latencies, missed changes, the last reconcile
+ *   dataset-history.ts   a change's provenance and why a removed item left
+ *   dataset-schema.ts    the items' fields and their JSON types
+ *   file/, postgres/     the two stores (headers in file/file-store.ts, postgres/postgres-store.ts)
  */
 import type { ItemId } from '../dataset/item-id.js';
 import type { DatasetActivity } from './dataset-activity.js';

@@ -3,6 +3,11 @@
  * implementation that records anything is `openTelemetry()` (open-telemetry.ts), which loads the
  * optional peer @opentelemetry/api. The default, `noTelemetry`, does nothing and allocates
  * nothing: a hot path that is not traced pays a few empty calls.
+ *
+ * telemetry/: this seam (spans, counters, histograms, a gauge; `traced`; a delivery's span kept
+ * beside it with `attachTrace`/`traceOf`), open-telemetry.ts (bounds string attributes, drops
+ * secret-looking names), traceparent.ts (the W3C traceparent a queued job carries, checked as
+ * input) and run-links.ts (the deliveries a coalesced run links).
  */
 
 /** Span and metric attributes: never a secret, token or body; strings are bounded by the recorder. */

@@ -1,3 +1,10 @@
+/**
+ * store/postgres/: the Postgres store (this file). postgres-schema.ts the tables and migrations;
+ * postgres-copy.ts, postgres-full-load.ts, postgres-merge.ts a full read through one COPY, merged at
+ * the commit; postgres-changes.ts, postgres-repeats.ts, postgres-rows.ts, postgres-history.ts an
+ * incremental run's changes; postgres-resumable-load.ts, postgres-page-keeper.ts,
+ * postgres-checkpoint.ts resumable reads on the connection that holds the dataset's advisory lock.
+ */
 import type pg from 'pg';
 import { LedgerhookError } from '../../errors.js';
 import type {
