@@ -1,5 +1,5 @@
 /**
- * Issue 23, the file store's merge alone (`npm run bench file-merge`): FileStore.applyChanges of 10
+ * The file store's merge alone (`npm run bench file-merge`): FileStore.applyChanges of 10
  * changes (with a history origin, as a sync run has) into a dataset of 100,000 and 1,000,000
  * expenses shaped like the mock's, against the floor: the data file's bytes read and written once
  * (temp file, fsync, rename). In process, no server: what `bench scale`'s "10 changes" row measures

@@ -1,10 +1,11 @@
 /**
- * Issues 17 and 35: forged traffic costs the listener almost nothing, and valid deliveries do not
+ * Forged traffic costs the listener almost nothing, and valid deliveries do not
  * wait behind it. 200 concurrent senders replay a GENUINE token (captured from a real delivery) over
  * 1 MB bodies, so that the body must be hashed before it is refused (body_mismatch). Meanwhile a
  * probe in its own process sends small valid deliveries one after another, each on a NEW connection
  * as a webhook service sends them (a new connection waits for the listener to accept it: under a
- * flood that is where deliveries used to wait). Rounds interleave quiet and flooded probes. Printed:
+ * flood that is where a delivery would wait if accepting fell behind). Rounds interleave quiet and
+ * flooded probes. Printed:
  *   - valid-delivery latency p50/p90/p99/max, quiet and during the flood (goal: p99 under 250 ms);
  *   - the forged deliveries answered per second and how (400 after the hash, 503 no room);
  *   - listener CPU per forged delivery vs per valid one; its peak RSS (goal: under 300 MB).

@@ -1,9 +1,9 @@
 /**
- * Issues 4, 23 and 39: deliveries per second into `ledgerhook listen --capture --json` (verifying,
+ * Deliveries per second into `ledgerhook listen --capture --json` (verifying,
  * capturing and printing each) against a bare node:http server that only reads the body and answers
  * 200, same load, interleaved round by round, same body, token header, keep-alive connections and
  * concurrency; both servers' stdout go to files (listen's line per delivery is written, as to a
- * terminal, and not read back by the generator). Goals (issue 39): deliveries/s >= 0.75x the bare
+ * terminal, and not read back by the generator). Goals: deliveries/s >= 0.75x the bare
  * server with no round under 0.6x, and server CPU per delivery >= 0.5x (bare/listen). Both share the cores
  * with the load generator; LEDGERHOOK_BENCH_PIN=1 puts the servers on core 0 and the generator on
  * core 1 (for profiling: on 2 cores the generator alone then cannot saturate the bare server, so the
@@ -41,7 +41,7 @@ export async function benchListenThroughput(seconds = 2, concurrency = 50, round
     (line) => (line.includes('"listening"') ? JSON.parse(line).url : undefined),
     { ...process.env, LEDGERHOOK_CONFIG_DIR: dir, LEDGERHOOK_WEBHOOK_SECRET: secret },
     // listen prints a JSON line per delivery: into a file, as the bare server's (silent) stdout, so that
-    // reading them does not load the generator's process (a pipe into it did, for listen only).
+    // reading them does not load the generator's process (a pipe into it would, for listen only).
     join(dir, 'listen.out'),
   );
   const urls = { bare: `http://127.0.0.1:${bare.value}/`, listen: listen.value };
@@ -59,7 +59,7 @@ export async function benchListenThroughput(seconds = 2, concurrency = 50, round
       return rate;
     });
     reportRatio(
-      `listen --capture deliveries/s vs bare node:http, ${concurrency} concurrent, ${seconds}s rounds; ${pin.note} (issue 39)`,
+      `listen --capture deliveries/s vs bare node:http, ${concurrency} concurrent, ${seconds}s rounds; ${pin.note}`,
       { label: 'bare node:http server (reads the body, answers 200)', samples: rates.bare },
       { label: 'ledgerhook listen --capture (verify + capture)', samples: rates.listen },
       { better: 'higher', ratio: 0.75, worst: 0.6 },
@@ -68,7 +68,7 @@ export async function benchListenThroughput(seconds = 2, concurrency = 50, round
     // The same comparison as server CPU time per delivery (bare / listen, so higher is better as above):
     // what each server would sustain with a core to itself, whatever else the machine is running.
     reportRatio(
-      'listen --capture vs bare node:http, server CPU microseconds per delivery (ratio bare/listen; issue 39)',
+      'listen --capture vs bare node:http, server CPU microseconds per delivery (ratio bare/listen)',
       { label: 'ledgerhook listen --capture (verify + capture)', samples: cpuPerDelivery.listen },
       { label: 'bare node:http server (reads the body, answers 200)', samples: cpuPerDelivery.bare },
       { better: 'higher', ratio: 0.5 },

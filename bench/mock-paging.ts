@@ -1,5 +1,5 @@
 /**
- * Issue 5: pages per second of a full paginated read of 1,000,000 expenses at limit 1000 from
+ * Pages per second of a full paginated read of 1,000,000 expenses at limit 1000 from
  * `ledgerhook mock`, and the mock's peak RSS, against a bare node:http server answering the same
  * size of page from memory (pre-serialised), in the same run.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 21: reconcile of 100,000 expenses (a full read from `ledgerhook mock`, compared by id and a
+ * Reconcile of 100,000 expenses (a full read from `ledgerhook mock`, compared by id and a
  * content hash with the synced file) against a hand-written compare loop doing the same work the
  * naive way (bench/lib/hand-reconcile.mjs: the file loaded whole, items compared as JSON text), in
  * the same run: time in process (median of 3 interleaved rounds) and peak RSS of each as a process.

@@ -1,5 +1,5 @@
 /**
- * Issue #13 (c): 1,000 signed ENTITY_UPDATE deliveries for 200 users (expense and invoice each)
+ * The scale path: 1,000 signed ENTITY_UPDATE deliveries for 200 users (expense and invoice each)
  * through `listen --sync --queue`, drained by 1 and then 2 `ledgerhook worker` processes into
  * Postgres: how many jobs the deliveries became (coalescing ratio), how many runs the workers made,
  * and the time from the first delivery until the queue is drained. Needs Redis and Postgres.

@@ -1,5 +1,5 @@
 /**
- * Issue 23, cost as the work grows (`npm run bench scale`): at 10k, 100k and 1M expenses from
+ * Cost as the work grows (`npm run bench scale`): at 10k, 100k and 1M expenses from
  * `ledgerhook mock` (a process, limit 1000), for the JSON file store and Postgres (127.0.0.1:5432,
  * db `test`, a schema of its own, dropped after):
  *  - a full sync by a `ledgerhook sync --full` process: wall time and peak RSS;

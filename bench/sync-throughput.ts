@@ -1,7 +1,7 @@
 /**
- * Issue 6: a full sync of 100,000 expenses from `ledgerhook mock` at limit 1000 (library, in
+ * A full sync of 100,000 expenses from `ledgerhook mock` at limit 1000 (library, in
  * process) against a bare undici loop that fetches and parses the same pages and throws them
- * away, in the same run (goal, issue 23: >= 0.9x its throughput); and the peak RSS of a `ledgerhook
+ * away, in the same run (goal: >= 0.9x its throughput); and the peak RSS of a `ledgerhook
  * sync` process doing a full sync of 1,000,000 expenses (goal: < 150 MB). Also, interleaved: the
  * same sync all or nothing (resume: false, no checkpoint per page), which shows what the default
  * resumable read's checkpoints cost.

@@ -32,10 +32,9 @@ const buildFailure = built.find((result) => result.code !== 0);
 if (buildFailure) process.exit(buildFailure.code);
 
 // The runner starts files in the order given, four at a time (on 2 cores: many files wait on
-// processes, fsyncs and settle windows, and a fourth fills those gaps: 96 -> 92 s measured). Longest
-// first, so that none of them starts last and runs on alone: the files that took longest in a
-// measured run (wall time, each a few seconds to ~15), then the rest by kind (real services, killed
-// processes and a browser before plain units).
+// processes, fsyncs and settle windows, and a fourth fills those gaps). Longest first, so that none
+// of them starts last and runs on alone: the files that take longest (wall time, each a few seconds
+// to ~15), then the rest by kind (real services, killed processes and a browser before plain units).
 const LONGEST = [
   'browser/inspector',
   'cli/captures-large', // the first read of a fresh 1 GiB sparse hole: the kernel zero-fills it (~4 s)
@@ -65,13 +64,13 @@ const startOrder = (file) => {
 // Node 20 reads NODE_EXTRA_CA_CERTS (set on some machines, e.g. this project's CI) at every process
 // start, ~50 ms of CPU each, where Node 22+ reads it only for a TLS connection; the suite starts
 // hundreds of processes and sends traffic only to loopback (no TLS, no certificate), so its
-// processes go without it: 243 -> 187 s of CPU, runner 127 -> 101 s, measured on Node 20.
+// processes go without it (on Node 20 that is about a fifth of the suite's CPU time).
 const testEnv = { ...process.env };
 delete testEnv.NODE_EXTRA_CA_CERTS;
 
 // The test files' own processes (passed on to each by the runner) get the CLI's wasm tiering budget
-// (src/cli/wasm-tiering.ts, read from the build just made): many use undici in process, and V8
-// compiled its HTTP parser with its optimizing compiler in each of them (~140 ms of CPU per file).
+// (src/cli/wasm-tiering.ts, read from the build just made): many use undici in process, and without
+// it V8 compiles undici's HTTP parser with its optimizing compiler in each (~140 ms of CPU per file).
 const { wasmTieringBudgetFlag } = await import('../dist/cli/wasm-tiering.js');
 const budget = wasmTieringBudgetFlag();
 const TEST_FLAGS = budget === undefined ? [] : [budget];

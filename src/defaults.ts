@@ -20,9 +20,9 @@ export const DEFAULT_INSPECTOR_PORT = 4020;
 export const DEFAULT_RECORD_PORT = 4030;
 /** The inspector: bodies held in memory at most (the page keeps the newest deliveries within it). */
 export const DEFAULT_INSPECTOR_HELD_BODY_BYTES = 128 * 1024 * 1024;
-/** listen: a connection that sends nothing for this long is closed (issue #10). */
+/** listen: a connection that sends nothing for this long is closed. */
 export const DEFAULT_IDLE_TIMEOUT_SECONDS = 30;
-/** listen: connections held at once; more are closed on arrival (issue #10). */
+/** listen: connections held at once; more are closed on arrival. */
 export const DEFAULT_MAX_CONNECTIONS = 512;
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 export const DEFAULT_MOCK_TOKEN = 'ledgerhook-mock-token';
@@ -52,7 +52,7 @@ export const DEFAULT_STATE_TIMEOUT_MS = 10_000;
  */
 export const DEFAULT_EXPIRED_CURSOR_STATUSES: readonly number[] = [400, 404, 410, 422];
 
-/** Days of per-item change history a store keeps (issue #21); current tombstones are kept regardless. */
+/** Days of per-item change history a store keeps; current tombstones are kept regardless. */
 export const DEFAULT_HISTORY_DAYS = 90;
 
 /** listen --capture: refused (forged) records written per second at most, in bursts of ten seconds' worth. */

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 /**
- * The floor of a file store rewrite (issue 23's "10 changes" rows, `bench scale` and `bench
+ * The floor of a file store rewrite (the "10 changes" rows of `bench scale` and `bench
  * file-merge`): the data file's bytes read and written once to a temp file, fsynced and renamed to
  * `${file}.floor-copy`, which the caller removes outside its timing.
  */

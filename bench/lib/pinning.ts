@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 
 /**
- * Issue 23: profile and measure a server under load with the load generator on the other core, so
+ * Profile and measure a server under load with the load generator on the other core, so
  * that the two do not take turns on one. On Linux with taskset and 2+ cores, `server(argv)` runs the
  * server on core 0 and this process (the generator) moves to core 1; elsewhere nothing is pinned.
  */

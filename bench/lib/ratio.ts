@@ -2,7 +2,7 @@ import { cpus, loadavg } from 'node:os';
 import { fmt, median } from './measure.js';
 
 /**
- * Issue 23's ratio rows: a measure and its floor (or peer) taken in the same run, interleaved round
+ * Ratio rows: a measure and its floor (or peer) taken in the same run, interleaved round
  * by round so that machine noise hits both alike, then printed as min / median / max of each and of
  * the per-round ratio, with the goal and the machine's load beside it. A ratio of paired rounds is
  * steadier on a shared machine than a ratio of two medians taken apart.

@@ -1,3 +1,11 @@
+/**
+ * catalogue/: where each entity of the catalogue is read (the tables themselves are
+ * @ledgerhook/webhooks').
+ *   entity-paths.ts  per-entity path overrides (`paths.expense`), checked once, used wherever an
+ *                    entity becomes a request
+ *   api-root.ts      the `/rest/v5` every list path is under, and whether a base URL lacks it
+ *   resolve.ts       a name typed on the command line to an entity or event
+ */
 import { LedgerhookError } from '../errors.js';
 import { ENTITIES, findEntity, type EntityDefinition } from '@ledgerhook/webhooks';
 

@@ -20,7 +20,7 @@ export interface CliContext {
 /**
  * What chalk does at level 0, without loading chalk: every style, chained or not, gives back its text
  * (several arguments joined by a space, as chalk does). chalk probes the terminal when it loads, which
- * loads node:tty and node:net: a few milliseconds of every start that prints no colour (issue 23).
+ * loads node:tty and node:net: a few milliseconds of every start that prints no colour.
  */
 const PLAIN: ChalkInstance = new Proxy(
   Object.assign((...text: unknown[]) => text.join(' '), { level: 0 }),

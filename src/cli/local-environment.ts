@@ -20,7 +20,7 @@ const told = new WeakSet<CliContext>();
 
 /** Whether something accepts connections on the mock's default port (a 300 ms try, loopback only). */
 export async function mockAnswers(): Promise<boolean> {
-  // node:net only when asked: this file is on `verify`'s start, which never probes (issue 23).
+  // node:net only when asked: this file is on `verify`'s start, which never probes.
   const { connect } = await import('node:net');
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port: DEFAULT_MOCK_PORT });

@@ -1,3 +1,20 @@
+/**
+ * cli/: the command line, and the only folder that imports commander, chalk or ora or touches
+ * process.* (env, argv, stdio, exit, signals). This file is the entry: commander parses the command
+ * line and the chosen command runs in the session. A start builds only the command it names.
+ *   session.ts, context.ts   one command run (the CliContext, the error line, the exit code)
+ *   command-list.ts          every command's definition by name, in --help order (also the
+ *                            in-process test runner's)
+ *   commands/<name>/         definition.ts (flags, help, the options type; cheap, eager) and
+ *                            <name>.ts (the run, loaded lazily) with its own helpers
+ *   common-options.ts        flags several commands share; help-layout.ts: help that fits a screen
+ *   json-output.ts           the one --json contract (docs/json.md); outcome.ts: what an error means
+ *   error-advice.ts          details.reason → advice; exit-codes.ts: code → exit code
+ *   std-output.ts            stdout/stderr built only when written to; progress.ts: ora or lines
+ *   wasm-tiering.ts          V8's wasm tiering budget, raised before undici first loads
+ *   telemetry-flag.ts        --otel: the only CLI path that loads @opentelemetry/api
+ *   resolve-*.ts             settings, datasets and scale options from flags, env and config
+ */
 import { readFileSync } from 'node:fs';
 import { Command } from '@commander-js/extra-typings';
 import { defineCommands } from './command-list.js';
@@ -8,8 +25,6 @@ import { finish, openSession, type Session } from './session.js';
 import { writeStd } from './std-output.js';
 import { raiseWasmTieringBudget } from './wasm-tiering.js';
 import { beforeUndiciLoads } from '../http/load-undici.js';
-
-/** The CLI entry: commander parses the command line; the chosen command runs in the session (session.ts). */
 
 const session = await openSession();
 beforeUndiciLoads(raiseWasmTieringBudget);

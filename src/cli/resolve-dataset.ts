@@ -173,7 +173,7 @@ export async function fileStore(
 }
 
 /**
- * The `expiredCursorStatuses` setting of the environment (issue 21): which answers to a resumed
+ * The `expiredCursorStatuses` setting of the environment: which answers to a resumed
  * read's cursor mean the server no longer accepts it. Undefined leaves the library's default.
  */
 export async function resolveExpiredCursorStatuses(

@@ -1,8 +1,8 @@
 import { fstatSync, statSync, writeSync } from 'node:fs';
 
 /**
- * stdout and stderr without building process.stdout/process.stderr until a command needs the stream
- * (issue 23). Node builds them on first access: for a pipe a net.Socket, which loads net, the TCP,
+ * stdout and stderr without building process.stdout/process.stderr until a command needs the stream.
+ * Node builds them on first access: for a pipe a net.Socket, which loads net, the TCP,
  * pipe and DNS bindings and perf hooks (~36M instructions under callgrind, as much again as the rest
  * of a cold `verify`). So whether one is a terminal is asked of the descriptor first, and main.ts's
  * own lines (a flag warning, the error line) are written to the descriptor while no stream exists:

@@ -1,3 +1,10 @@
+/**
+ * consumer-check/: `check-consumer` drives the user's own consumer from the mock and compares its
+ * store with the mock's data (this file). consumer-case-table.ts is the battery as data (each case
+ * with the bug it catches), consumer-cases.ts and race-cases.ts its steps (read-watch.ts: the
+ * consumer's reads and when it is idle), settle.ts and bring-back.ts the waits and the equal start of
+ * each case; the store is read by a command or a loopback URL (state-*.ts), as untrusted input.
+ */
 import type { Dispatcher } from 'undici';
 import {
   DEFAULT_CONSUMER_BURST,

@@ -1,3 +1,10 @@
+/**
+ * dataset/: the vocabulary of a dataset that every layer shares.
+ *   item-id.ts   item ids and their order, and the one rule that keeps ids as the server wrote them:
+ *                a number JSON.parse cannot keep, or two ids of one read that a store would keep
+ *                as one item, is refused with the ids named
+ *   envelope.ts  the list page envelope (spec 2.4) and its quirks
+ */
 import { LedgerhookError } from '../errors.js';
 
 export type ItemId = number | string;

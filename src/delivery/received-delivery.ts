@@ -1,3 +1,13 @@
+/**
+ * delivery/: one delivery on the wire, both ways: built and posted, and received.
+ *   received-delivery.ts  the typed ReceivedDelivery every subscriber gets (this file)
+ *   delivery-events.ts    its subscribers (capture, webhook-sync, the CLI printer, the inspector)
+ *   build-delivery.ts     a delivery as the service sends it; post-webhook.ts, send-deliveries.ts post
+ *                         it; target.ts refuses a target that is not what was typed
+ *   receiver-case-table.ts the check-receiver battery as data; receiver-cases.ts builds its
+ *                         deliveries, forge.ts its bad tokens, receiver-judge.ts what counts as
+ *                         refused, check-receiver.ts runs it
+ */
 import type { ParsedWebhookBody } from '@ledgerhook/webhooks';
 
 /** Header names in lower case; a repeated header keeps every value, in order. */

@@ -1,3 +1,12 @@
+/**
+ * http/: every HTTP edge of the library, client and server.
+ *   fetch-json.ts      bounded, timed GET with retries (this file); one attempt and what its answer
+ *                      means in fetch-attempt.ts, its options in fetch-json-options.ts
+ *   retry-policy.ts    how hard the client tries (429 and 5xx ridden out, Retry-After honoured)
+ *   serve.ts           listen, port, URL and close for every server
+ *   load-undici.ts     undici loaded on the first request; gated-dispatcher.ts, request-rate.ts: the
+ *                      `rateLimit` setting; error-body.ts, network-error.ts: failures in words
+ */
 import { HttpStatusError, LedgerhookError } from '../errors.js';
 import { backoffWait } from '../util/backoff.js';
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY_POLICY } from './retry-policy.js';

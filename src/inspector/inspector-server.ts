@@ -1,3 +1,10 @@
+/**
+ * inspector/: the local inspector page. This file is its loopback server (a per-run token,
+ * http-guard.ts's headers); inspector-source.ts the deliveries shown, event-stream.ts the live SSE
+ * list, delivery-detail.ts what the detail view shows. Replay, copy as curl (curl-command.ts) and
+ * edit and resend (edit-action.ts) are server-side actions (inspector-actions.ts) that hold the
+ * secret; page/ is the page itself, bundled by esbuild.
+ */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

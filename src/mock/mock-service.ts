@@ -1,3 +1,14 @@
+/**
+ * mock/: the service emulator. MockService.handle (this file) is a plain request → response;
+ * mock-server.ts only moves bytes.
+ *   dataset.ts, paging.ts, cursor.ts  generated data and the paging rules every dataset shares
+ *   faults.ts, churn.ts, mutations.ts rate limits, dropped connections, 5xx; changes over time
+ *   answer-gate.ts                    every list answer passes a gate a driver can hold (the race
+ *                                     cases of check-consumer)
+ *   mock-webhooks.ts                  signed deliveries for the changes
+ *   recorded-*.ts                     `mock --from`: a recording served by the same paging rules and
+ *                                     its story told again in the recorded order
+ */
 import { ENTITIES } from '@ledgerhook/webhooks';
 import { SAMPLE_LIST_PATH } from '@ledgerhook/webhooks/advanced';
 import { authorise } from './bearer.js';

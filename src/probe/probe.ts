@@ -1,3 +1,11 @@
+/**
+ * probe/: `ledgerhook probe`, GET-only and bounded (probe-client.ts counts every request and
+ * waits out 429/5xx within a budget), learning what the spec leaves open: where each entity is
+ * (probe-paths.ts), page sizes (probe-paging.ts), last pages and cursors (probe-cursors.ts), time
+ * precision, lag and the server clock (probe-time.ts), rate limits (probe-limits.ts), error bodies
+ * (probe-errors.ts), captured webhooks (probe-webhooks.ts). Each finding's setting is compared with
+ * the stored one (setting-fit.ts); probe-record.ts keeps what `--write` recorded.
+ */
 import { ENTITIES, findEntity } from '@ledgerhook/webhooks';
 import { DEFAULT_PROBE_MAX_REQUESTS } from '../defaults.js';
 import { ProbeStopped } from './probe-client.js';

@@ -1,3 +1,13 @@
+/**
+ * queue/: the scale path on BullMQ and Redis.
+ *   sync-queue.ts        the producer: one deduplicated job per (user, dataset) (this file);
+ *                        enqueue-batch.ts the jobs of deliveries served together in one pipeline
+ *   sync-worker.ts       the worker; job-processor.ts runs a job, store-sync.ts syncs it into the store
+ *   token-rate-gate.ts   the per-token rate limit every worker shares, and its 429 pause
+ *                        (rate-limited-dispatcher.ts puts it in front of every request)
+ *   reconcile-schedule.ts one job scheduler, fanned out per dataset
+ *   queue-status.ts, queue-depth.ts, queue-retry.ts  `queue status`, the depth gauge, `queue retry`
+ */
 import { checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';
 import { randomUUID } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';

@@ -134,7 +134,7 @@ export interface RunningSyncWorker {
   close(graceMs?: number): Promise<void>;
 }
 
-/** The worker half of issue #13: BullMQ jobs in, `runSync` per job, events out. */
+/** The worker half of the queue: BullMQ jobs in, `runSync` per job, events out. */
 export async function startSyncWorker(options: SyncWorkerOptions): Promise<RunningSyncWorker> {
   const emit = (event: SyncWorkerEvent) => options.onEvent?.(event);
   // A worker's connection retries for ever (a Redis restart must not end it); one that cannot reach

@@ -1,3 +1,12 @@
+/**
+ * record/: `ledgerhook record`, a recording proxy in front of the API with a webhook listener in
+ * the same timeline (this file).
+ *   proxy-exchange.ts    where a request may go and what of it is written (pure)
+ *   recording-proxy.ts   the node:http side: record, then answer
+ *   recording-format.ts  the timeline's lines, each checked as hostile input
+ *   recording-writer.ts  one sequence, whole lines through the capture writer, bounded
+ *   read-recording.ts    both files read back, bounded
+ */
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dispatcher } from 'undici';

@@ -1,3 +1,12 @@
+/**
+ * redact/: personal data replaced before it reaches a disk or a page (record, listen --capture
+ * --redact, the inspector).
+ *   redactor.ts        a keyed HMAC of each value, so that equal values stay equal (this file; the key
+ *                      is the caller's)
+ *   redact-rules.ts    what is personal: this API's default fields, `--redact` names and JSON paths,
+ *                      e-mail addresses, IBANs and card numbers wherever they are; ids never
+ *   redact-capture.ts  a capture line redacted: body and headers, the token dropped, the verdict kept
+ */
 import { createHmac } from 'node:crypto';
 import { LedgerhookError } from '../errors.js';
 import { isObject } from '../util/is-object.js';

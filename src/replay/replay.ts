@@ -1,3 +1,12 @@
+/**
+ * replay/: captures sent again under the verdict policy (a forgery is never laundered), and edit
+ * and resend.
+ *   replay.ts, replay-plan.ts  what is sent and how (re-signed, or with its original token)
+ *   edit-checks.ts             an edited body and headers checked (pure: the inspector page runs it
+ *                              too, with json-syntax.ts naming where JSON breaks)
+ *   edited-delivery.ts         an edit always re-signed, sent once, its capture line with editedFrom
+ *   captured-delivery.ts       how a capture's original verdict reads
+ */
 import type { Dispatcher } from 'undici';
 import { type CaptureRecord, capturedHeaderValues } from '../capture/capture-record.js';
 import { LedgerhookError } from '../errors.js';

@@ -1,3 +1,7 @@
+/**
+ * samples/: the sample webhook bodies `sign`, `send-sample` and the mock start from (this file),
+ * with `--set path=value` applied by set-path.ts.
+ */
 import type { ErrorReason } from '../error-reasons.js';
 import { resolveEntityName, resolveEventName } from '../catalogue/resolve.js';
 import type { WebhookType } from '@ledgerhook/webhooks';

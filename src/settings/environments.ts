@@ -1,3 +1,12 @@
+/**
+ * settings/: the environments (sandbox, production, local) and their stored settings.
+ *   environments.ts   the environments and the keys each may hold
+ *   settings-store.ts the settings file (conf only for writing; reading is a plain JSON read)
+ *   setting-values.ts the values of what the spec leaves open (pageLimit, lag, rateLimit,
+ *                     tolerance), read once for `config`, the commands and `probe`
+ *   notices.ts        notes said once per configuration (notices.json)
+ *   config-dir.ts     the OS config directory, as conf would choose it
+ */
 import { type EntityName, isEntityName } from '@ledgerhook/webhooks';
 import { DEFAULT_EXPIRED_CURSOR_STATUSES, DEFAULT_PAGE_LIMIT, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 

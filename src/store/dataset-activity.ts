@@ -1,7 +1,7 @@
 import { isObject } from '../util/is-object.js';
 
 /**
- * What a store remembers of a dataset besides its data and state (issue #21): how its webhooks
+ * What a store remembers of a dataset besides its data and state: how its webhooks
  * did, what no webhook announced, and the last reconcile. Kept beside the state (the file store's
  * record, Postgres's `activity` column); never part of a data commit, so losing it loses no data.
  */

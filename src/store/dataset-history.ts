@@ -3,7 +3,7 @@ import { isItemId } from '../dataset/item-id.js';
 import { isObject } from '../util/is-object.js';
 
 /**
- * Why an item left a dataset (issue #21): removed from the service, or still there but no longer
+ * Why an item left a dataset: removed from the service, or still there but no longer
  * matching the dataset's filter (an approved expense leaves PENDING; it was not deleted).
  */
 export type RemovalReason = 'deleted' | 'left_filter';

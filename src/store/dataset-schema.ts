@@ -1,7 +1,7 @@
 import { isObject } from '../util/is-object.js';
 
 /**
- * The shape of a dataset's items as sync has seen them (issue #21): each top-level field and the
+ * The shape of a dataset's items as sync has seen them: each top-level field and the
  * JSON types it has had, sorted. Kept with the state (the file store's record, Postgres's `schema`
  * column) and committed with it, so data and the schema it was compared with never disagree.
  */

@@ -1,11 +1,20 @@
 /**
- * The contract between a sync run and where its data lands (issue #13). A sync run fetches pages
+ * The contract between a sync run and where its data lands. A sync run fetches pages
  * and hands them to a store; the store alone decides how a dataset's items and its next
  * lastUpdatedDate are committed together. Two implementations: files + a state file (the embedded
- * default, src/sync) and PostgreSQL (src/store/postgres-*).
+ * default, store/file/) and PostgreSQL (store/postgres/).
  *
- * Identity (issue #10): `owner` is the single collision-free encoding of whose data this is,
+ * Identity: `owner` is the single collision-free encoding of whose data this is,
  * from which the state key, a file store's directory and a queue's job id are all derived.
+ *
+ * store/: this seam, and beside it
+ *   identity.ts          one collision-free encoding for directory, file name, state key and job
+ *                        id; names kept apart on case-insensitive file systems
+ *   read-checkpoint.ts   where an interrupted full read stands
+ *   dataset-activity.ts  webhook runs, latencies, missed changes, the last reconcile
+ *   dataset-history.ts   a change's provenance and why a removed item left
+ *   dataset-schema.ts    the items' fields and their JSON types
+ *   file/, postgres/     the two stores (headers in file/file-store.ts, postgres/postgres-store.ts)
  */
 import type { ItemId } from '../dataset/item-id.js';
 import type { DatasetActivity } from './dataset-activity.js';
@@ -143,7 +152,7 @@ export interface DatasetStore {
   getState(ref: DatasetRef): Promise<DatasetState | undefined>;
   beginFull(ref: DatasetRef, options?: FullLoadOptions): Promise<FullLoad>;
   /**
-   * Stores that keep interrupted full reads (issue 21): the checkpoint of this dataset, if one was
+   * Stores that keep interrupted full reads: the checkpoint of this dataset, if one was
    * left, taken for this run alone (a checkpoint another live run is writing is not offered).
    */
   takeCheckpoint?(ref: DatasetRef): Promise<TakenCheckpoint | undefined>;

@@ -1,8 +1,8 @@
 /**
- * Where an interrupted full read stands (issue 21): the pages read so far are kept by the store
+ * Where an interrupted full read stands: the pages read so far are kept by the store
  * beside the data (a staging file, a staging table) and this record says how to go on. A later run
  * of the same dataset sends `cursor` and continues at page `pages + 1`; nothing of it is visible as
- * the dataset until the read's commit, which replaces data and state in one step as before.
+ * the dataset until the read's commit, which replaces data and state in one step like any full read's.
  */
 import type { EnvelopeQuirk } from '../dataset/envelope.js';
 import { isObject } from '../util/is-object.js';

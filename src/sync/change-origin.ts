@@ -10,7 +10,7 @@ export function startRun(now: number, cause: ChangeCause = 'sync', deliveryId?: 
 }
 
 /**
- * Why each removed id left a FILTERED dataset (issue #21). The service says only that it left
+ * Why each removed id left a FILTERED dataset. The service says only that it left
  * (spec 2.4: "removed, or no longer matching the filter"): the same path without the filter, read
  * since the same lastUpdatedDate, lists in its deletedIds the ids that were really deleted; the
  * others left the filter. An unfiltered dataset's removals are deletions. Costs requests only when

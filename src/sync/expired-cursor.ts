@@ -2,7 +2,7 @@ import { DEFAULT_EXPIRED_CURSOR_STATUSES } from '../defaults.js';
 import { HttpStatusError } from '../errors.js';
 
 /**
- * When the server no longer accepts the cursor of an interrupted read (issue 21). Spec 7 shows no
+ * When the server no longer accepts the cursor of an interrupted read. Spec 7 shows no
  * error statuses, so which answers count is a setting (`expiredCursorStatuses`); this module is
  * dependency-light so that the settings command can check a value without loading the sync.
  */

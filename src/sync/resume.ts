@@ -6,7 +6,7 @@ import type { ResumeDiscardReason, SyncDatasetOptions, SyncProgressEvent } from 
 export { cursorNoLongerAccepted, parseStatusList } from './expired-cursor.js';
 
 /**
- * Whether a run continues an interrupted full read (issue 21), and how a checkpoint is told apart
+ * Whether a run continues an interrupted full read, and how a checkpoint is told apart
  * from one that must not be continued. The store keeps the pages; this decides, store-neutrally.
  */
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type DatasetSchema, JSON_TYPES, MAX_SCHEMA_FIELDS } from '../store/dataset-schema.js';
 
 /**
- * Schema drift (issue #21): what a run saw of its items' top-level fields, against what the state
+ * Schema drift: what a run saw of its items' top-level fields, against what the state
  * remembers. Pure: the run feeds pages in, and gets the drift and the schema to commit back.
  */
 export interface SchemaDrift {

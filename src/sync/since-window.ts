@@ -3,7 +3,7 @@ import type { DatasetRef, DatasetState, FullReadReason } from '../store/dataset-
 import { type SettledStamp, stampToCommit } from './server-stamp.js';
 
 /**
- * `since` (issue 21): re-reading the changes of a window for a repair, without a full read. The date
+ * `since`: re-reading the changes of a window for a repair, without a full read. The date
  * is sent as the lastUpdatedDate header instead of the stored one and the answer is merged like an
  * incremental run; the stored lastUpdatedDate only ever moves forward.
  */

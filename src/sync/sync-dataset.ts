@@ -1,3 +1,16 @@
+/**
+ * sync/: a dataset read from the service into a store.
+ *   sync-dataset.ts   one dataset's run (this file); its options and summary in sync-options.ts
+ *   paginate.ts       an endpoint read page by page (retries, bounds, one page ahead)
+ *   read-run.ts       one read and its commit; page-sink.ts how its pages are kept
+ *   resume.ts         continuing a kept read; since-window.ts `since`; look-back.ts the lag
+ *   sync-many.ts      several datasets at once; sync-watch.ts `sync --watch`
+ *   reconcile.ts      a full read compared with the store by id and hash, repaired in one commit
+ *   change-origin.ts  a run's provenance and why removed items left (deleted or left_filter)
+ *   schema-drift.ts, schema-contract.ts  the items' fields against what the state remembers
+ *   server-stamp.ts   what the server's lastUpdatedDate may do (never silently moved back)
+ *   check-access.ts   whether a base URL and token would sync (`status`)
+ */
 import { entityAtPath } from '../catalogue/entity-paths.js';
 import { usageError } from '../errors.js';
 import type { DatasetRef, DatasetState, FullReadReason } from '../store/dataset-store.js';
@@ -38,7 +51,7 @@ async function startingState(options: SyncDatasetOptions, ref: DatasetRef): Prom
  * The stored lastUpdatedDate is the FIRST page's (the earliest): an item edited while later
  * pages were read is newer than it, so the next run fetches it again instead of losing it.
  *
- * A full read keeps its pages with a checkpoint as it goes (issue 21, stores that can): a run that
+ * A full read keeps its pages with a checkpoint as it goes (in stores that can): a run that
  * was killed, stopped or cut off by the network is continued by the next run of the same dataset
  * from its last kept page, as long as the server accepts the cursor; when it answers that it does
  * not, the run starts again from page 1, saying so (`resumeDiscarded: 'invalid-cursor'`).

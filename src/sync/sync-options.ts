@@ -10,7 +10,7 @@ import type { SchemaContract } from './schema-contract.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
 /**
- * Why an interrupted full read's checkpoint was dropped instead of continued (issue 21): a full read
+ * Why an interrupted full read's checkpoint was dropped instead of continued: a full read
  * from page 1 was asked for; it belongs to another access token, server, dataset, page size or store
  * location; a commit has moved the dataset on since it began; what was kept no longer matches its
  * record; or the server no longer accepts its cursor.

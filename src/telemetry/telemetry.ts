@@ -1,8 +1,13 @@
 /**
- * The traces-and-metrics seam (issue 22). The library speaks only this small interface; the one
+ * The traces-and-metrics seam. The library speaks only this small interface; the one
  * implementation that records anything is `openTelemetry()` (open-telemetry.ts), which loads the
  * optional peer @opentelemetry/api. The default, `noTelemetry`, does nothing and allocates
  * nothing: a hot path that is not traced pays a few empty calls.
+ *
+ * telemetry/: this seam (spans, counters, histograms, a gauge; `traced`; a delivery's span kept
+ * beside it with `attachTrace`/`traceOf`), open-telemetry.ts (bounds string attributes, drops
+ * secret-looking names), traceparent.ts (the W3C traceparent a queued job carries, checked as
+ * input) and run-links.ts (the deliveries a coalesced run links).
  */
 
 /** Span and metric attributes: never a secret, token or body; strings are bounded by the recorder. */

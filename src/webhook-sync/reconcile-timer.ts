@@ -35,7 +35,7 @@ export interface ReconcileTimerOptions {
 }
 
 /**
- * listen --sync's reconcile schedule (issue #21): every `everyMs`, each dataset the store has synced
+ * listen --sync's reconcile schedule: every `everyMs`, each dataset the store has synced
  * from this server for a user with a token is reconciled with repair, through the same scheduler as
  * the webhook runs (never two runs of a dataset at once, and never in place of a waiting one). What
  * it repairs arrived without its webhook: the store records it as missed.

@@ -1,3 +1,11 @@
+/**
+ * webhook-sync/: verified ENTITY_UPDATEs → coalesced incremental syncs (this file).
+ *   sync-scheduler.ts        at most one run and one follow-up per dataset
+ *   sync-runner.ts           one dataset's run as the scheduler runs it (reported, never thrown)
+ *   webhook-sync-options.ts  what createWebhookSync takes and the events it reports
+ *   run-activity.ts          a run's time from its first delivery to the commit
+ *   reconcile-timer.ts       listen --sync's reconcile schedule; freshness.ts: the report
+ */
 import { findEntity } from '@ledgerhook/webhooks';
 import { checkEntityPaths, entityPath } from '../catalogue/entity-paths.js';
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';

@@ -1,18 +1,28 @@
 /**
  * The map is the territory: docs/architecture.md's layer table, read as data, against every import in
- * src/. A library folder imports only from its own row and the rows above it; every folder is on the
- * map; commander (and its typed re-export), chalk and ora are imported only by src/cli/, and the library
- * never imports the CLI.
+ * src/ and packages/webhooks/src/. A folder imports only what its row's "may import" column lists, and
+ * uses everything listed there (so the list stays true); the lists have no cycle; every folder has a
+ * row and every row's main file exists; src/ reaches @ledgerhook/webhooks only through its entries;
+ * commander (and its typed re-export), chalk and ora are imported only by src/cli/, nothing imports the
+ * CLI; and the webhooks package imports nothing but its own files, Node built-ins and jose.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SRC = join(ROOT, 'src');
+const PACKAGE_DIR = join(ROOT, 'packages', 'webhooks');
+const PACKAGE_SRC = join(PACKAGE_DIR, 'src');
+const PACKAGE = '@ledgerhook/webhooks';
 const CLI_ONLY = new Set(['commander', '@commander-js/extra-typings', 'chalk', 'ora']);
+/** Folders no other folder may import: the CLI and the entry points sit above the library. */
+const TOP = new Set(['cli', 'api', 'index']);
+/** In a "may import" column: any library folder. */
+const ANY = '*';
+
 /** The package a bare specifier names: `@scope/name/sub` → @scope/name, `name/sub` → name. */
 const packageOf = (specifier: string) =>
   specifier
@@ -20,17 +30,31 @@ const packageOf = (specifier: string) =>
     .slice(0, specifier.startsWith('@') ? 2 : 1)
     .join('/');
 
-/** The table's rows, bottom-up: each a set of folder names (`util/` → util, `errors.ts` → errors). */
-function layerRows(): string[][] {
-  const text = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
-  const start = text.indexOf('Library folders, bottom-up');
-  const table = text.slice(start, text.indexOf('\n## ', start));
-  return table
+/** A name as the table writes it, as a unit: `util/` → util, `errors.ts` → errors; others as they are. */
+const unitOf = (name: string) => name.replace(/\/$/, '').replace(/\.ts$/, '');
+
+const backticked = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((match) => match[1] ?? '');
+
+interface Row {
+  unit: string;
+  main: string[];
+  mayImport: Set<string>;
+}
+
+/** The layer table's rows: `| folder | what it is for | main file | may import |`. */
+function layerRows(text: string): Row[] {
+  const start = text.indexOf('\n## Layers');
+  const section = text.slice(start, text.indexOf('\n## ', start + 1));
+  return section
     .split('\n')
     .filter((line) => line.startsWith('| `'))
     .map((line) => {
-      const first = line.split('|')[1] ?? '';
-      return [...first.matchAll(/`([\w-]+)(?:\/|\.ts)`/g)].map((match) => match[1] ?? '');
+      const [, folder = '', , main = '', mayImport = ''] = line.split('|');
+      return {
+        unit: unitOf(backticked(folder)[0] ?? ''),
+        main: backticked(main),
+        mayImport: new Set(backticked(mayImport).map(unitOf)),
+      };
     });
 }
 
@@ -42,11 +66,13 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The top folder of a src path (`store/file/data-file.ts` → store; `errors.ts` → errors). */
+/** The unit of a src path: its top folder (`store/file/data-file.ts` → store), or a top file (`errors.ts` → errors). */
 const folderOf = (path: string) => {
-  const [first = '', ...rest] = relative(SRC, path).split('/');
+  const [first = '', ...rest] = relative(SRC, path).split(sep);
   return rest.length === 0 ? first.replace(/\.[jt]s$/, '') : first;
 };
+
+const inside = (dir: string, path: string) => path === dir || path.startsWith(dir + sep);
 
 interface Import {
   file: string;
@@ -55,67 +81,171 @@ interface Import {
 
 function importsOf(file: string): Import[] {
   const text = readFileSync(file, 'utf8');
-  const found: Import[] = [];
   const pattern = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-  for (const match of text.matchAll(pattern)) found.push({ file, specifier: match[1] ?? match[2] ?? '' });
-  return found;
+  // A text that only looks like an import (in a comment or a string) gives a specifier with blanks.
+  return [...text.matchAll(pattern)]
+    .map((match) => ({ file, specifier: match[1] ?? match[2] ?? '' }))
+    .filter(({ specifier }) => specifier !== '' && !/\s/.test(specifier));
+}
+
+/** The entries of @ledgerhook/webhooks, as `src/` may import them: `@ledgerhook/webhooks`, `…/node`, `…/advanced`. */
+function packageEntries(): Set<string> {
+  const json = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as {
+    exports: Record<string, unknown>;
+  };
+  return new Set(
+    Object.keys(json.exports)
+      .filter((subpath) => subpath !== './package.json')
+      .map((subpath) => (subpath === '.' ? PACKAGE : `${PACKAGE}${subpath.slice(1)}`)),
+  );
+}
+
+/** One folder → folder (or → the package) edge, with the import that makes it. */
+interface Edge {
+  from: string;
+  to: string;
+  where: string;
+}
+
+/** Every edge between units of src/, plus what no table may allow: paths out of src/, the package's files, the CLI's packages. */
+function edgesOf(imports: Import[], entries: Set<string>): { edges: Edge[]; refused: string[] } {
+  const edges: Edge[] = [];
+  const refused: string[] = [];
+  for (const { file, specifier } of imports) {
+    const where = `${relative(SRC, file)} → ${specifier}`;
+    const from = folderOf(file);
+    if (specifier.startsWith('.')) {
+      const target = resolve(dirname(file), specifier);
+      if (!inside(SRC, target)) refused.push(`${where} (a path out of src/: use a package entry)`);
+      else if (folderOf(target) !== from) edges.push({ from, to: folderOf(target), where });
+    } else if (packageOf(specifier) === PACKAGE) {
+      if (entries.has(specifier)) edges.push({ from, to: PACKAGE, where });
+      else refused.push(`${where} (not an entry of ${PACKAGE}: ${[...entries].join(', ')})`);
+    } else if (CLI_ONLY.has(packageOf(specifier)) && from !== 'cli') {
+      refused.push(`${where} (only src/cli/ imports ${packageOf(specifier)})`);
+    }
+  }
+  return { edges, refused };
+}
+
+/** What the table does not allow, and what it lists that is no longer used. */
+function violations(rows: Row[], edges: Edge[]): { outside: string[]; unused: string[] } {
+  const allowed = new Map(rows.map((row) => [row.unit, row.mayImport]));
+  const used = new Map<string, Set<string>>();
+  const outside: string[] = [];
+  for (const { from, to, where } of edges) {
+    used.set(from, (used.get(from) ?? new Set()).add(to));
+    const list = allowed.get(from) ?? new Set();
+    if (TOP.has(to)) outside.push(`${where} (nothing imports ${to}/)`);
+    else if (!list.has(to) && !(list.has(ANY) && to !== PACKAGE))
+      outside.push(`${where} (${to} is not in ${from}'s "may import")`);
+  }
+  const unused = rows
+    .filter((row) => row.unit !== PACKAGE)
+    .flatMap((row) =>
+      [...row.mayImport]
+        .filter((name) => name !== ANY && !used.get(row.unit)?.has(name))
+        .map((name) => `${row.unit} lists ${name} but imports nothing of it`),
+    );
+  return { outside, unused };
+}
+
+/** A cycle among the "may import" lists, as a path (a → b → a), or undefined. */
+function cycleIn(rows: Row[]): string | undefined {
+  const next = new Map(rows.map((row) => [row.unit, [...row.mayImport]]));
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (unit: string, path: string[]): string | undefined => {
+    if (state.get(unit) === 'open') return [...path.slice(path.indexOf(unit)), unit].join(' → ');
+    if (state.get(unit) === 'done') return undefined;
+    state.set(unit, 'open');
+    for (const to of next.get(unit) ?? []) {
+      const found = visit(to, [...path, unit]);
+      if (found) return found;
+    }
+    state.set(unit, 'done');
+    return undefined;
+  };
+  for (const unit of next.keys()) {
+    const found = visit(unit, []);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 describe('the layer table is true (docs/architecture.md)', () => {
-  const rows = layerRows();
-  const rank = new Map<string, number>();
-  rows.forEach((row, index) => {
-    for (const folder of row) rank.set(folder, index);
-  });
+  const rows = layerRows(readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8'));
   const files = sourceFiles(SRC);
-  const library = files.filter((file) => !['cli', 'api', 'index'].includes(folderOf(file)));
+  const units = new Set(files.map(folderOf));
+  const entries = packageEntries();
+  const { edges, refused } = edgesOf(files.flatMap(importsOf), entries);
 
-  it('names every library folder of src/', () => {
-    assert.ok(rows.length >= 10, `the table was not found: ${JSON.stringify(rows)}`);
-    const missing = [...new Set(library.map(folderOf))].filter((folder) => !rank.has(folder)).sort();
-    assert.deepEqual(missing, [], 'folders missing from the layer table');
+  it('has one row per folder of src/, each with a main file that exists', () => {
+    assert.ok(rows.length >= 20, `the table was not found: ${JSON.stringify(rows.map((row) => row.unit))}`);
+    const named = new Set(rows.map((row) => row.unit));
+    assert.equal(named.size, rows.length, 'a folder has two rows');
+    assert.deepEqual([...units].filter((unit) => !named.has(unit)).sort(), [], 'folders missing from the table');
+    const stale = rows.filter((row) => row.unit !== PACKAGE && !units.has(row.unit)).map((row) => row.unit);
+    assert.deepEqual(stale, [], 'rows for folders that do not exist');
+    // A folder's main file is in it; a top file (`errors.ts`) is its own.
+    const dirOf = (unit: string) =>
+      unit === PACKAGE ? PACKAGE_SRC : existsSync(join(SRC, unit)) ? join(SRC, unit) : SRC;
+    const missing = rows.flatMap((row) =>
+      row.main.map((main) => join(dirOf(row.unit), main)).filter((path) => !existsSync(path)),
+    );
+    assert.deepEqual(missing, [], 'main files that do not exist');
   });
 
-  it('no library import runs up the table', () => {
-    const upward: string[] = [];
-    for (const { file, specifier } of library.flatMap(importsOf)) {
-      if (!specifier.startsWith('.')) continue;
-      const target = resolve(dirname(file), specifier);
-      const from = folderOf(file);
-      const to = folderOf(target);
-      if (from === to) continue;
-      if (to === 'cli' || to === 'api' || to === 'index') {
-        upward.push(
-          `${relative(SRC, file)} → ${relative(SRC, target)} (the library never imports the CLI or the entry points)`,
-        );
-        continue;
-      }
-      if ((rank.get(to) ?? Number.POSITIVE_INFINITY) > (rank.get(from) ?? -1))
-        upward.push(`${relative(SRC, file)} → ${relative(SRC, target)} (${from} is above ${to} in the table)`);
-    }
-    assert.deepEqual(upward, []);
+  it('every import between folders is in its row, and every listed folder is imported', () => {
+    assert.ok(edges.length > 300, `only ${edges.length} imports between folders were read`);
+    // outside: add the folder to the row (if the edge is wanted); unused: drop it from the row.
+    assert.deepEqual(violations(rows, edges), { outside: [], unused: [] });
   });
 
-  it('commander, @commander-js/extra-typings, chalk and ora are imported only by src/cli/', () => {
-    const leaks = library
-      .flatMap(importsOf)
-      .filter(({ specifier }) => CLI_ONLY.has(packageOf(specifier)))
-      .map(({ file, specifier }) => `${relative(SRC, file)} imports ${specifier}`);
-    assert.deepEqual(leaks, []);
+  it('the "may import" lists name only folders of the table, and have no cycle', () => {
+    const named = new Set([...rows.map((row) => row.unit), ANY, 'jose']);
+    const unknown = rows.flatMap((row) =>
+      [...row.mayImport].filter((name) => !named.has(name)).map((name) => `${row.unit}: ${name}`),
+    );
+    assert.deepEqual(unknown, []);
+    assert.equal(cycleIn(rows), undefined);
   });
 
-  it('catches an upward edge (the check itself is not vacuous)', () => {
-    // sync is above store: store importing sync would run up the table.
-    assert.ok((rank.get('store') ?? 99) < (rank.get('sync') ?? -1));
-    assert.ok((rank.get('defaults') ?? 99) < (rank.get('settings') ?? -1));
-    assert.equal(packageOf('@commander-js/extra-typings/esm.mjs'), '@commander-js/extra-typings');
-    const edges = library.flatMap(importsOf).filter(({ specifier }) => specifier.startsWith('.'));
-    assert.ok(edges.length > 300, `only ${edges.length} relative imports were read`);
+  it('src/ reaches @ledgerhook/webhooks only through its entries; commander, chalk and ora only from src/cli/', () => {
+    assert.deepEqual([...entries].sort(), [PACKAGE, `${PACKAGE}/advanced`, `${PACKAGE}/node`]);
+    assert.deepEqual(refused, []);
+  });
+
+  it('catches a planted import outside a row, a listed folder gone unused, a cycle and a way around the package entries', () => {
+    const store = join(SRC, 'store', 'file', 'planted.ts');
+    const planted = edgesOf(
+      [
+        { file: store, specifier: '../../sync/sync-dataset.js' },
+        { file: store, specifier: '../../cli/main.js' },
+        { file: store, specifier: '../../../packages/webhooks/src/webhook/verify.js' },
+        { file: store, specifier: '@ledgerhook/webhooks/src/index.js' },
+        { file: store, specifier: 'chalk' },
+      ],
+      entries,
+    );
+    assert.equal(planted.refused.length, 3, planted.refused.join('\n'));
+    const { outside } = violations(rows, planted.edges);
+    assert.deepEqual(
+      outside.map((line) => line.replace(/ \(.*/, '')),
+      ['store/file/planted.ts → ../../sync/sync-dataset.js', 'store/file/planted.ts → ../../cli/main.js'],
+    );
+    const { unused } = violations(
+      rows,
+      edges.filter((edge) => !(edge.from === 'demo' && edge.to === 'mock')),
+    );
+    assert.ok(unused.includes('demo lists mock but imports nothing of it'), unused.join('\n'));
+    const cyclic = rows.map((row) =>
+      row.unit === 'store' ? { ...row, mayImport: new Set([...row.mayImport, 'sync']) } : row,
+    );
+    assert.match(cycleIn(cyclic) ?? '', /store → sync → store|sync → store → sync/);
   });
 });
 
 describe('@ledgerhook/webhooks stands alone (packages/webhooks)', () => {
-  const PACKAGE_SRC = join(ROOT, 'packages', 'webhooks', 'src');
   const files = sourceFiles(PACKAGE_SRC);
 
   it('imports only its own files, Node built-ins and jose: never the CLI package', () => {
@@ -123,7 +253,7 @@ describe('@ledgerhook/webhooks stands alone (packages/webhooks)', () => {
       const where = relative(ROOT, file);
       if (specifier.startsWith('.')) {
         const target = resolve(dirname(file), specifier);
-        return target.startsWith(PACKAGE_SRC) ? [] : [`${where} → ${relative(ROOT, target)}`];
+        return inside(PACKAGE_SRC, target) ? [] : [`${where} → ${relative(ROOT, target)}`];
       }
       return specifier.startsWith('node:') || packageOf(specifier) === 'jose' ? [] : [`${where} imports ${specifier}`];
     });
@@ -131,8 +261,20 @@ describe('@ledgerhook/webhooks stands alone (packages/webhooks)', () => {
     assert.deepEqual(outside, []);
   });
 
+  it('its row in the table lists what it imports: jose', () => {
+    const row = layerRows(readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8')).find((r) => r.unit === PACKAGE);
+    const imported = new Set(
+      files
+        .flatMap(importsOf)
+        .map(({ specifier }) => specifier)
+        .filter((specifier) => !specifier.startsWith('.') && !specifier.startsWith('node:'))
+        .map(packageOf),
+    );
+    assert.deepEqual([...(row?.mayImport ?? [])].sort(), [...imported].sort());
+  });
+
   it('depends on jose alone', () => {
-    const json = JSON.parse(readFileSync(join(ROOT, 'packages', 'webhooks', 'package.json'), 'utf8')) as {
+    const json = JSON.parse(readFileSync(join(PACKAGE_DIR, 'package.json'), 'utf8')) as {
       dependencies?: Record<string, string>;
       peerDependencies?: Record<string, string>;
     };

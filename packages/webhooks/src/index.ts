@@ -3,6 +3,11 @@
  * service. `Webhooks` with typed events and a drop-in handler for Web `Request` runtimes (Node's
  * adapter is `@ledgerhook/webhooks/node`), the verification and signing they are built on, the
  * catalogue of entities and events, and the one error type. Runtime dependency: jose.
+ *
+ * Entries: this file (`.`), node.ts (`./node`), advanced.ts (`./advanced`). Folders: webhook/
+ * (signing and verification, spec 5), receiver/ (Webhooks, the Web and node:http handlers,
+ * dedupe), node/ (the node:http body reader, its budget, the JSON answer), catalogue/ (entities
+ * and events as data), util/.
  */
 export {
   LedgerhookError,

@@ -10,7 +10,7 @@ import { writeFailed } from './write-failed.js';
 import { tempFileName } from './temp-name.js';
 
 /**
- * The file store's change log (issue #21): beside each data file, `<name>.changes.jsonl`, one JSON
+ * The file store's change log: beside each data file, `<name>.changes.jsonl`, one JSON
  * line per committed change (upsert or delete, with its run, cause, delivery and page) and one marker
  * line per run. A run's lines are appended and fsynced BEFORE its data is put in place and its
  * marker after, so a crash never loses a committed change: a run's lines count when its marker says

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 
 /**
- * A data file's fingerprint (issue 23): the device and inode it is, its size, and its modification
+ * A data file's fingerprint: the device and inode it is, its size, and its modification
  * and status-change times in nanoseconds, as one string kept with the state. An incremental run
  * with nothing to merge compares it (one stat) instead of reading and checksumming the whole file.
  *

@@ -1,3 +1,18 @@
+/**
+ * store/file/: the JSON file store, FileStore (this file): one data file per dataset, sorted by id,
+ * and the state file that commits with it.
+ *   writing    atomic-item-writer.ts (a new version beside the old, put in place by commit),
+ *              write-behind.ts, full-read-writer.ts, page-lines.ts, durable-replace.ts, temp-name.ts
+ *   merging    file-store-merge.ts (unchanged runs copied as slices), item-line-chunks.ts, merge-commit.ts
+ *   state      state-commit.ts (pending before the rename, committed after), file-store-state.ts,
+ *              file-store-records.ts, file-checksum.ts (the one checksum), file-fingerprint.ts
+ *   locks      dataset-lock.ts (one per data file, across processes), lock-lease.ts
+ *   history    change-log.ts, change-log-read.ts, file-change-log.ts
+ *   resuming   full-read-checkpoint.ts, resumable-full-load.ts, checkpoint-record-file.ts,
+ *              staged-bytes.ts, regular-file.ts (never through a symlink)
+ *   format     data-file.ts (a JSON array, one item per line), read-items.ts, write-failed.ts
+ *   layout     dataset-directory.ts (every file inside --out), layout-migration.ts, stale-temp-files.ts
+ */
 import { join, resolve } from 'node:path';
 import { DEFAULT_HISTORY_DAYS } from '../../defaults.js';
 import { dataFileExists } from './data-file.js';

@@ -14,7 +14,7 @@ import { alive } from './stale-temp-files.js';
 import { CHECKPOINT_SUFFIX, STAGING_SUFFIX, tempFileName, tempFileOwner } from './temp-name.js';
 
 /**
- * The file store's checkpoints of full reads (issue 21). Beside the data file, a run keeps its pages
+ * The file store's checkpoints of full reads. Beside the data file, a run keeps its pages
  * in a staging file (`.<file>.<pid>.<nonce>.staging`, the data file's format, written as pages come)
  * and, after each page that has a next one, a small record (`.<file>.<pid>.<nonce>.checkpoint`,
  * two slots written in turn: a crash leaves the old record or the new one; checkpoint-record-file.ts) of how many bytes of the
@@ -116,7 +116,7 @@ export class CheckpointSlot {
    */
   async save(read: ReadCheckpoint, staged: StagedMark): Promise<boolean> {
     const record: CheckpointRecord = { version: 1, staging: basename(this.stagingPath), staged, read };
-    // Asynchronous (issue 23): the run writes it while it waits for the next page (read-run.ts). The
+    // Asynchronous, so that the run writes it while it waits for the next page (read-run.ts). The
     // first record is a temporary file of the data file (one a killed run leaves is swept like any
     // other, stale-temp-files.ts) renamed into place; each later one is one write into a slot.
     try {

@@ -8,7 +8,7 @@ const CHUNK = 2 * 1024 * 1024;
  * last newline. Each chunk is a fresh buffer: a writer may keep slices of it until it flushes.
  * A read error is reported as the file being unreadable.
  *
- * Issue 23: the next read is started before a chunk is handed out, so the disk (or page cache)
+ * The next read is started before a chunk is handed out, so that the disk (or page cache)
  * works while the caller checksums and writes; and a line that straddles two reads is handed out
  * alone (a copy of that line only), instead of copying the whole next read behind it.
  */

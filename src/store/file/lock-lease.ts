@@ -90,7 +90,7 @@ export class LockLease {
         update: options.update ?? DEFAULT_UPDATE_MS,
         fs: lease.#fs,
         // A few seconds of backoff at a time: `retry` draws and sorts every timeout up front, which
-        // for a minute's worth cost 0.25 ms on each lock, waited for or not.
+        // for a minute's worth costs 0.25 ms on each lock, waited for or not.
         retries: { retries: 30, factor: 1.2, minTimeout: 5, maxTimeout: 100, randomize: true, maxRetryTime },
         onCompromised: (error) => {
           lease.#lost = error;

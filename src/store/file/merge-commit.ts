@@ -53,7 +53,8 @@ export async function mergeAndCommit(
     throw error;
   }
   // The run's changes are in the log (fsynced) before its data is in place: none is ever lost.
-  // Issue 23: written while the new file is flushed to disk; the rename waits for both.
+  // Written while the new file is flushed to disk, so that neither waits for the other; the rename
+  // waits for both.
   const origin = changes.origin;
   const logged = origin ? log.record(file, record, changes, removed) : undefined;
   logged?.catch(() => {}); // waited for before the rename; a commit that fails first drops the run

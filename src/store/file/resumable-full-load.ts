@@ -10,7 +10,7 @@ export type Install = (
 ) => Promise<FileDigest>;
 
 /**
- * A full read into `file` whose pages a later run can continue (issue 21): written into a staging
+ * A full read into `file` whose pages a later run can continue: written into a staging
  * file named by its checkpoint slot, and renamed into place only at commit, exactly like the
  * all-or-nothing load. `taken` continues a checkpoint a previous run left.
  */

@@ -11,7 +11,7 @@ import type { DatasetRef, StoredItem } from '../dataset-store.js';
 import { idOfRowKey, rowKey } from './postgres-rows.js';
 
 /**
- * Issue #21 in Postgres: every committed change with its provenance (ledgerhook_history), and the
+ * The history in Postgres: every committed change with its provenance (ledgerhook_history), and the
  * items removed while tombstones were kept (ledgerhook_tombstones), both written in the same
  * transaction as the change itself. Tombstones have a table of their own rather than a column of
  * ledgerhook_items, so that every reader of the dataset's rows stays as it is.

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { HISTORY_MIGRATION } from './postgres-history.js';
 
 /**
- * The store's tables (issue #13), created on first use or by `store migrate`. Each migration runs
+ * The store's tables, created on first use or by `store migrate`. Each migration runs
  * once, in order, recorded in ledgerhook_migrations; concurrent starters (several workers at once)
  * are serialised by an advisory lock so none sees a half-made schema.
  */
@@ -26,13 +26,13 @@ const MIGRATIONS: readonly string[] = [
      token_fingerprint text NOT NULL DEFAULT '',
      PRIMARY KEY (user_id, dataset)
    );`,
-  // Issue #21: webhook activity and the last reconcile, beside the state (never part of a data commit).
+  // Webhook activity and the last reconcile, beside the state (never part of a data commit).
   'ALTER TABLE ledgerhook_state ADD COLUMN IF NOT EXISTS activity jsonb',
-  // Issue #21: per-item history with provenance, and tombstones (postgres-history.ts).
+  // Per-item history with provenance, and tombstones (postgres-history.ts).
   HISTORY_MIGRATION,
-  // Issue #21: the items' fields and types (dataset-schema.ts), written with the state in its transaction.
+  // The items' fields and types (dataset-schema.ts), written with the state in its transaction.
   'ALTER TABLE ledgerhook_state ADD COLUMN IF NOT EXISTS schema jsonb',
-  // Issue #21: the pages of an interrupted full read and where it stands, so that a rerun goes on
+  // The pages of an interrupted full read and where it stands, so that a rerun goes on
   // (postgres-resumable-load.ts). Nothing here is visible as a dataset until the read's commit.
   // Staged rows are UNLOGGED (no WAL: written once more at the commit anyway); a server crash empties
   // the table, which the checkpoint's row count then tells, and the read starts again from page 1.

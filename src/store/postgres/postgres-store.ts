@@ -1,3 +1,10 @@
+/**
+ * store/postgres/: the Postgres store (this file). postgres-schema.ts the tables and migrations;
+ * postgres-copy.ts, postgres-full-load.ts, postgres-merge.ts a full read through one COPY, merged at
+ * the commit; postgres-changes.ts, postgres-repeats.ts, postgres-rows.ts, postgres-history.ts an
+ * incremental run's changes; postgres-resumable-load.ts, postgres-page-keeper.ts,
+ * postgres-checkpoint.ts resumable reads on the connection that holds the dataset's advisory lock.
+ */
 import type pg from 'pg';
 import { LedgerhookError } from '../../errors.js';
 import type {
@@ -36,7 +43,7 @@ export interface PostgresStoreOptions {
 type RefKey = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
 
 /**
- * The Postgres implementation of DatasetStore (issue #13): rows in ledgerhook_items, one state
+ * The Postgres implementation of DatasetStore: rows in ledgerhook_items, one state
  * row per (user, dataset) in ledgerhook_state. Every change of data commits together with its
  * state in one transaction, so data and state can never disagree.
  */

@@ -69,7 +69,7 @@ async function openSyncing(
   telemetry: Telemetry | undefined,
 ): Promise<Syncing> {
   const printSync = syncPrinter(options, ctx, out);
-  // --sync --queue: enqueue for `ledgerhook worker`s instead of syncing here (issue #13).
+  // --sync --queue: enqueue for `ledgerhook worker`s instead of syncing here.
   const queueUrl = options.sync ? (options.queue ?? ctx.env.LEDGERHOOK_QUEUE) : undefined;
   const queued = queueUrl ? await createListenQueue(options, ctx, queuePrinter(options, ctx, out)) : undefined;
   const sync =

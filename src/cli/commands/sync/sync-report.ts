@@ -92,7 +92,7 @@ export function verdict(
     const done = outcomes.filter((outcome) => outcome.ok).map((outcome) => outcome.path);
     const left = stopped.map((outcome) => {
       const read = soFar.get(outcome.path);
-      // Kept with a checkpoint (issue 21): the next run goes on where this one stopped.
+      // Kept with a checkpoint: the next run goes on where this one stopped.
       const kept = read?.kept ? `; kept: the next run goes on at page ${read.pages + 1}` : '';
       return read
         ? `${outcome.path} (${plural(read.pages, 'page')}, ${plural(read.items, 'item')} read, not committed: a run commits only once its read is complete${kept})`
