@@ -35,7 +35,8 @@ export interface CheckReceiverOptions {
         reject?: RejectMarker | undefined;
       }
     | undefined;
-  limits?: { /** Per delivery. */ timeoutMs?: number | undefined } | undefined;
+  /** `timeoutMs`: per delivery. */
+  limits?: { timeoutMs?: number | undefined } | undefined;
   dispatcher?: Dispatcher | undefined;
   signal?: AbortSignal | undefined;
   /** Clock in milliseconds since the epoch. */
