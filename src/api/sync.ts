@@ -43,8 +43,8 @@ export { freshnessReport, type FreshnessRow, type FreshnessOptions } from '../we
 export type { DatasetActivity, ReconcileRecord } from '../store/dataset-activity.js';
 export type { HistoryEntry, RemovalReason, ChangeCause, ChangeOrigin } from '../store/dataset-history.js';
 export { probeService } from '../probe/probe.js';
+export type { ProbeOptions } from '../probe/probe-options.js';
 export type {
-  ProbeOptions,
   ProbeReport,
   ProbeFinding,
   ProbeQuirk,

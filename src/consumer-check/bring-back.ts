@@ -15,7 +15,7 @@ import { DRIVEN_PATH, type Settled } from './settle.js';
 export async function bringBack(run: ConsumerRun): Promise<Settled> {
   let stale: number[] = [];
   try {
-    const now = run.compare(await run.readState(run.signal), Number.POSITIVE_INFINITY);
+    const now = run.compare(await run.options.state.read(run.options.signal), Number.POSITIVE_INFINITY);
     if (now.converged) return { ...now, waitedMs: 0 };
     const ids = now.difference.flatMap((d) => [...d.missing, ...d.different.map((entry) => entry.id)]);
     stale = [...new Set(ids.filter((id): id is number => typeof id === 'number'))];
@@ -28,6 +28,6 @@ export async function bringBack(run: ConsumerRun): Promise<Settled> {
   await sendCounted(run, await signedDelivery(run), newTally());
   const settled = await settleRun(run);
   // The reads that delivery set off are over before the next case changes anything.
-  await run.reads.idle(run.settleMs);
+  await run.reads.idle(run.options.limits.settleMs);
   return settled;
 }

@@ -2,32 +2,17 @@ import type { BuildDeliveryOptions, OutgoingDelivery } from '../delivery/build-d
 import { buildDelivery } from '../delivery/build-delivery.js';
 import { LedgerhookError } from '../errors.js';
 import type { MockService } from '../mock/mock-service.js';
+import type { ResolvedCheckConsumerOptions } from './check-consumer-options.js';
 import type { CaseContext } from './consumer-cases.js';
 import type { Tally } from './consumer-report.js';
 import type { ReadWatch } from './read-watch.js';
 import { compareOneDataset, DRIVEN_PATH, type Settled, type StateComparison, settle } from './settle.js';
-import type { StateReader } from './state-reader.js';
 
-/** Sends one delivery to the consumer; the default POSTs it to `to`. */
-export type DeliverySender = (delivery: OutgoingDelivery) => Promise<{ status: number; excerpt: string }>;
-
-/** One check's settings and edges, resolved once, and what its cases share. */
+/** One check's resolved options, and what its cases share. */
 export interface ConsumerRun {
+  options: ResolvedCheckConsumerOptions;
   service: MockService;
   userId: string;
-  secret: string;
-  headerName: string;
-  verificationPrefix: string | undefined;
-  settleMs: number;
-  burst: number;
-  toleranceSeconds: number;
-  skewSeconds: number;
-  now: () => number;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  signal: AbortSignal | undefined;
-  readState: StateReader;
-  stateLabel: string;
-  send: DeliverySender;
   /** The consumer's state against the service, listing at most `listed` ids of each kind. */
   compare(document: unknown, listed?: number): StateComparison;
   reads: ReadWatch;
@@ -40,9 +25,10 @@ export interface ConsumerRun {
 /** A signed ENTITY_UPDATE naming the driven entity, as the service sends it (a fresh iat by default). */
 export function signedDelivery(run: ConsumerRun, iat = run.freshIat()): Promise<OutgoingDelivery> {
   run.useIat(iat);
+  const { signing, now } = run.options;
   const body = JSON.stringify({ userId: run.userId, type: 'ENTITY_UPDATE', entities: ['expense'] });
-  const build: BuildDeliveryOptions = { body, secret: run.secret, iat, now: run.now, headerName: run.headerName };
-  if (run.verificationPrefix) build.verificationPrefix = run.verificationPrefix;
+  const build: BuildDeliveryOptions = { body, secret: signing.secret, iat, now, headerName: signing.headerName };
+  if (signing.verificationPrefix) build.verificationPrefix = signing.verificationPrefix;
   return buildDelivery(build);
 }
 
@@ -51,7 +37,7 @@ export async function sendCounted(run: ConsumerRun, delivery: OutgoingDelivery, 
   tally.sent += 1;
   run.reads.touch();
   try {
-    const answer = await run.send(delivery);
+    const answer = await run.options.send(delivery);
     const status = String(answer.status);
     tally.statusCounts[status] = (tally.statusCounts[status] ?? 0) + 1;
     if (answer.status < 200 || answer.status >= 300)
@@ -67,13 +53,14 @@ export async function sendCounted(run: ConsumerRun, delivery: OutgoingDelivery, 
 
 /** Waits until the consumer's state equals the service's (by `compare`), or the settle time. */
 export function settleRun(run: ConsumerRun, compare = (document: unknown) => run.compare(document)): Promise<Settled> {
-  const { readState, settleMs, now, sleep, signal } = run;
-  return settle({ readState, compare, settleMs, now, sleep, signal });
+  const { state, limits, now, sleep, signal } = run.options;
+  return settle({ readState: state.read, compare, settleMs: limits.settleMs, now, sleep, signal });
 }
 
 /** What one case may do, over the run; its deliveries and notes are counted in `tally`. */
 export function caseContext(run: ConsumerRun, tally: Tally, options: { first: boolean }): CaseContext {
   const { service } = run;
+  const { signing, limits, now, sleep, signal: stop } = run.options;
   return {
     mutate: (spec) => service.mutate({ path: DRIVEN_PATH, ...spec }),
     delivery: (iat) => signedDelivery(run, iat),
@@ -84,15 +71,18 @@ export function caseContext(run: ConsumerRun, tally: Tally, options: { first: bo
       if (options.first && tally.firstNetworkError) throw tally.firstNetworkError;
     },
     settle: () => settleRun(run),
-    settleDataset: (dataset, items) => settleRun(run, (document) => compareOneDataset(document, run, dataset, items)),
-    settleMs: run.settleMs,
+    settleDataset: (dataset, items) =>
+      settleRun(run, (document) =>
+        compareOneDataset(document, { userId: run.userId, stateLabel: run.options.state.label }, dataset, items),
+      ),
+    settleMs: limits.settleMs,
     withinSettle: async (promise) => {
       const timer = new AbortController();
-      const signal = run.signal ? AbortSignal.any([run.signal, timer.signal]) : timer.signal;
-      const deadline = run.sleep(run.settleMs, signal).then(
+      const signal = stop ? AbortSignal.any([stop, timer.signal]) : timer.signal;
+      const deadline = sleep(limits.settleMs, signal).then(
         () => undefined,
         (error: unknown) => {
-          if (run.signal?.aborted) throw error;
+          if (stop?.aborted) throw error;
           return undefined;
         },
       );
@@ -106,11 +96,11 @@ export function caseContext(run: ConsumerRun, tally: Tally, options: { first: bo
     pendingId: () => service.dataset(DRIVEN_PATH, { type: 'PENDING' }).data[0]?.id,
     reads: run.reads,
     setFaults: (faults) => service.setFaults(faults),
-    nowSeconds: () => Math.floor(run.now() / 1000),
-    toleranceSeconds: run.toleranceSeconds,
-    skewSeconds: run.skewSeconds,
-    burst: run.burst,
+    nowSeconds: () => Math.floor(now() / 1000),
+    toleranceSeconds: signing.toleranceSeconds,
+    skewSeconds: signing.skewSeconds,
+    burst: limits.burst,
     note: (text) => tally.notes.push(text),
-    stopped: () => run.signal?.aborted === true,
+    stopped: () => stop?.aborted === true,
   };
 }

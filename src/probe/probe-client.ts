@@ -1,10 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { exchange } from '../http/fetch-attempt.js';
-import { abortableSleep } from '../http/fetch-json.js';
 import { DEFAULT_RETRY_POLICY, parseRetryAfter } from '../http/retry-policy.js';
 import { backoffWait } from '../util/backoff.js';
 import { listHeaders, listUrl } from '../sync/paginate.js';
-import type { ProbeOptions } from './probe-types.js';
+import type { ResolvedProbeOptions } from './probe-options.js';
 
 /** The request budget (or one request's wait budget) is spent: the probe reports what it has. */
 export class ProbeStopped extends Error {
@@ -38,8 +37,6 @@ const KEPT_HEADERS = /^(date|content-type|retry-after|x-ratelimit-[a-z-]+|rateli
 
 const headerText = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
 
-export const DEFAULT_PROBE_MAX_WAIT_MS = 60_000;
-
 export interface ListRequest {
   limit?: number | undefined;
   cursor?: string | undefined;
@@ -52,8 +49,7 @@ export interface ListRequest {
  * policy's backoff) and remembered for what they say about the service's limits.
  */
 export class ProbeClient {
-  readonly #options: ProbeOptions;
-  readonly #maxRequests: number;
+  readonly #options: ResolvedProbeOptions;
   #requests = 0;
   /** Every answer's status and kept headers, in order (no bodies): the time and limits read them. */
   readonly answers: Array<Omit<ProbeAnswer, 'text' | 'json'>> = [];
@@ -63,9 +59,8 @@ export class ProbeClient {
   /** Since the last wait: requests that went through, and when the first of them was sent. */
   #window: { start: number; count: number } | undefined;
 
-  constructor(options: ProbeOptions, maxRequests: number) {
+  constructor(options: ResolvedProbeOptions) {
     this.#options = options;
-    this.#maxRequests = maxRequests;
   }
 
   get requests(): number {
@@ -83,15 +78,14 @@ export class ProbeClient {
 
   /** GET a list path (relative to the API root, by default the one given) with the spec's request headers. */
   async get(path: string, request: ListRequest = {}, baseUrl = this.#options.baseUrl): Promise<ProbeAnswer> {
-    const now = this.#options.now ?? Date.now;
-    const sleep = this.#options.sleep ?? abortableSleep;
-    const budget = this.#options.maxWaitMs ?? DEFAULT_PROBE_MAX_WAIT_MS;
+    const { now, sleep, limits } = this.#options;
+    const budget = limits.maxWaitMs;
     const url = listUrl(baseUrl, path);
     const headers = listHeaders(this.#options.token, request);
     let waited = 0;
     for (let attempt = 1; ; attempt += 1) {
-      if (this.#requests >= this.#maxRequests)
-        throw new ProbeStopped(`the budget of ${this.#maxRequests} requests was spent`);
+      if (this.#requests >= limits.maxRequests)
+        throw new ProbeStopped(`the budget of ${limits.maxRequests} requests was spent`);
       this.#requests += 1;
       this.#options.onRequest?.({ requests: this.#requests, path });
       const sentAt = now();
@@ -101,8 +95,8 @@ export class ProbeClient {
         headers,
         dispatcher: this.#options.dispatcher,
         signal: this.#options.signal,
-        timeoutMs: this.#options.timeoutMs,
-        maxResponseBytes: this.#options.maxResponseBytes,
+        timeoutMs: limits.timeoutMs,
+        maxResponseBytes: limits.maxResponseBytes,
       });
       // A network failure stops the probe: what follows would say nothing about the service.
       if (!result.ok) throw result.error;

@@ -3,7 +3,8 @@ import { classifyBody } from '../dataset/envelope.js';
 import { type BodyDescription, describeBody } from '../http/error-body.js';
 import { type EnvironmentSettings, type SettingKey, storedEntityPaths } from '../settings/environments.js';
 import { type ListRequest, type ProbeAnswer, ProbeClient } from './probe-client.js';
-import type { ProbeFacts, ProbeFinding, ProbeOptions } from './probe-types.js';
+import type { ResolvedProbeOptions } from './probe-options.js';
+import type { ProbeFacts, ProbeFinding } from './probe-types.js';
 import { implySetting } from './setting-fit.js';
 
 /** A 401 or 403: said as a token problem, and nothing more is asked. */
@@ -47,11 +48,11 @@ export class ProbeRun {
   /** Whether any answer was a success: the token is good, a later 403 is about one list. */
   #accepted = false;
 
-  constructor(options: ProbeOptions, maxRequests: number) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.settings = { ...options.settings };
+  constructor(options: ResolvedProbeOptions) {
+    this.baseUrl = options.baseUrl;
+    this.settings = options.settings;
     this.paths = checkEntityPaths(storedEntityPaths(this.settings));
-    this.client = new ProbeClient({ ...options, baseUrl: this.baseUrl }, maxRequests);
+    this.client = new ProbeClient(options);
   }
 
   /**

@@ -1,7 +1,4 @@
-import type { Dispatcher } from 'undici';
-import type { CaptureRecord } from '../capture/capture-record.js';
-import type { EnvironmentSettings, SettingKey } from '../settings/environments.js';
-import type { LabelledSecret } from '@ledgerhook/webhooks';
+import type { SettingKey } from '../settings/environments.js';
 
 /** The parts of a report, in the order the probe looks at them. */
 export type ProbeArea = 'reachability' | 'paths' | 'paging' | 'time' | 'limits' | 'errors' | 'webhooks';
@@ -99,34 +96,4 @@ export interface ProbeReport {
   authFailure?: { status: number; message: string } | undefined;
   /** No finding needs a setting that is not set, and none is a problem. */
   ready: boolean;
-}
-
-/** What `probeService` takes; every edge (HTTP, clock, sleep) is injected. */
-export interface ProbeOptions {
-  /** API root, e.g. https://sandbox.example.com/rest/v5 */
-  baseUrl: string;
-  token: string;
-  /** The environment's stored settings: what is set already (defaults apply to the rest). */
-  settings?: EnvironmentSettings | undefined;
-  /** Requests at most (default 60); a 429 answered and retried counts as one each time. */
-  maxRequests?: number | undefined;
-  /** How long one request may wait out 429 and 5xx answers in all (default 60 s). */
-  maxWaitMs?: number | undefined;
-  /** Per request. */
-  timeoutMs?: number | undefined;
-  maxResponseBytes?: number | undefined;
-  /** Captured deliveries (`--capture`): their header, prefix, iat against receipt, bodies, secret. */
-  captures?: readonly CaptureRecord[] | undefined;
-  /** Secrets to try on the captured deliveries, labelled by where they are stored (never printed). */
-  secrets?: readonly LabelledSecret[] | undefined;
-  /** The label among `secrets` of the environment probed: deliveries verified by another one are said so. */
-  environment?: string | undefined;
-  dispatcher?: Dispatcher | undefined;
-  /** Clock in ms since the epoch. */
-  now?: (() => number) | undefined;
-  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
-  random?: (() => number) | undefined;
-  signal?: AbortSignal | undefined;
-  /** Each request as it is made (a progress line). */
-  onRequest?: ((event: { requests: number; path: string }) => void) | undefined;
 }

@@ -7,7 +7,6 @@
  * the stored one (setting-fit.ts); probe-record.ts keeps what `--write` recorded.
  */
 import { ENTITIES, findEntity } from '@ledgerhook/webhooks';
-import { DEFAULT_PROBE_MAX_REQUESTS } from '../defaults.js';
 import { ProbeStopped } from './probe-client.js';
 import { probeCursors, lastPageFinding, probeIncremental } from './probe-cursors.js';
 import { errorFindings, provokeError } from './probe-errors.js';
@@ -16,7 +15,8 @@ import { probePageSizes } from './probe-paging.js';
 import { checkVersionedRoot, type Located, locate, pathFindings } from './probe-paths.js';
 import { AuthRefused, type ListAnswer, ProbeRun } from './probe-run.js';
 import { clockFinding, timeFindings } from './probe-time.js';
-import type { ProbeArea, ProbeFinding, ProbeOptions, ProbeReport } from './probe-types.js';
+import { normalizeProbeOptions, type ProbeOptions, type ResolvedProbeOptions } from './probe-options.js';
+import type { ProbeArea, ProbeFinding, ProbeReport } from './probe-types.js';
 import { webhookFindings } from './probe-webhooks.js';
 import { isReady } from './readiness.js';
 
@@ -32,9 +32,9 @@ const STEPS = ['the expense list', 'the other entities', 'page sizes', 'incremen
  * what was seen and the setting it implies, against what the environment has. Throws only when the
  * service cannot be reached at all (ERR_NETWORK) or the run is stopped (ERR_ABORTED).
  */
-export async function probeService(options: ProbeOptions): Promise<ProbeReport> {
-  const maxRequests = options.maxRequests ?? DEFAULT_PROBE_MAX_REQUESTS;
-  const run = new ProbeRun(options, maxRequests);
+export async function probeService(input: ProbeOptions): Promise<ProbeReport> {
+  const options = normalizeProbeOptions(input);
+  const run = new ProbeRun(options);
   const located: Located[] = [];
   const state: {
     list?: { path: string; unlimited?: ListAnswer | undefined };
@@ -135,7 +135,7 @@ function authMessage(error: AuthRefused): string {
 
 async function report(
   run: ProbeRun,
-  options: ProbeOptions,
+  options: ResolvedProbeOptions,
   outcome: {
     located: Located[];
     authFailure: ProbeReport['authFailure'];
@@ -151,11 +151,11 @@ async function report(
   clockFinding(run);
   limitFindings(run);
   errorFindings(run);
-  if (options.captures !== undefined)
-    for (const finding of await webhookFindings(options.captures, {
+  if (options.webhooks)
+    for (const finding of await webhookFindings(options.webhooks.captures, {
       settings: run.settings,
-      secrets: options.secrets ?? [],
-      environment: options.environment,
+      secrets: options.webhooks.secrets,
+      environment: options.webhooks.environment,
     }))
       run.add(finding);
   // By area, in the order the report reads; within one, in the order found.
@@ -163,7 +163,7 @@ async function report(
   return {
     baseUrl: run.baseUrl,
     requests: run.client.requests,
-    maxRequests: options.maxRequests ?? DEFAULT_PROBE_MAX_REQUESTS,
+    maxRequests: options.limits.maxRequests,
     findings,
     facts: run.facts,
     notProbed: outcome.notProbed,

@@ -6,8 +6,9 @@ import { backoffWait } from '../util/backoff.js';
 import { checkedTraceparent } from '../telemetry/traceparent.js';
 import { RECONCILE_ALL_JOB_NAME, RECONCILE_JOB_NAME } from './reconcile-schedule.js';
 import { datasetOf, parseSyncJobData, SYNC_JOB_NAME, tokenKey } from './sync-job.js';
-import type { SyncRunSummary, SyncWorkerEvent, SyncWorkerOptions } from './sync-worker.js';
-import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
+import type { SyncRunSummary, SyncWorkerEvent } from './sync-worker.js';
+import type { ResolvedSyncWorkerOptions } from './sync-worker-options.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 /** A 401/403/404 or refused data will not heal by retrying: the job fails at once (sync/transient.ts). */
 const isPermanent = (error: unknown) => !isTransientFailure(error);
@@ -31,8 +32,8 @@ function transientRetries(job: Job): number {
  * One job: checked (Redis data is input like any other), run, and reported. A sync job syncs its
  * dataset; a reconcile job compares it with the service and repairs it; reconcile-all fans out.
  */
-export function jobProcessor(options: SyncWorkerOptions, edges: ProcessorEdges) {
-  const telemetry = options.telemetry ?? noTelemetry;
+export function jobProcessor(options: ResolvedSyncWorkerOptions, edges: ProcessorEdges) {
+  const { telemetry } = options;
   const run = processJob(options, edges);
   // BullMQ passes a third argument of its own (a signal): the run is never handed to it directly.
   if (!telemetry.enabled) return (job: Job, lockToken?: string) => run(job, lockToken, telemetry);
@@ -66,7 +67,7 @@ async function tracedJob<T>(telemetry: Telemetry, job: Job, run: (scoped: Teleme
   }
 }
 
-function processJob(options: SyncWorkerOptions, edges: ProcessorEdges) {
+function processJob(options: ResolvedSyncWorkerOptions, edges: ProcessorEdges) {
   const { emit, stopping } = edges;
   return async (
     job: Job,
@@ -131,7 +132,7 @@ function processJob(options: SyncWorkerOptions, edges: ProcessorEdges) {
       // A delivery answered 2xx must be synced: a transient failure delays the job (no attempt used)
       // with capped exponential backoff, and records why for `queue status`.
       const retries = transientRetries(job) + 1;
-      const waitMs = backoffWait(retries, options.transientRetry);
+      const waitMs = backoffWait(retries, options.retry);
       await job.updateData({
         ...job.data,
         retry: { count: retries, lastError: message.slice(0, 500), at: Date.now() },

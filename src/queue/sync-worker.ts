@@ -1,4 +1,3 @@
-import type { EntityPaths } from '../catalogue/entity-paths.js';
 import { Worker } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
@@ -9,9 +8,12 @@ import { connectRedis, ensureConnected } from './redis-connection.js';
 import type { SyncJobData } from './sync-job.js';
 import { jobProcessor } from './job-processor.js';
 import { ReconcileSchedule } from './reconcile-schedule.js';
-import { TokenRateGate, type TokenRateLimit } from './token-rate-gate.js';
-import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
+import { TokenRateGate } from './token-rate-gate.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import { normalizeSyncWorkerOptions, type SyncWorkerOptions } from './sync-worker-options.js';
 import { observeQueueDepth } from './queue-depth.js';
+
+export type { SyncWorkerOptions } from './sync-worker-options.js';
 
 /** What one run reports (the fields `listen --sync` prints): a sync's summary less its dry-run flag. */
 export type SyncRunSummary = Omit<SyncSummary, 'dryRun'>;
@@ -87,45 +89,6 @@ export type SyncWorkerEvent =
   | { type: 'stalled'; run: string }
   | { type: 'worker-error'; message: string };
 
-export interface SyncWorkerOptions {
-  url: string;
-  queueName: string;
-  concurrency?: number | undefined;
-  tokenFor: (userId: string) => string | undefined;
-  runSync: RunSync;
-  /** Runs reconcile jobs; without it they fail as not runnable here. */
-  runReconcile?: RunReconcile | undefined;
-  /**
-   * Reconcile every synced dataset this often (a BullMQ job scheduler shared by every worker of the
-   * queue); `reconcileJobs` lists them (reconcile-schedule.ts). `'off'` removes the queue's
-   * schedule; undefined leaves it as an earlier worker set it.
-   */
-  reconcileEveryMs?: number | 'off' | undefined;
-  reconcileJobs?: (() => Promise<SyncJobData[]>) | undefined;
-  /**
-   * List paths that replace the catalogue's for some entities (as given to the producer): a job may
-   * name its entity's catalogue path or this path, and the worker requests this one.
-   */
-  paths?: EntityPaths | undefined;
-  rateLimit?: TokenRateLimit | undefined;
-  /** How long a job's lock lasts without renewal: how soon a dead worker's job runs again. */
-  lockDurationMs?: number | undefined;
-  /** How often this worker looks for jobs of dead workers. */
-  stalledIntervalMs?: number | undefined;
-  /**
-   * Transient failures (store or service unreachable, 5xx, 429, timeouts) never use up a job: it is
-   * retried after a wait below firstMs, doubling up to capMs (util/backoff.ts), for as long as it takes
-   * (default 2 s up to 60 s).
-   */
-  transientRetry?: { firstMs?: number | undefined; capMs?: number | undefined } | undefined;
-  onEvent?: ((event: SyncWorkerEvent) => void) | undefined;
-  /**
-   * Traces and metrics (openTelemetry()): a span per job (continuing the delivery's trace when the
-   * job carries it) with the sync's spans under it, and the queue's depth as a gauge; default none.
-   */
-  telemetry?: Telemetry | undefined;
-}
-
 export interface RunningSyncWorker {
   /**
    * Stops taking jobs and waits for the running ones; after `graceMs` the runs still going are
@@ -135,8 +98,9 @@ export interface RunningSyncWorker {
 }
 
 /** The worker half of the queue: BullMQ jobs in, `runSync` per job, events out. */
-export async function startSyncWorker(options: SyncWorkerOptions): Promise<RunningSyncWorker> {
-  const emit = (event: SyncWorkerEvent) => options.onEvent?.(event);
+export async function startSyncWorker(input: SyncWorkerOptions): Promise<RunningSyncWorker> {
+  const options = normalizeSyncWorkerOptions(input);
+  const { onEvent: emit, limits, telemetry } = options;
   // A worker's connection retries for ever (a Redis restart must not end it); one that cannot reach
   // Redis at all at start says so in one line instead, through a connection that gives up.
   const probe = connectRedis(options.url, 'producer');
@@ -146,7 +110,7 @@ export async function startSyncWorker(options: SyncWorkerOptions): Promise<Runni
     probe.disconnect();
   }
   const redis = connectRedis(options.url, 'worker');
-  const gate = await TokenRateGate.create(redis, options.queueName, options.rateLimit);
+  const gate = await TokenRateGate.create(redis, options.queueName, limits.rateLimit);
   const stopping = new AbortController();
   const dispatcher = rateLimitedDispatcher(gate, stopping.signal);
   const backoffs = new Map<string, SharedBackoff>();
@@ -173,16 +137,15 @@ export async function startSyncWorker(options: SyncWorkerOptions): Promise<Runni
 
   const worker = new Worker(options.queueName, processor, {
     connection: redis,
-    concurrency: options.concurrency ?? 4,
-    lockDuration: options.lockDurationMs ?? 30_000,
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    concurrency: limits.concurrency,
+    lockDuration: limits.lockDurationMs,
+    stalledInterval: limits.stalledIntervalMs,
     // A job whose worker died is run again this many times before it counts as failed.
     maxStalledCount: 3,
     removeOnComplete: { count: 1000, age: 3600 },
     removeOnFail: { count: 5000, age: 7 * 24 * 3600 },
     autorun: false,
   });
-  const telemetry = options.telemetry ?? noTelemetry;
   const stopObserving = telemetry.enabled ? observeQueueDepth(telemetry, redis, options.queueName) : undefined;
   worker.on('stalled', (jobId) => emit({ type: 'stalled', run: jobId }));
   worker.on('error', (error) => emit({ type: 'worker-error', message: error.message }));
@@ -191,7 +154,7 @@ export async function startSyncWorker(options: SyncWorkerOptions): Promise<Runni
   emit({
     type: 'worker-ready',
     queue: options.queueName,
-    concurrency: options.concurrency ?? 4,
+    concurrency: limits.concurrency,
     reconcileEveryMs: schedule ? await schedule.everyMs() : null,
   });
 

@@ -1,31 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { Dispatcher } from 'undici';
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../defaults.js';
 import { readCappedBytes } from '../http/fetch-attempt.js';
 import { loadUndici } from '../http/load-undici.js';
 import { networkError } from '../http/network-error.js';
 import { sendJson } from '@ledgerhook/webhooks/node';
-import type { Redactor } from '../redact/redactor.js';
 import { type AnswerFacts, exchangeLine, type ForwardPlan, planForward, type ProxyRequest } from './proxy-exchange.js';
-import type { RecordedExchange } from './recording-format.js';
+import type { ResolvedRecordingOptions } from './recording-options.js';
 import type { RecordingWriter } from './recording-writer.js';
-
-export interface RecordingProxyOptions {
-  base: URL;
-  writer: RecordingWriter;
-  redactor: Redactor;
-  /** An answer larger than this is refused (502), never buffered. */
-  maxResponseBytes?: number | undefined;
-  /** An answer body larger than this is forwarded but not recorded. */
-  maxRecordedBodyBytes: number;
-  timeoutMs?: number | undefined;
-  dispatcher?: Dispatcher | undefined;
-  now?: (() => number) | undefined;
-  onExchange?: ((line: RecordedExchange) => void) | undefined;
-  /** A request answered by the proxy itself (not forwarded), with why. */
-  onRefused?: ((refusal: { method: string; path: string; status: number; reason: string }) => void) | undefined;
-}
 
 /** Never sent back: they belong to the connection to the service. */
 const NOT_RELAYED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'trailer', 'upgrade']);
@@ -55,10 +37,12 @@ function relay(res: ServerResponse, status: number, headers: AnswerFacts['header
 type Forwarded = { ok: true; answer: AnswerFacts; bytes: Buffer } | { ok: false; answer: AnswerFacts; status: number };
 
 /** One request to the service: its answer within the bounds, or what went wrong. */
-async function forward(plan: Extract<ForwardPlan, { ok: true }>, options: RecordingProxyOptions): Promise<Forwarded> {
+async function forward(
+  plan: Extract<ForwardPlan, { ok: true }>,
+  options: ResolvedRecordingOptions,
+): Promise<Forwarded> {
   const { request } = await loadUndici();
-  const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const max = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const { timeoutMs, maxResponseBytes: max } = options.limits;
   let response: Dispatcher.ResponseData;
   let bytes: Buffer | undefined;
   try {
@@ -81,7 +65,7 @@ async function forward(plan: Extract<ForwardPlan, { ok: true }>, options: Record
     return { ok: false, status: 502, answer };
   }
   const encoding = response.headers['content-encoding'];
-  const body = decoded(bytes, Array.isArray(encoding) ? encoding[0] : encoding, options.maxRecordedBodyBytes);
+  const body = decoded(bytes, Array.isArray(encoding) ? encoding[0] : encoding, options.output.maxRecordedBodyBytes);
   return {
     ok: true,
     bytes,
@@ -95,11 +79,14 @@ async function forward(plan: Extract<ForwardPlan, { ok: true }>, options: Record
  * knows the page is recorded). Bounded: an answer past the size cap is refused, and while lines wait
  * for the disk (or the recording is full) new requests get 503 without being forwarded.
  */
-export function recordingProxyHandler(options: RecordingProxyOptions): {
+export function recordingProxyHandler(
+  options: ResolvedRecordingOptions,
+  writer: RecordingWriter,
+): {
   handler: (req: IncomingMessage, res: ServerResponse) => void;
   drain(): Promise<void>;
 } {
-  const now = options.now ?? Date.now;
+  const { now } = options;
   const inFlight = new Set<Promise<void>>();
   const refuse = (request: ProxyRequest, res: ServerResponse, status: number, error: string, message: string) => {
     const headers: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};
@@ -109,7 +96,7 @@ export function recordingProxyHandler(options: RecordingProxyOptions): {
   const serveOne = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     req.resume();
     const request: ProxyRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers };
-    const plan = planForward(request, options.base);
+    const plan = planForward(request, options.baseUrl);
     if (!plan.ok) {
       sendJson(res, plan.status, plan.body, plan.headers);
       options.onRefused?.({
@@ -120,7 +107,6 @@ export function recordingProxyHandler(options: RecordingProxyOptions): {
       });
       return;
     }
-    const { writer } = options;
     if (writer.full)
       return refuse(request, res, 507, 'recording_full', 'the recording reached its size limit; start another');
     if (!writer.hasRoom()) return refuse(request, res, 503, 'busy', 'the recording is catching up; retry later');
@@ -128,8 +114,8 @@ export function recordingProxyHandler(options: RecordingProxyOptions): {
     const at = now();
     const forwarded = await forward(plan, options);
     const line = exchangeLine(seq, at, now() - at, request, plan, forwarded.answer, {
-      redactor: options.redactor,
-      maxBodyBytes: options.maxRecordedBodyBytes,
+      redactor: options.output.redactor,
+      maxBodyBytes: options.output.maxRecordedBodyBytes,
     });
     try {
       await writer.append(line);

@@ -2,7 +2,6 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CaptureWriter } from '../capture/capture-writer.js';
 import { DEFAULT_CAPTURE_QUEUE_BYTES } from '../capture/capture-subscriber.js';
-import { DEFAULT_MAX_RECORDING_BYTES } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
 import { errnoSentence, makeDirectory } from '../util/fs-errors.js';
 import {
@@ -19,7 +18,7 @@ export interface RecordingWriterOptions {
   /** fdatasync each batch of lines (as `listen --capture-sync`). */
   sync?: boolean | undefined;
   /** The timeline file stops growing here: later exchanges are refused rather than the disk filled. */
-  maxBytes?: number | undefined;
+  maxBytes: number;
   /** Lines waiting for the disk beyond this many bytes make the proxy and the listener answer 503. */
   maxQueueBytes?: number | undefined;
 }
@@ -60,7 +59,7 @@ export class RecordingWriter {
   private constructor(path: string, writer: CaptureWriter, options: RecordingWriterOptions) {
     this.path = path;
     this.#writer = writer;
-    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_RECORDING_BYTES;
+    this.#maxBytes = options.maxBytes;
     this.#maxQueueBytes = options.maxQueueBytes ?? DEFAULT_CAPTURE_QUEUE_BYTES;
   }
 

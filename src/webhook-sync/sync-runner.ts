@@ -3,15 +3,14 @@ import type { SharedBackoff } from '../http/retry-policy.js';
 import { syncDataset } from '../sync/sync-dataset.js';
 import { isTransientFailure } from '../sync/transient.js';
 import type { RunLinks } from '../telemetry/run-links.js';
-import { noTelemetry } from '../telemetry/telemetry.js';
 import { backoffWait } from '../util/backoff.js';
 import { type ReceiptWindows, recordWebhookRun } from './run-activity.js';
 import type { SyncScheduler } from './sync-scheduler.js';
-import type { WebhookSyncEvent, WebhookSyncOptions } from './webhook-sync-options.js';
+import type { ResolvedWebhookSyncOptions, WebhookSyncEvent } from './webhook-sync-options.js';
 
 /** What every sync started by one webhook sync shares. */
 export interface SyncRunner {
-  options: WebhookSyncOptions;
+  options: ResolvedWebhookSyncOptions;
   scheduler: SyncScheduler;
   backoff: SharedBackoff;
   emit: (event: WebhookSyncEvent) => void;
@@ -40,7 +39,7 @@ export async function runSync(
   const run = runner.nextRun();
   const firstReceipt = runner.receipts.take(key);
   const caused = runner.links.take(key);
-  const telemetry = options.telemetry ?? noTelemetry;
+  const { telemetry, read, limits } = options;
   emit({ type: 'sync-start', userId, entity, dataset: path, run });
   try {
     const ref = { baseUrl: options.baseUrl, token, path, userId };
@@ -50,26 +49,25 @@ export async function runSync(
       deliveryId: firstReceipt?.deliveryId,
       keepDeleted: options.keepDeleted,
       paths: options.paths,
-      maxWaitMs: options.maxWaitMs,
+      maxWaitMs: limits.maxWaitMs,
       userId,
       store: options.store,
       backoff: runner.backoff,
-      limit: options.limit,
-      lagMs: options.lagMs,
-      maxStampAheadMs: options.maxStampAheadMs,
-      expiredCursorStatuses: options.expiredCursorStatuses,
-      timeoutMs: options.timeoutMs,
+      limit: read.limit,
+      lagMs: read.lagMs,
+      maxStampAheadMs: read.maxStampAheadMs,
+      expiredCursorStatuses: read.expiredCursorStatuses,
+      timeoutMs: limits.timeoutMs,
       dispatcher: options.dispatcher,
       signal: options.signal,
       telemetry: telemetry.enabled ? telemetry.under(caused[0], caused.slice(1)) : undefined,
     });
-    await recordWebhookRun(options.store, ref, summary, firstReceipt?.atMs, options.now ?? Date.now);
+    await recordWebhookRun(options.store, ref, summary, firstReceipt?.atMs, options.now);
     emit({ type: 'sync-done', userId, entity, run, summary });
   } catch (error) {
     const message = error instanceof LedgerhookError ? error.message : String(error);
-    const policy = options.retry ?? {};
-    if (isTransientFailure(error) && retry < (policy.max ?? 12) && !options.signal?.aborted) {
-      const inMs = backoffWait(retry + 1, policy);
+    if (isTransientFailure(error) && retry < options.retry.max && !options.signal?.aborted) {
+      const inMs = backoffWait(retry + 1, options.retry);
       emit({ type: 'sync-retry', userId, entity, dataset: path, run, retry: retry + 1, inMs, error: message });
       runner.receipts.note(key, firstReceipt);
       runner.links.note(key, caused);

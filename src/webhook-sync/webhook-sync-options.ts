@@ -1,13 +1,13 @@
 import type { Dispatcher } from 'undici';
-import type { EntityPaths } from '../catalogue/entity-paths.js';
+import { checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';
 import type { DatasetStore } from '../store/dataset-store.js';
 import type { SyncSummary } from '../sync/sync-dataset.js';
-import type { Telemetry } from '../telemetry/telemetry.js';
+import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
 import type { ReconcileEvent } from './reconcile-timer.js';
 
 /*
- * What createWebhookSync (webhook-sync.ts) takes and what it reports: apart from it so that the runs
- * (sync-runner.ts) and the body's events (body-events.ts) are typed by them without a cycle.
+ * What createWebhookSync (webhook-sync.ts) takes, resolved once, and what it reports: apart from it so
+ * that the runs (sync-runner.ts) and the body's events (body-events.ts) are typed by them without a cycle.
  */
 
 export type WebhookSyncEvent =
@@ -39,34 +39,43 @@ export interface WebhookSyncOptions {
   baseUrl: string;
   /** The access token for a user, or undefined when there is none (recorded, not fatal). */
   tokenFor: (userId: string) => string | undefined;
-  /** Where each user's data and state go (a FileStore keeps each user in a directory of their own). */
-  store: DatasetStore;
-  limit?: number | undefined;
-  /** Look back this far past the stored lastUpdatedDate (syncDataset's lagMs; the `lag` setting). */
-  lagMs?: number | undefined;
-  /** How far the server's lastUpdatedDate may run ahead of its clock (syncDataset's; the `maxStampAhead` setting). */
-  maxStampAheadMs?: number | undefined;
-  /** Answers to a resumed read's cursor that mean it expired (syncDataset's expiredCursorStatuses). */
-  expiredCursorStatuses?: readonly number[] | undefined;
   /** List paths that replace the catalogue's for some entities, e.g. `{ expense: '/expenses/expenses' }`. */
   paths?: EntityPaths | undefined;
+  /** Where each user's data and state go (a FileStore keeps each user in a directory of their own). */
+  store: DatasetStore;
+  /** Keep removed items as tombstones with when and why they left (syncDataset's keepDeleted). */
+  keepDeleted?: boolean | undefined;
+  /** How each dataset is read: syncDataset's settings of the same names (and its defaults). */
+  read?:
+    | {
+        limit?: number | undefined;
+        /** Look back this far past the stored lastUpdatedDate (syncDataset's lagMs; the `lag` setting). */
+        lagMs?: number | undefined;
+        /** How far the server's lastUpdatedDate may run ahead of its clock (syncDataset's; the `maxStampAhead` setting). */
+        maxStampAheadMs?: number | undefined;
+        /** Answers to a resumed read's cursor that mean it expired (syncDataset's expiredCursorStatuses). */
+        expiredCursorStatuses?: readonly number[] | undefined;
+      }
+    | undefined;
   /**
    * A sync failing for a transient reason is run again after a wait below firstMs, doubling up to capMs
    * (util/backoff.ts), at most `max` times (default 2 s, 60 s, 12: about four minutes of waiting in
    * all, eight at most), each said as a sync-retry event.
    */
   retry?: { firstMs?: number | undefined; capMs?: number | undefined; max?: number | undefined } | undefined;
-  /** Waiting allowed per request for 429 and 5xx answers before a run fails (then retried as above). */
-  maxWaitMs?: number | undefined;
-  /** Datasets synced at once across all users. */
-  concurrency?: number | undefined;
-  timeoutMs?: number | undefined;
-  dispatcher?: Dispatcher | undefined;
-  signal?: AbortSignal | undefined;
-  /** Keep removed items as tombstones with when and why they left (syncDataset's keepDeleted). */
-  keepDeleted?: boolean | undefined;
+  limits?:
+    | {
+        /** Datasets synced at once across all users; default 4. */
+        concurrency?: number | undefined;
+        /** Waiting allowed per request for 429 and 5xx answers before a run fails (then retried as above). */
+        maxWaitMs?: number | undefined;
+        timeoutMs?: number | undefined;
+      }
+    | undefined;
   /** Reconcile every synced dataset this often, with repair (what it repairs no webhook announced). */
   reconcileEveryMs?: number | undefined;
+  dispatcher?: Dispatcher | undefined;
+  signal?: AbortSignal | undefined;
   /** Clock in ms since the epoch, for the time from a webhook to its data committed (freshness). */
   now?: (() => number) | undefined;
   onEvent?: ((event: WebhookSyncEvent) => void) | undefined;
@@ -75,4 +84,41 @@ export interface WebhookSyncOptions {
    * answers (the listener's `telemetry` gives deliveries theirs), linked to the others coalesced into it.
    */
   telemetry?: Telemetry | undefined;
+}
+
+/**
+ * createWebhookSync's options with its own defaults applied and the paths checked; what it hands to
+ * syncDataset (`read`, `maxWaitMs`, `timeoutMs`) is left for syncDataset's defaults.
+ */
+export interface ResolvedWebhookSyncOptions
+  extends Pick<WebhookSyncOptions, 'baseUrl' | 'tokenFor' | 'paths' | 'store' | 'keepDeleted' | 'reconcileEveryMs'> {
+  read: NonNullable<WebhookSyncOptions['read']>;
+  retry: { firstMs?: number | undefined; capMs?: number | undefined; max: number };
+  limits: { concurrency: number; maxWaitMs: number | undefined; timeoutMs: number | undefined };
+  dispatcher: Dispatcher | undefined;
+  signal: AbortSignal | undefined;
+  now: () => number;
+  onEvent: (event: WebhookSyncEvent) => void;
+  telemetry: Telemetry;
+}
+
+/** Resolved once, at start-up: a bad path override fails there and not on a delivery. */
+export function normalizeWebhookSyncOptions(options: WebhookSyncOptions): ResolvedWebhookSyncOptions {
+  const { retry = {}, limits = {}, onEvent } = options;
+  return {
+    baseUrl: options.baseUrl,
+    tokenFor: options.tokenFor,
+    paths: checkEntityPaths(options.paths),
+    store: options.store,
+    keepDeleted: options.keepDeleted,
+    read: options.read ?? {},
+    retry: { firstMs: retry.firstMs, capMs: retry.capMs, max: retry.max ?? 12 },
+    limits: { concurrency: limits.concurrency ?? 4, maxWaitMs: limits.maxWaitMs, timeoutMs: limits.timeoutMs },
+    reconcileEveryMs: options.reconcileEveryMs,
+    dispatcher: options.dispatcher,
+    signal: options.signal,
+    now: options.now ?? Date.now,
+    onEvent: (event) => onEvent?.(event),
+    telemetry: options.telemetry ?? noTelemetry,
+  };
 }

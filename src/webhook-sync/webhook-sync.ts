@@ -7,7 +7,7 @@
  *   reconcile-timer.ts       listen --sync's reconcile schedule; freshness.ts: the report
  */
 import { findEntity } from '@ledgerhook/webhooks';
-import { checkEntityPaths, entityPath } from '../catalogue/entity-paths.js';
+import { entityPath } from '../catalogue/entity-paths.js';
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { type RawEntityUpdateBody, parseWebhookBody, type ParsedWebhookBody } from '@ledgerhook/webhooks';
 import { datasetKey, stateKey, tokenFingerprint } from '../store/identity.js';
@@ -19,7 +19,7 @@ import { type Receipt, ReceiptWindows } from './run-activity.js';
 import { type TelemetrySpan, traceOf } from '../telemetry/telemetry.js';
 import { RunLinks } from '../telemetry/run-links.js';
 import { runSync, type SyncRunner } from './sync-runner.js';
-import type { WebhookSyncOptions } from './webhook-sync-options.js';
+import { normalizeWebhookSyncOptions, type WebhookSyncOptions } from './webhook-sync-options.js';
 
 export type { WebhookSyncEvent, WebhookSyncOptions } from './webhook-sync-options.js';
 
@@ -89,22 +89,22 @@ function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody, receipt?: R
  * Spec section 1: on ENTITY_UPDATE, fetch fresh data through the list endpoints instead of polling.
  * Each named entity of the user gets an incremental sync; bursts coalesce per dataset.
  */
-export function createWebhookSync(options: WebhookSyncOptions): {
+export function createWebhookSync(input: WebhookSyncOptions): {
   /** A delivery the listener accepted: its body was parsed once, by the listener. */
   handle(delivery: ReceivedDelivery): void;
   handleBody(body: Uint8Array): void;
   idle(): Promise<void>;
 } {
-  const scheduler = new SyncScheduler(options.concurrency ?? 4);
+  const options = normalizeWebhookSyncOptions(input);
+  const scheduler = new SyncScheduler(options.limits.concurrency);
   let runs = 0;
   let pending = 0;
   const retryWaiters: Array<() => void> = [];
   const runner: SyncRunner = {
-    // Overrides are checked once, here, so that a bad one fails at start-up and not on a delivery.
-    options: { ...options, paths: checkEntityPaths(options.paths) },
+    options,
     scheduler,
     backoff: new SharedBackoff(),
-    emit: (event) => options.onEvent?.(event),
+    emit: options.onEvent,
     nextRun: () => ++runs,
     receipts: new ReceiptWindows(),
     links: new RunLinks(),
@@ -126,7 +126,9 @@ export function createWebhookSync(options: WebhookSyncOptions): {
   };
   if (options.reconcileEveryMs !== undefined)
     startReconcileTimer({
-      ...runner.options,
+      ...options,
+      limit: options.read.limit,
+      maxStampAheadMs: options.read.maxStampAheadMs,
       everyMs: options.reconcileEveryMs,
       scheduler,
       backoff: runner.backoff,
@@ -138,7 +140,7 @@ export function createWebhookSync(options: WebhookSyncOptions): {
         runner,
         delivery.parsed,
         { atMs: delivery.receivedAtMs, deliveryId: delivery.id },
-        options.telemetry?.enabled ? traceOf(delivery) : undefined,
+        options.telemetry.enabled ? traceOf(delivery) : undefined,
       ),
     handleBody: (raw) => handleParsed(runner, parseWebhookBody(raw)),
     // Idle means no sync running, queued or waiting to be retried.

@@ -31,11 +31,11 @@ async function check(receiver: Omit<SpecReceiverOptions, 'secret'>, extra: strin
  */
 async function checkInProcess(
   receiver: Omit<SpecReceiverOptions, 'secret'>,
-  options: Omit<Parameters<typeof checkReceiver>[0], 'url' | 'secret'> = {},
+  options: Omit<Parameters<typeof checkReceiver>[0], 'url' | 'signing'> = {},
 ) {
   const server = await startSpecReceiver({ secret: SECRET, ...receiver });
   try {
-    return await checkReceiver({ url: new URL(server.url), secret: SECRET, ...options });
+    return await checkReceiver({ url: new URL(server.url), signing: { secret: SECRET }, ...options });
   } finally {
     await server.close();
   }
@@ -147,7 +147,7 @@ describe('ledgerhook check-receiver', () => {
       report.cases.map((c: { id: string }) => c.id),
       ['valid-near-expiry', 'expired'],
     );
-    const skipped = await checkInProcess({}, { skip: ['expired'] });
+    const skipped = await checkInProcess({}, { cases: { skip: ['expired'] } });
     assert.equal(skipped.cases.length, RECEIVER_CASE_TABLE.length - 1);
     assert.ok(!skipped.cases.some((c) => c.id === 'expired'));
   });
@@ -173,9 +173,8 @@ describe('ledgerhook check-receiver', () => {
       const now = Math.floor(Date.now() / 1000);
       const report = await checkReceiver({
         url: new URL(server.url),
-        secret: SECRET,
-        only: ['valid-near-expiry', 'expired', 'valid-clock-ahead'],
-        skewSeconds: 20,
+        signing: { secret: SECRET, skewSeconds: 20 },
+        cases: { only: ['valid-near-expiry', 'expired', 'valid-clock-ahead'] },
         now: () => now * 1000,
       });
       assert.equal(report.skewSeconds, 20);
@@ -192,7 +191,10 @@ describe('ledgerhook check-receiver', () => {
     const { result, report } = await check({ refuseWith: 202 }, ['--reject-status', '202', '--strict']);
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.deepEqual(report.rejectWhen.statuses, ['202']);
-    const marked = await checkInProcess({ refuseWith: 200 }, { reject: { bodyContains: '"error"' }, strict: true });
+    const marked = await checkInProcess(
+      { refuseWith: 200 },
+      { cases: { reject: { bodyContains: '"error"' }, strict: true } },
+    );
     assert.equal(marked.passed, true, JSON.stringify(marked.cases.filter((c) => c.verdict !== 'pass')));
     const all2xx = await runInProcess(['check-receiver', '--to', '3000', '--secret', SECRET, '--reject-status', '2xx']);
     assert.equal(all2xx.code, 2);
@@ -202,7 +204,11 @@ describe('ledgerhook check-receiver', () => {
   it('sends every token after the configured verification prefix', async () => {
     const server = await startSpecReceiver({ secret: SECRET, prefix: 'Bearer ' });
     try {
-      const bare = await checkReceiver({ url: new URL(server.url), secret: SECRET, only: ['valid-entity-update'] });
+      const bare = await checkReceiver({
+        url: new URL(server.url),
+        signing: { secret: SECRET },
+        cases: { only: ['valid-entity-update'] },
+      });
       assert.equal(bare.passed, false);
       const prefixed = await runInProcess([
         'check-receiver',

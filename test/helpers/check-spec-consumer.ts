@@ -17,9 +17,8 @@ export async function checkSpecConsumer(
   try {
     return await checkConsumer({
       to: new URL(consumer.url),
-      secret: SPEC_CONSUMER_SECRET,
-      readState: async () => consumer.state(),
-      stateLabel: 'the spec consumer',
+      signing: { secret: SPEC_CONSUMER_SECRET },
+      state: { read: async () => consumer.state(), label: 'the spec consumer' },
       mock: { port: 0 },
       onProgress: (event) => {
         if (event.type === 'started') consumer.setApi(event.apiUrl, event.token);

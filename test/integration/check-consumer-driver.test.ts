@@ -22,9 +22,8 @@ function stubConsumer(store: Record<string, unknown[]> = {}) {
   const send: DeliverySender = async () => ({ status: 200, excerpt: '{"received":true}' });
   const base: CheckConsumerOptions = {
     to: new URL('http://127.0.0.1:9/webhooks'),
-    secret: SECRET,
-    readState: async () => ({ users: { [userId]: store } }),
-    stateLabel: 'the stub consumer',
+    signing: { secret: SECRET },
+    state: { read: async () => ({ users: { [userId]: store } }), label: 'the stub consumer' },
     send,
     mock: { port: 0 },
     onProgress: (event) => {
@@ -38,7 +37,7 @@ function stubConsumer(store: Record<string, unknown[]> = {}) {
 const checkSpecConsumer = (
   consumerOptions: Parameters<typeof checkSpec>[0],
   options: Partial<CheckConsumerOptions>,
-): Promise<CheckConsumerReport> => checkSpec(consumerOptions, { settleMs: 1500, ...options });
+): Promise<CheckConsumerReport> => checkSpec(consumerOptions, { limits: { settleMs: 1500 }, ...options });
 
 const verdicts = (report: CheckConsumerReport) => report.cases.map((c) => [c.id, c.verdict, c.failed]);
 
@@ -48,8 +47,8 @@ describe('checkConsumer (edges injected)', { concurrency: true }, () => {
     // The consumer's own clock loses the change made while its read was held; changed again and announced,
     // the items come back, and near-expiry runs from an equal store.
     const [clock, deleted] = await Promise.all([
-      checkSpecConsumer({ bug: 'own-clock' }, { only: ['stale-page-after-change', 'near-expiry'] }),
-      checkSpecConsumer({ bug: 'ignore-deleted-ids' }, { only: ['retype-out-of-filter', 'near-expiry'] }),
+      checkSpecConsumer({ bug: 'own-clock' }, { cases: { only: ['stale-page-after-change', 'near-expiry'] } }),
+      checkSpecConsumer({ bug: 'ignore-deleted-ids' }, { cases: { only: ['retype-out-of-filter', 'near-expiry'] } }),
     ]);
     assert.deepEqual(verdicts(clock), [
       ['baseline', 'converged', false],
@@ -78,8 +77,8 @@ describe('checkConsumer (edges injected)', { concurrency: true }, () => {
   it('lost-webhook converges only for a consumer that reads on its own, not through a read left over from an earlier case', async () => {
     // A read 300 ms after every delivery would have brought the change made right after the baseline.
     const [followUp, polling] = await Promise.all([
-      checkSpecConsumer({ followUpMs: 300 }, { only: ['lost-webhook'] }),
-      checkSpecConsumer({ pollMs: 100 }, { only: ['lost-webhook'] }),
+      checkSpecConsumer({ followUpMs: 300 }, { cases: { only: ['lost-webhook'] } }),
+      checkSpecConsumer({ pollMs: 100 }, { cases: { only: ['lost-webhook'] } }),
     ]);
     assert.deepEqual(verdicts(followUp), [
       ['baseline', 'converged', false],
@@ -95,7 +94,7 @@ describe('checkConsumer (edges injected)', { concurrency: true }, () => {
   });
 
   it('--with-receiver-checks sends the forged and altered deliveries first; a consumer that accepts them fails', async () => {
-    const careful = await checkSpecConsumer({}, { only: ['near-expiry'], withReceiverChecks: true });
+    const careful = await checkSpecConsumer({}, { cases: { only: ['near-expiry'], withReceiverChecks: true } });
     assert.equal(
       careful.receiver?.passed,
       true,
@@ -104,7 +103,7 @@ describe('checkConsumer (edges injected)', { concurrency: true }, () => {
     assert.equal(careful.passed, true);
     const trusting = await checkSpecConsumer(
       { checks: { anyAlgorithm: true } },
-      { only: ['near-expiry'], withReceiverChecks: true },
+      { cases: { only: ['near-expiry'], withReceiverChecks: true } },
     );
     assert.deepEqual(verdicts(trusting).at(-1), ['near-expiry', 'converged', false]);
     assert.ok(trusting.receiver?.failed.includes('alg-none'), JSON.stringify(trusting.receiver?.failed));
@@ -112,7 +111,7 @@ describe('checkConsumer (edges injected)', { concurrency: true }, () => {
   });
 
   it('a consumer that stores nothing fails the baseline, and the rest is skipped rather than blamed', async () => {
-    const report = await checkConsumer({ ...stubConsumer(), settleMs: 300, only: ['burst'] });
+    const report = await checkConsumer({ ...stubConsumer(), limits: { settleMs: 300 }, cases: { only: ['burst'] } });
     assert.deepEqual(verdicts(report), [
       ['baseline', 'not-converged', true],
       ['burst', 'skipped', false],
@@ -133,11 +132,11 @@ describe('checkConsumer (edges injected)', { concurrency: true }, () => {
     };
     const base = { ...stubConsumer(), send: counting };
     const refused: Array<[Partial<CheckConsumerOptions>, string]> = [
-      [{ readState: async () => [] }, 'consumer_state_invalid'],
-      [{ only: ['burts'] }, 'unknown_consumer_case'],
-      [{ skip: ['baseline'] }, 'unknown_consumer_case'],
-      [{ settleMs: 296_000 }, 'invalid_settle'],
-      [{ skewSeconds: 300 }, 'invalid_skew'],
+      [{ state: { read: async () => [] } }, 'consumer_state_invalid'],
+      [{ cases: { only: ['burts'] } }, 'unknown_consumer_case'],
+      [{ cases: { skip: ['baseline'] } }, 'unknown_consumer_case'],
+      [{ limits: { settleMs: 296_000 } }, 'invalid_settle'],
+      [{ signing: { secret: SECRET, skewSeconds: 300 } }, 'invalid_skew'],
     ];
     for (const [change, reason] of refused)
       await assert.rejects(
@@ -154,11 +153,11 @@ describe('checkConsumer (edges injected)', { concurrency: true }, () => {
       const consumer = await startSpecConsumer({ secret: SECRET });
       const report = checkConsumer({
         to: new URL(consumer.url),
-        secret: SECRET,
-        readState: async () => consumer.state(),
+        signing: { secret: SECRET },
+        state: { read: async () => consumer.state() },
         mock: { port: 0 },
-        settleMs: 60_000,
-        only: [stopAt],
+        limits: { settleMs: 60_000 },
+        cases: { only: [stopAt] },
         signal: controller.signal,
         onProgress: (event) => {
           if (event.type === 'started') consumer.setApi(event.apiUrl, event.token);
@@ -177,6 +176,9 @@ describe('checkConsumer (edges injected)', { concurrency: true }, () => {
     const down: DeliverySender = async () => {
       throw new LedgerhookError('ERR_NETWORK', 'nothing is listening on 127.0.0.1:9 (connection refused)');
     };
-    await assert.rejects(checkConsumer({ ...stubConsumer(), send: down, settleMs: 200 }), /nothing is listening/);
+    await assert.rejects(
+      checkConsumer({ ...stubConsumer(), send: down, limits: { settleMs: 200 } }),
+      /nothing is listening/,
+    );
   });
 });

@@ -21,7 +21,7 @@ const RUNS = SOAK ? 10 : 1;
 const SETTLE_MS = 4000;
 
 const check = (bug: PlantedBug | undefined, cases: { only?: string[]; skip?: string[] }) =>
-  checkSpecConsumer({ bug }, { settleMs: SETTLE_MS, burst: 40, ...cases });
+  checkSpecConsumer({ bug }, { limits: { settleMs: SETTLE_MS, burst: 40 }, cases });
 
 const verdicts = (report: CheckConsumerReport) => Object.fromEntries(report.cases.map((c) => [c.id, c.verdict]));
 const BUGS = Object.keys(PLANTED_BUGS) as PlantedBug[];

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { CaptureRecord } from '../../src/capture/capture-record.js';
 import { probeService } from '../../src/probe/probe.js';
-import type { ProbeOptions, ProbeReport } from '../../src/probe/probe-types.js';
+import type { ProbeOptions } from '../../src/probe/probe-options.js';
+import type { ProbeReport } from '../../src/probe/probe-types.js';
 import { settingsToWrite } from '../../src/probe/setting-fit.js';
 import { parseLag, parsePageLimit } from '../../src/settings/setting-values.js';
 import { FileStore } from '../../src/store/file/file-store.js';
@@ -189,7 +190,7 @@ describe('probe: each quirk named, with the setting it implies (issue 37)', () =
   });
 
   it('never more requests than the budget, and it says what it did not reach', async () => {
-    const { report, requests } = await probed({}, { maxRequests: 5 });
+    const { report, requests } = await probed({}, { limits: { maxRequests: 5 } });
     assert.equal(report.requests, 5);
     assert.equal(requests, 5);
     assert.ok(report.notProbed.length > 0);
@@ -199,7 +200,7 @@ describe('probe: each quirk named, with the setting it implies (issue 37)', () =
   it('a 429 whose Retry-After is past the wait budget stops the probe there, saying so', async () => {
     const { report } = await probed(
       { throttle: { requests: 3, windowMs: 120_000, retryAfter: true } },
-      { maxWaitMs: 10_000 },
+      { limits: { maxWaitMs: 10_000 } },
     );
     assert.ok(
       report.notProbed.some((step) => /wait budget/.test(step)),
@@ -259,12 +260,14 @@ describe('probe --capture: what captured deliveries say about the webhooks (issu
     const { report } = await probed(
       {},
       {
-        captures,
-        secrets: [
-          { secret: SANDBOX, label: 'sandbox' },
-          { secret: PRODUCTION, label: 'production' },
-        ],
-        environment: 'sandbox',
+        webhooks: {
+          captures,
+          secrets: [
+            { secret: SANDBOX, label: 'sandbox' },
+            { secret: PRODUCTION, label: 'production' },
+          ],
+          environment: 'sandbox',
+        },
       },
     );
     assert.deepEqual(finding(report, 'webhook.header')?.setting, {
@@ -292,7 +295,13 @@ describe('probe --capture: what captured deliveries say about the webhooks (issu
     };
     const { report } = await probed(
       {},
-      { captures: [forged, elsewhere], secrets: [{ secret: SANDBOX, label: 'sandbox' }], environment: 'sandbox' },
+      {
+        webhooks: {
+          captures: [forged, elsewhere],
+          secrets: [{ secret: SANDBOX, label: 'sandbox' }],
+          environment: 'sandbox',
+        },
+      },
     );
     assert.equal(finding(report, 'webhook.header')?.setting?.value, 'Service-Verification');
     assert.match(finding(report, 'webhook.header')?.observed ?? '', /1 of 2 captured deliveries/);
@@ -305,7 +314,7 @@ describe('probe --capture: what captured deliveries say about the webhooks (issu
     const captures = [await delivery(SANDBOX, { ageSeconds: 2, header: 'service-verification' })];
     const { report } = await probed(
       {},
-      { captures, secrets: [{ secret: SANDBOX, label: 'sandbox' }], environment: 'sandbox' },
+      { webhooks: { captures, secrets: [{ secret: SANDBOX, label: 'sandbox' }], environment: 'sandbox' } },
     );
     const webhooks = report.findings.filter((entry) => entry.area === 'webhooks');
     assert.ok(webhooks.every((entry) => entry.problem === undefined && (entry.setting?.state ?? 'set') === 'set'));

@@ -69,7 +69,7 @@ describe('the recording proxy (issue 38)', () => {
     const api = await service();
     cleanups.push(api.close);
     const dir = join(tempDir(), 'rec');
-    const recording = await startRecording({ baseUrl: api.baseUrl, dir, redactor });
+    const recording = await startRecording({ baseUrl: api.baseUrl, output: { dir, redactor } });
     cleanups.push(recording.close);
     const origin = new URL(recording.proxyUrl).origin;
     const page = await send(origin, '/rest/v5/expenses?type=PENDING&access_token=query-secret', {
@@ -116,10 +116,7 @@ describe('the recording proxy (issue 38)', () => {
     const dir = join(tempDir(), 'rec');
     const recording = await startRecording({
       baseUrl: api.baseUrl,
-      dir,
-      redactor,
-      maxRecordedBodyBytes: 10,
-      maxBytes: 1,
+      output: { dir, redactor, maxRecordedBodyBytes: 10, maxBytes: 1 },
     });
     cleanups.push(recording.close);
     const origin = new URL(recording.proxyUrl).origin;
@@ -134,7 +131,7 @@ describe('the recording proxy (issue 38)', () => {
 
     await api.close();
     const deadDir = join(tempDir(), 'rec');
-    const dead = await startRecording({ baseUrl: api.baseUrl, dir: deadDir, redactor });
+    const dead = await startRecording({ baseUrl: api.baseUrl, output: { dir: deadDir, redactor } });
     cleanups.push(dead.close);
     const answer = await send(new URL(dead.proxyUrl).origin, '/rest/v5/expenses');
     assert.equal(answer.status, 502);
@@ -146,16 +143,19 @@ describe('the recording proxy (issue 38)', () => {
 
   it('never writes over a recording, and refuses a base URL that carries credentials', async () => {
     const dir = join(tempDir(), 'rec');
-    const first = await startRecording({ baseUrl: 'http://127.0.0.1:9/rest/v5', dir, redactor });
+    const first = await startRecording({ baseUrl: 'http://127.0.0.1:9/rest/v5', output: { dir, redactor } });
     await first.close();
     const before = readFileSync(join(dir, 'recording.jsonl'));
     await assert.rejects(
-      startRecording({ baseUrl: 'http://127.0.0.1:9/rest/v5', dir, redactor }),
+      startRecording({ baseUrl: 'http://127.0.0.1:9/rest/v5', output: { dir, redactor } }),
       (error: LedgerhookError) => error.details.reason === 'recording_exists',
     );
     assert.deepEqual(readFileSync(join(dir, 'recording.jsonl')), before);
     await assert.rejects(
-      startRecording({ baseUrl: 'https://user:pw@sandbox.example/rest/v5', dir: join(tempDir(), 'r'), redactor }),
+      startRecording({
+        baseUrl: 'https://user:pw@sandbox.example/rest/v5',
+        output: { dir: join(tempDir(), 'r'), redactor },
+      }),
       /must not carry credentials/,
     );
   });

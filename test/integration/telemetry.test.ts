@@ -52,7 +52,7 @@ describe('telemetry: one trace per delivery (listen --sync as a library)', () =>
       baseUrl: api.baseUrl,
       tokenFor: () => TOKEN,
       store,
-      limit: 10,
+      read: { limit: 10 },
       telemetry: otel.telemetry,
     });
     const listener = await startListener({

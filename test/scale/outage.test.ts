@@ -78,10 +78,10 @@ describe('a delivery answered 2xx is synced, even across an outage (issue 17)', 
     const worker = await startSyncWorker({
       url: REDIS_URL,
       queueName,
-      concurrency: 1,
+      limits: { concurrency: 1 },
       tokenFor: () => mock.token,
       runSync: storeSync({ store, baseUrl: mock.url }),
-      transientRetry: { firstMs: 20, capMs: 100 },
+      retry: { firstMs: 20, capMs: 100 },
       onEvent: (event) => events.push(event),
     });
     const queue = new SyncQueue({ url: REDIS_URL, queueName });

@@ -95,7 +95,7 @@ describe('sync queue', { skip }, () => {
     const worker = await startSyncWorker({
       url: REDIS_URL,
       queueName,
-      concurrency: 4,
+      limits: { concurrency: 4 },
       tokenFor: () => 'token-1',
       runSync: async ({ job }) => {
         running += 1;

@@ -32,7 +32,7 @@ describe('telemetry in the worker: job → sync → page fetches → commit (Red
     const worker = await startSyncWorker({
       url: REDIS_URL,
       queueName,
-      concurrency: 1,
+      limits: { concurrency: 1 },
       tokenFor: () => 'worker-token',
       runSync: storeSync({ store, baseUrl: api.baseUrl, limit: 5 }),
       telemetry: otel.telemetry,

@@ -9,7 +9,8 @@ import type { Job } from 'bullmq';
 import { findEntity } from '@ledgerhook/webhooks';
 import { fetchJson } from '../../src/http/fetch-json.js';
 import { jobProcessor } from '../../src/queue/job-processor.js';
-import type { SyncWorkerEvent, SyncWorkerOptions } from '../../src/queue/sync-worker.js';
+import type { SyncWorkerEvent } from '../../src/queue/sync-worker.js';
+import { normalizeSyncWorkerOptions } from '../../src/queue/sync-worker-options.js';
 import { backoffWait } from '../../src/util/backoff.js';
 import { flakyListServer } from '../helpers/flaky-list-server.js';
 
@@ -58,18 +59,20 @@ describe('every retrying caller waits as backoffWait says', () => {
     assert.deepEqual(waits, [125, 250, 500]);
   });
 
-  it("the queue's jobs, from transientRetry and the retries their data records", async (t) => {
+  it("the queue's jobs, from their retry schedule and the retries their data records", async (t) => {
     t.mock.method(Math, 'random', () => 0.5);
     const events: SyncWorkerEvent[] = [];
     const delayedTo: number[] = [];
     const processor = jobProcessor(
-      {
+      normalizeSyncWorkerOptions({
+        url: 'redis://127.0.0.1:9',
+        queueName: 'unused',
         tokenFor: () => 'tok',
         runSync: async () => {
           throw new Error('store unreachable');
         },
-        transientRetry: { firstMs: 1000, capMs: 5000 },
-      } as unknown as SyncWorkerOptions,
+        retry: { firstMs: 1000, capMs: 5000 },
+      }),
       {
         emit: (event: SyncWorkerEvent) => events.push(event),
         stopping: new AbortController().signal,

@@ -75,11 +75,11 @@ describe('toleranceSeconds, the same rule in the library', () => {
     refusedBy('startListener', (toleranceSeconds) => startListener({ secrets: ['x'], toleranceSeconds })));
   it('checkReceiver', () =>
     refusedBy('checkReceiver', (toleranceSeconds) =>
-      checkReceiver({ url: new URL('http://127.0.0.1:9/'), secret: 'x', toleranceSeconds }),
+      checkReceiver({ url: new URL('http://127.0.0.1:9/'), signing: { secret: 'x', toleranceSeconds } }),
     ));
   it('checkConsumer', () =>
     refusedBy('checkConsumer', (toleranceSeconds) =>
-      checkConsumer({ secret: 'x', toleranceSeconds } as Parameters<typeof checkConsumer>[0]),
+      checkConsumer({ signing: { secret: 'x', toleranceSeconds } } as Parameters<typeof checkConsumer>[0]),
     ));
 
   it('a whole number of seconds is taken, and the default is 300', async () => {

@@ -21,7 +21,7 @@ describe('listen --sync retries a transient failure instead of dropping it after
       store: new FileStore({ outDir: join(dir, 'out'), stateFile: join(dir, 'state.json') }),
       retry: { firstMs: 5, capMs: 20, max: 5 },
       // Each run gives up at the first 503 (no wait budget): the run-level retry is what is tested.
-      maxWaitMs: 0,
+      limits: { maxWaitMs: 0 },
       onEvent: (event) => events.push(event),
     });
     try {

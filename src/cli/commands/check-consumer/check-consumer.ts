@@ -102,20 +102,21 @@ export async function run(options: CheckConsumerCommandOptions, ctx: CliContext)
   try {
     const report = await checkConsumer({
       to,
-      secret,
-      headerName,
-      verificationPrefix,
-      toleranceSeconds: options.tolerance,
-      skewSeconds: options.skew,
-      readState: source.read,
-      stateLabel: source.label,
-      settleMs: options.settle,
-      burst: options.burst,
-      only: list(options.only),
-      skip: list(options.skip),
-      withReceiverChecks: options.withReceiverChecks === true,
+      signing: {
+        secret,
+        headerName,
+        verificationPrefix,
+        toleranceSeconds: options.tolerance,
+        skewSeconds: options.skew,
+      },
+      state: source,
+      cases: {
+        only: list(options.only),
+        skip: list(options.skip),
+        withReceiverChecks: options.withReceiverChecks === true,
+      },
+      limits: { settleMs: options.settle, burst: options.burst, timeoutMs: Math.round(options.timeout * 1000) },
       mock: { port: options.mockPort, userId: options.user },
-      timeoutMs: Math.round(options.timeout * 1000),
       signal: ctx.signal,
       onProgress: (event) => {
         if (options.json) return;

@@ -30,17 +30,15 @@ export async function run(options: CheckReceiverCommandOptions, ctx: CliContext)
     );
   const report = await checkReceiver({
     url,
-    secret,
-    headerName,
-    verificationPrefix,
-    toleranceSeconds: options.tolerance,
-    skewSeconds: options.skew,
-    strict: options.strict === true,
-    reject: { statuses: list(options.rejectStatus), bodyContains: options.rejectBody },
-    timeoutMs: Math.round(options.timeout * 1000),
+    signing: { secret, headerName, verificationPrefix, toleranceSeconds: options.tolerance, skewSeconds: options.skew },
+    cases: {
+      only,
+      skip,
+      strict: options.strict === true,
+      reject: { statuses: list(options.rejectStatus), bodyContains: options.rejectBody },
+    },
+    limits: { timeoutMs: Math.round(options.timeout * 1000) },
     signal: ctx.signal,
-    only,
-    skip,
   });
   const rejection = report.rejectWhen.statuses.join('/');
   if (options.json) {

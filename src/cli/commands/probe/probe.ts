@@ -64,12 +64,12 @@ export async function run(options: ProbeCommandOptions, ctx: CliContext): Promis
       baseUrl,
       token,
       settings,
-      maxRequests: options.maxRequests,
-      maxWaitMs: options.maxWait,
-      timeoutMs: Math.round(options.timeout * 1000),
-      captures,
-      secrets: captures === undefined ? undefined : storedSecrets(store, ctx),
-      environment: env,
+      limits: {
+        maxRequests: options.maxRequests,
+        maxWaitMs: options.maxWait,
+        timeoutMs: Math.round(options.timeout * 1000),
+      },
+      webhooks: captures && { captures, secrets: storedSecrets(store, ctx), environment: env },
       signal: ctx.signal,
       onRequest: ({ requests, path }) => progress.update(`probing ${env}: request ${requests} (${path})`),
     });

@@ -69,15 +69,17 @@ export async function run(options: RecordCommandOptions, ctx: CliContext): Promi
   let exchanges = 0;
   const recording = await startRecording({
     baseUrl,
-    dir: options.out,
-    redactor,
     paths: await resolveEntityPaths(options, ctx),
+    output: {
+      dir: options.out,
+      redactor,
+      sync: options.fsync,
+      maxBytes: options.maxBytes,
+      maxRecordedBodyBytes: options.maxBody,
+    },
     port: options.port,
     host: options.host,
     listener: webhooks?.listener,
-    sync: options.fsync,
-    maxBytes: options.maxBytes,
-    maxRecordedBodyBytes: options.maxBody,
     onExchange: (exchange) => {
       exchanges += 1;
       out.write(options.json ? jsonLine('exchange', exchangeJson(exchange)) : exchangeText(exchange, ctx));

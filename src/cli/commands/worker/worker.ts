@@ -105,11 +105,13 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   const counts = { done: 0, failed: 0, returned: 0 };
   const worker = await startSyncWorker({
     ...target,
-    concurrency: options.concurrency,
     tokenFor,
-    rateLimit,
-    lockDurationMs: Math.round(options.lockSeconds * 1000),
-    stalledIntervalMs: Math.max(1000, Math.round((options.lockSeconds * 1000) / 2)),
+    limits: {
+      concurrency: options.concurrency,
+      rateLimit,
+      lockDurationMs: Math.round(options.lockSeconds * 1000),
+      stalledIntervalMs: Math.max(1000, Math.round((options.lockSeconds * 1000) / 2)),
+    },
     paths,
     runSync: storeSync({
       store,
