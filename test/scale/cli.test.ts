@@ -164,9 +164,9 @@ describe('scale commands', () => {
       });
       const first = await runInProcess(['store', 'migrate', '--json'], { env: { LEDGERHOOK_STORE: schema.url } });
       assert.equal(first.code, 0, first.stderr);
-      assert.deepEqual(JSON.parse(first.stdout).applied, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      assert.deepEqual(JSON.parse(first.stdout).applied, [1]);
       const again = await runInProcess(['store', 'migrate'], { env: { LEDGERHOOK_STORE: schema.url } });
-      assert.match(again.stdout, /up to date \(schema version 10\)/);
+      assert.match(again.stdout, /up to date \(schema version 1\)/);
     } finally {
       await schema.drop();
       await dropQueueKeys(queueName);

@@ -16,36 +16,6 @@ import { idOfRowKey, rowKey } from './postgres-rows.js';
  * transaction as the change itself. Tombstones have a table of their own rather than a column of
  * ledgerhook_items, so that every reader of the dataset's rows stays as it is.
  */
-export const HISTORY_MIGRATION = `
-  CREATE TABLE IF NOT EXISTS ledgerhook_history (
-    user_id text NOT NULL,
-    dataset text NOT NULL,
-    item_id text NOT NULL,
-    seq bigserial,
-    at timestamptz NOT NULL,
-    run text NOT NULL,
-    cause text NOT NULL,
-    delivery_id text,
-    page text,
-    op text NOT NULL,
-    reason text,
-    item jsonb,
-    PRIMARY KEY (user_id, dataset, item_id, seq)
-  );
-  CREATE INDEX IF NOT EXISTS ledgerhook_history_at ON ledgerhook_history (user_id, dataset, at);
-  CREATE TABLE IF NOT EXISTS ledgerhook_tombstones (
-    user_id text NOT NULL,
-    dataset text NOT NULL,
-    item_id text NOT NULL,
-    item jsonb NOT NULL,
-    deleted_at timestamptz NOT NULL,
-    reason text NOT NULL,
-    run text NOT NULL,
-    cause text NOT NULL,
-    delivery_id text,
-    PRIMARY KEY (user_id, dataset, item_id)
-  );`;
-
 type Ref = Pick<DatasetRef, 'userId' | 'dataset'>;
 
 /** Deletes rows and returns what they held (the last content of each removed item). */

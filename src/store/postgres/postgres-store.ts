@@ -49,7 +49,7 @@ type RefKey = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
  */
 export class PostgresStore implements DatasetStore {
   readonly kind = 'postgres' as const;
-  /** Items are json: the text synced, keys in the service's order (rows from before that: jsonb's order). */
+  /** Items are json: the text synced, keys in the service's order. */
   readonly keepsKeyOrder = true;
   readonly url: string;
   readonly #pool: pg.Pool;
