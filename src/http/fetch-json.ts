@@ -21,11 +21,17 @@ export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<
   }
 }
 
+/** A JSON answer: the document, and the bytes it was parsed from (a full read writes its items' as they stand). */
+export interface JsonAnswer {
+  body: unknown;
+  bytes: Buffer;
+}
+
 /**
  * GETs a JSON document, retrying 429 (honouring Retry-After), 5xx, connection errors and
  * truncated bodies with exponential backoff and jitter, at most `maxAttempts` times.
  */
-export async function fetchJson(options: FetchJsonOptions): Promise<unknown> {
+export async function fetchJson(options: FetchJsonOptions): Promise<JsonAnswer> {
   const policy = options.retry ?? DEFAULT_RETRY_POLICY;
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? abortableSleep;
@@ -36,7 +42,7 @@ export async function fetchJson(options: FetchJsonOptions): Promise<unknown> {
     const shared = options.backoff?.waitMs(now()) ?? 0;
     if (shared > 0) await sleep(shared, options.signal);
     const result = await attempt(options);
-    if (result.ok) return result.body;
+    if (result.ok) return { body: result.body, bytes: result.bytes };
     const status = result.error instanceof HttpStatusError ? result.error.status : undefined;
     // A rate limit or a server error is ridden out within the wait budget, not a count of attempts.
     const slow = result.retryable && status !== undefined && (status === 429 || status >= 500);

@@ -56,7 +56,14 @@ export interface PaginateOptions
 }
 
 export type PaginatedItem =
-  | { kind: 'page'; index: number; page: ListPage; quirk?: EnvelopeQuirk | undefined }
+  | {
+      kind: 'page';
+      index: number;
+      page: ListPage;
+      quirk?: EnvelopeQuirk | undefined;
+      /** The response's bytes, `page` as JSON.parse read it from them: a store may keep its items' as they stand. */
+      bytes: Buffer;
+    }
   /** The endpoint answered something that is not an envelope (e.g. /userTaxSetup). */
   | { kind: 'document'; body: unknown };
 
@@ -141,9 +148,9 @@ async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem>
       'ledgerhook.sync.page',
       facts,
       async () => {
-        const body = await fetchJson({ ...options, url, headers });
+        const answer = await fetchJson({ ...options, url, headers });
         telemetry.add('ledgerhook.sync.pages', 1);
-        return body;
+        return answer;
       },
       'client',
     );
@@ -154,7 +161,7 @@ async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem>
   let pending = fetchPage(options.cursor);
   const firstIndex = options.firstIndex ?? 0;
   for (let index = firstIndex; ; index += 1) {
-    const body = await pending;
+    const { body, bytes } = await pending;
     if (index > firstIndex) await options.beforeNext?.();
     const classified = classifyBody(body);
     if (classified.kind === 'invalid')
@@ -208,7 +215,13 @@ async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem>
       // back, the server idle meanwhile.
       await nextTurn();
     }
-    yield { kind: 'page', index, page: classified.page, ...(classified.quirk ? { quirk: classified.quirk } : {}) };
+    yield {
+      kind: 'page',
+      index,
+      page: classified.page,
+      bytes,
+      ...(classified.quirk ? { quirk: classified.quirk } : {}),
+    };
     if (cursor === undefined) return;
   }
 }
