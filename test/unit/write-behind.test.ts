@@ -88,6 +88,24 @@ describe('WriteBehind with syncEvery (issue 39)', () => {
     assert.equal(calls.at(-1), 'close');
   });
 
+  it('lends buffers to fill, and lends one again once its write is done, not before', async () => {
+    const { handle } = fakeHandle();
+    const out = new WriteBehind(handle);
+    const first = out.borrow(1000);
+    first.fill(1);
+    out.add(first);
+    const second = out.borrow(1000);
+    assert.notEqual(second.buffer, first.buffer, 'still to be written: not lent again');
+    second.fill(2);
+    out.add(second);
+    await out.flush();
+    const third = out.borrow(900);
+    assert.equal(third.length, 900);
+    assert.ok([first.buffer, second.buffer].includes(third.buffer), 'written: lent again');
+    // Larger than any written: a new one.
+    assert.equal(out.borrow(1024 * 1024).length, 1024 * 1024);
+  });
+
   it('without syncEvery, never an fdatasync', async () => {
     const { handle, calls } = fakeHandle();
     const out = new WriteBehind(handle);

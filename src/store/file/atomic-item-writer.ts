@@ -106,6 +106,11 @@ export class AtomicItemWriter {
     return this.#out.flushIfFull();
   }
 
+  /** A buffer of `size` bytes for `copyLines`, lent by the writer and taken back once written (write-behind.ts). */
+  borrow(size: number): Buffer {
+    return this.#out.borrow(size);
+  }
+
   /**
    * Items already serialised, many at once (a full read's page, page-lines.ts): `lines` holds their
    * lines with ",\n" between them (none after the last). The caller guarantees id order, as for `write`.

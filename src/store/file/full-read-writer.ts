@@ -86,7 +86,8 @@ export class FullReadWriter {
     }
     const located = bytes === undefined ? undefined : locateItems(bytes, items.length);
     if (located !== undefined && located.compactCount > 0) {
-      const flushing = this.#writer.copyLines(responseLines(items, located), items.length);
+      const lines = responseLines(items, located, (size) => this.#writer.borrow(size));
+      const flushing = this.#writer.copyLines(lines, items.length);
       if (flushing) await flushing;
       return;
     }

@@ -60,9 +60,13 @@ function runEnd(located: ItemBytes, from: number): number {
  * The lines of a page's items (`items`, as JSON.parse read them from `located.bytes`): each compact
  * item's bytes as they stand in the response (item-bytes.ts), the others serialised. Compact means
  * that JSON.stringify writes exactly those bytes, so these are the bytes of serialisedLines(items),
- * without serialising the items again: one pass to find them, one copy.
+ * without serialising the items again: one pass to find them, one copy, into `allocate`'s buffer.
  */
-export function responseLines(items: readonly Item[], located: ItemBytes): Buffer {
+export function responseLines(
+  items: readonly Item[],
+  located: ItemBytes,
+  allocate: (size: number) => Buffer = Buffer.allocUnsafe,
+): Buffer {
   const count = items.length;
   const serialised: Buffer[] = [];
   let size = 2 * (count - 1);
@@ -79,7 +83,7 @@ export function responseLines(items: readonly Item[], located: ItemBytes): Buffe
     size += lines.length - 2 * (end - from - 1);
     from = end;
   }
-  const out = Buffer.allocUnsafe(size);
+  const out = allocate(size);
   const { bytes } = located;
   let at = 0;
   let run = 0;
@@ -90,7 +94,11 @@ export function responseLines(items: readonly Item[], located: ItemBytes): Buffe
       at += 2;
     }
     if (located.isCompact(from)) {
-      at += bytes.copy(out, at, located.start(from), located.end(from));
+      // A view and one native copy: Buffer#copy costs twice as much a call, a thousand calls a page.
+      const start = located.start(from);
+      const length = located.end(from) - start;
+      out.set(new Uint8Array(bytes.buffer, bytes.byteOffset + start, length), at);
+      at += length;
       from += 1;
     } else {
       const lines = serialised[run] ?? Buffer.alloc(0);

@@ -5,11 +5,19 @@ import { FileChecksum } from './file-checksum.js';
 /** Bytes buffered before a write goes out (one write per buffer, one more in flight behind it). */
 const WRITE_BUFFER = 1024 * 1024;
 
+/** A lent buffer's least size (a page of ~1000 items fits), and how many wait to be lent again. */
+const LEND_BYTES = 256 * 1024;
+const SPARE_BUFFERS = 12;
+
 /**
  * The bytes of a file being written (atomic-item-writer.ts), buffered and written out behind the
  * caller: one write in flight at most, each started after the one before it. Apart from the writer's
  * item framing because this is where the bytes' file order is kept, and the checksum the state keeps
  * (file-checksum.ts) is taken over them in that order as they go out.
+ *
+ * `borrow` lends buffers to fill and add, taken back once written: a full read fills one a page, and a
+ * fresh one a page (its memory outside V8's heap, freed only by a collection) kept V8 collecting
+ * the old generation every few dozen pages.
  *
  * With `syncEvery`, what is written is also flushed to the disk behind the caller, once that many
  * bytes more are written (fdatasync, one at a time, never waited for by the writes): a file written
@@ -34,6 +42,9 @@ export class WriteBehind {
   #syncedAt: number;
   /** That flush, until `sync` or `close` waits for it. */
   #syncing: Promise<void> | undefined;
+  /** Buffers lent by `borrow` (each chunk lent, to the buffer it is the start of), and those written, to lend again. */
+  readonly #lent = new WeakMap<Buffer, Buffer>();
+  readonly #spare: Buffer[] = [];
 
   constructor(handle: FileHandle, written = 0, checksum = new FileChecksum(), syncEvery?: number) {
     this.#handle = handle;
@@ -56,6 +67,26 @@ export class WriteBehind {
   add(text: string | Buffer): void {
     this.#chunks.push(text);
     this.#size += text.length;
+  }
+
+  /** `size` bytes to fill and `add`: a buffer written before, or a new one; taken back once written. */
+  borrow(size: number): Buffer {
+    const spare = this.#spare.findIndex((buffer) => buffer.length >= size);
+    const whole = spare >= 0 ? this.#spare.splice(spare, 1)[0] : undefined;
+    const buffer = whole ?? Buffer.allocUnsafeSlow(Math.max(size, LEND_BYTES));
+    const chunk = buffer.subarray(0, size);
+    this.#lent.set(chunk, buffer);
+    return chunk;
+  }
+
+  /** Lent buffers written out: lent again (a few, the rest left to the collector). */
+  #takeBack(chunks: readonly Buffer[]): void {
+    for (const chunk of chunks) {
+      const buffer = this.#lent.get(chunk);
+      if (buffer === undefined) continue;
+      this.#lent.delete(chunk);
+      if (this.#spare.length < SPARE_BUFFERS) this.#spare.push(buffer);
+    }
   }
 
   /** `lines` whose CRC-32 the caller has (`crc`), so that they are not read twice. */
@@ -150,6 +181,7 @@ export class WriteBehind {
     // A short writev (rare: a signal, a full disk) goes on from where it stopped.
     if (bytesWritten < total) await this.#handle.write(Buffer.concat(buffers).subarray(bytesWritten));
     this.#written += total;
+    this.#takeBack(buffers);
     this.#syncBehind();
   }
 }
