@@ -6,19 +6,20 @@
  * (`ledgerhook sync` against `node bare-fetch-loop.mjs`; goal >= 0.9x); beside them, in process, the
  * same read all or nothing (resume: false), which shows what the checkpoints cost. Then the peak RSS
  * of a `ledgerhook sync` process reading 1,000,000 expenses (goal < 150 MB). Rounds are interleaved,
- * each starting with another variant; each row prints the per-round ratio and the machine's load.
+ * each starting with another variant; each row prints the per-round ratio and the machine's load, and
+ * beside it the CPU time each read took (this process's or the child's, threads included): on a
+ * machine other work shares, steadier than a rate, since it does not count waiting for a core.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
 import { FileStore, syncDataset } from '../src/index.js';
-import { syncProcess } from './lib/child-sync.js';
+import { measuredProcess, syncProcess } from './lib/child-sync.js';
 // @ts-expect-error a plain .mjs floor (no types), run as a child process too
 import { bareFetchLoop } from './lib/bare-fetch-loop.mjs';
-import { fmt } from './lib/measure.js';
+import { fmt, median } from './lib/measure.js';
 import { BIN, startProcess, stopProcess } from './lib/processes.js';
 import { loadNote, reportRatio } from './lib/ratio.js';
 
@@ -34,6 +35,14 @@ async function startMock(items: number) {
     (line) => (line.includes('baseUrl') ? line : undefined),
   );
   return { ...mock, ...(JSON.parse(mock.value) as { baseUrl: string; token: string }) };
+}
+
+/** One line under a ratio row: the CPU time of each read, medians, and the per-round ratio's. */
+function reportCpu(floor: number[], measure: number[]): void {
+  const ratios = measure.map((value, round) => value / (floor[round] ?? Number.NaN));
+  console.log(
+    `  CPU time per read, medians: ${fmt(median(floor), 0)} ms against ${fmt(median(measure), 0)} ms, ${fmt(median(ratios), 2)}x`,
+  );
 }
 
 /** Each variant once a round, every round starting with the next one (none always first or last). */
@@ -57,11 +66,19 @@ export async function benchSyncThroughput(): Promise<void> {
   const common = ['--base-url', mock.baseUrl, '--token', mock.token, '--limit', '1000'];
   try {
     const dispatcher = new Agent();
+    const inProcessCpu: Record<'bare' | 'sync' | 'once', number[]> = { bare: [], sync: [], once: [] };
     const inProcess = await rotated(['bare', 'sync', 'once'] as const, ROUNDS, async (variant, round) => {
       const started = performance.now();
+      const cpu = process.cpuUsage();
+      const cpuMs = () => {
+        const used = process.cpuUsage(cpu);
+        return (used.user + used.system) / 1000;
+      };
       if (variant === 'bare') {
         const items: number = await bareFetchLoop(mock.baseUrl, mock.token, dispatcher);
-        return items / ((performance.now() - started) / 1000);
+        const rate = items / ((performance.now() - started) / 1000);
+        inProcessCpu.bare.push(cpuMs());
+        return rate;
       }
       const name = `${variant}-${round}`;
       const summary = await syncDataset({
@@ -74,6 +91,7 @@ export async function benchSyncThroughput(): Promise<void> {
         dispatcher,
       });
       const rate = summary.total / ((performance.now() - started) / 1000);
+      inProcessCpu[variant].push(cpuMs());
       rmSync(join(dir, name), { recursive: true, force: true });
       return rate;
     });
@@ -86,6 +104,7 @@ export async function benchSyncThroughput(): Promise<void> {
       { better: 'higher', ratio: 0.95 },
       'items/s',
     );
+    reportCpu(inProcessCpu.bare, inProcessCpu.sync);
     reportRatio(
       'In process: the same, all or nothing (resume: false): what the per-page checkpoints cost',
       bare,
@@ -93,7 +112,9 @@ export async function benchSyncThroughput(): Promise<void> {
       undefined,
       'items/s',
     );
+    reportCpu(inProcessCpu.bare, inProcessCpu.once);
 
+    const processCpu: Record<'bare' | 'sync', number[]> = { bare: [], sync: [] };
     const processes = await rotated(['bare', 'sync'] as const, PROCESS_ROUNDS, (variant, round) => {
       if (variant === 'sync') {
         const out = join(dir, `process-${round}`);
@@ -101,13 +122,12 @@ export async function benchSyncThroughput(): Promise<void> {
           LEDGERHOOK_CONFIG_DIR: join(dir, `config-${round}`),
         });
         rmSync(out, { recursive: true, force: true });
+        processCpu.sync.push(run.cpuMs);
         return run.summary.total / run.seconds;
       }
-      const started = performance.now();
-      const child = spawnSync(process.execPath, [BARE, mock.baseUrl, mock.token], { encoding: 'utf8' });
-      const seconds = (performance.now() - started) / 1000;
-      if (child.status !== 0) throw new Error(`the bare loop failed: ${child.stderr}`);
-      return (JSON.parse(child.stdout) as { total: number }).total / seconds;
+      const run = measuredProcess(dir, [BARE, mock.baseUrl, mock.token], {});
+      processCpu.bare.push(run.cpuMs);
+      return (JSON.parse(run.stdout) as { total: number }).total / run.seconds;
     });
     reportRatio(
       `As processes: \`ledgerhook sync expenses\` (${ITEMS.toLocaleString('en')} expenses, a first sync) against \`node bench/lib/bare-fetch-loop.mjs\``,
@@ -116,6 +136,7 @@ export async function benchSyncThroughput(): Promise<void> {
       { better: 'higher', ratio: 0.9 },
       'items/s',
     );
+    reportCpu(processCpu.bare, processCpu.sync);
   } finally {
     await stopProcess(mock.child);
   }
@@ -131,7 +152,7 @@ export async function benchSyncThroughput(): Promise<void> {
     );
     console.log(`\nledgerhook sync of 1,000,000 expenses, a process  [${loadNote()}]`);
     console.log(
-      `  ${run.summary.total} items in ${fmt(run.seconds, 1)} s, peak RSS ${fmt(run.rssMb, 0)} MB  goal < 150 MB  ${run.rssMb < 150 ? 'met' : 'NOT met'}`,
+      `  ${run.summary.total} items in ${fmt(run.seconds, 1)} s (CPU ${fmt(run.cpuMs / 1000, 1)} s), peak RSS ${fmt(run.rssMb, 0)} MB  goal < 150 MB  ${run.rssMb < 150 ? 'met' : 'NOT met'}`,
     );
   } finally {
     await stopProcess(big.child);
