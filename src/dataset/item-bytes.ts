@@ -119,3 +119,51 @@ function scanItems(
   }
   return undefined;
 }
+
+/** "cursor", the key of the envelope's next-page cursor. */
+const CURSOR = [0x63, 0x75, 0x72, 0x73, 0x6f, 0x72];
+
+/** Going back from `at` past whitespace: where the byte before it is. */
+const skipSpaceBack = (bytes: Uint8Array, at: number): number => {
+  let i = at;
+  while (isSpace(bytes[i])) i -= 1;
+  return i;
+};
+
+/** The opening quote of the string that ends (its closing quote) at `end`, if no escape is in it; else -1. */
+function stringStartBack(bytes: Uint8Array, end: number): number {
+  for (let i = end - 1; i >= 0; i -= 1) {
+    const byte = bytes[i];
+    if (byte === Byte.Backslash) return -1;
+    if (byte === Byte.Quote) return i;
+  }
+  return -1;
+}
+
+/**
+ * The cursor the envelope in `bytes` ends with, read from its end without parsing it: when its last
+ * members are strings without escapes and one of them is "cursor" (the last one of that name, as
+ * JSON.parse keeps), a non-empty string; undefined for anything else (another value there, no such
+ * member). A hint only, for sending the next request while the page is parsed: bytes that are no
+ * JSON may give one too, and the parsed envelope decides (sync/paginate.ts).
+ */
+export function trailingCursor(bytes: Uint8Array): string | undefined {
+  let i = skipSpaceBack(bytes, bytes.length - 1);
+  if (bytes[i] !== Byte.CloseObject) return undefined;
+  for (;;) {
+    const valueEnd = skipSpaceBack(bytes, i - 1);
+    if (bytes[valueEnd] !== Byte.Quote) return undefined;
+    const valueStart = stringStartBack(bytes, valueEnd);
+    const colon = skipSpaceBack(bytes, valueStart - 1);
+    if (valueStart < 0 || bytes[colon] !== Byte.Colon) return undefined;
+    const keyEnd = skipSpaceBack(bytes, colon - 1);
+    const keyStart = bytes[keyEnd] === Byte.Quote ? stringStartBack(bytes, keyEnd) : -1;
+    if (keyStart < 0) return undefined;
+    if (keyEnd - keyStart === CURSOR.length + 1 && CURSOR.every((byte, at) => bytes[keyStart + 1 + at] === byte))
+      return valueEnd - valueStart > 1
+        ? Buffer.from(bytes.buffer, bytes.byteOffset + valueStart + 1, valueEnd - valueStart - 1).toString('latin1')
+        : undefined;
+    i = skipSpaceBack(bytes, keyStart - 1);
+    if (bytes[i] !== Byte.Comma) return undefined;
+  }
+}

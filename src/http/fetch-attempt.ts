@@ -100,6 +100,7 @@ export async function exchange(options: FetchJsonOptions): Promise<({ ok: true }
 
 export async function attempt(options: FetchJsonOptions): Promise<Attempt> {
   const answer = await exchange(options);
+  if (answer.ok && answer.status === 200) await options.beforeParse?.(answer.bytes);
   return answer.ok ? interpret(options, answer) : answer;
 }
 

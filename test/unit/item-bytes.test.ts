@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { locateItems } from '../../src/dataset/item-bytes.js';
+import { locateItems, trailingCursor } from '../../src/dataset/item-bytes.js';
 
 const STAMP = '"lastUpdatedDate":"2026-05-01T00:00:00.000Z"';
 const page = (items: string, extra = '') => `{"data":[${items}],${STAMP}${extra}}`;
@@ -127,6 +127,40 @@ describe('locateItems: each item of a page in its bytes, compact where JSON.stri
   it('gives up on deeper nesting than it follows, and still finds the items around it', () => {
     const deep = `{"id":2,"d":${'['.repeat(600)}${']'.repeat(600)}}`;
     assert.deepEqual(judged(page(`{"id":1},${deep},{"id":3}`)), [true, false, true]);
+  });
+});
+
+describe('trailingCursor: the cursor an envelope ends with, read from its end, or nothing', () => {
+  it('reads it where the envelope ends with simple strings, as JSON.parse keeps it (the last of its name)', () => {
+    const cases: Array<[string, string | undefined]> = [
+      [`{"data":[],${STAMP},"cursor":"abc"}`, 'abc'],
+      [`{"data":[],"cursor":"abc",${STAMP}}`, 'abc'],
+      ['{"data":[],"cursor":"first","cursor":"second"}', 'second'],
+      ['  { "data" : [ ] , "cursor" : "spaced" }\n', 'spaced'],
+      ['{"cursor":"only"}', 'only'],
+    ];
+    for (const [text, cursor] of cases) {
+      assert.equal(trailingCursor(Buffer.from(text)), cursor, text);
+      assert.equal((JSON.parse(text) as { cursor: string }).cursor, cursor, text);
+    }
+  });
+
+  it('gives nothing for anything else: another value at the end, an escape, null or "", a cursor inside an item', () => {
+    for (const text of [
+      '{"data":[],"cursor":"abc","deletedIds":[1]}',
+      '{"data":[],"cursor":"abc","n":1}',
+      '{"data":[],"cursor":null}',
+      '{"data":[],"cursor":""}',
+      `{"data":[{"cursor":"x"}],${STAMP}}`,
+      '{"data":[],"cursor":"a\\"b"}',
+      '{"data":[],"c\\u0075rsor":"ab"}',
+      '{"data":[],"x":"a\\",\\"cursor\\":\\"evil"}',
+      '{"data":[],"x":{"cursor":"nested"}}',
+      '[{"cursor":"x"}]',
+      'not json',
+      '',
+    ])
+      assert.equal(trailingCursor(Buffer.from(text)), undefined, text);
   });
 });
 
