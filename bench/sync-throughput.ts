@@ -21,7 +21,7 @@ import { measuredProcess, syncProcess } from './lib/child-sync.js';
 import { bareFetchLoop } from './lib/bare-fetch-loop.mjs';
 import { fmt, median } from './lib/measure.js';
 import { BIN, startProcess, stopProcess } from './lib/processes.js';
-import { loadNote, reportRatio } from './lib/ratio.js';
+import { interleaved, loadNote, reportRatio } from './lib/ratio.js';
 
 const BARE = fileURLToPath(new URL('./lib/bare-fetch-loop.mjs', import.meta.url));
 const ITEMS = 100_000;
@@ -45,21 +45,6 @@ function reportCpu(floor: number[], measure: number[]): void {
   );
 }
 
-/** Each variant once a round, every round starting with the next one (none always first or last). */
-async function rotated<Name extends string>(
-  variants: readonly Name[],
-  rounds: number,
-  measure: (variant: Name, round: number) => Promise<number> | number,
-): Promise<Record<Name, number[]>> {
-  const samples = Object.fromEntries(variants.map((variant) => [variant, [] as number[]])) as Record<Name, number[]>;
-  for (let round = 0; round < rounds; round += 1)
-    for (let step = 0; step < variants.length; step += 1) {
-      const variant = variants[(round + step) % variants.length] as Name;
-      samples[variant].push(await measure(variant, round));
-    }
-  return samples;
-}
-
 export async function benchSyncThroughput(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ledgerhook-bench-'));
   const mock = await startMock(ITEMS);
@@ -67,34 +52,39 @@ export async function benchSyncThroughput(): Promise<void> {
   try {
     const dispatcher = new Agent();
     const inProcessCpu: Record<'bare' | 'sync' | 'once', number[]> = { bare: [], sync: [], once: [] };
-    const inProcess = await rotated(['bare', 'sync', 'once'] as const, ROUNDS, async (variant, round) => {
-      const started = performance.now();
-      const cpu = process.cpuUsage();
-      const cpuMs = () => {
-        const used = process.cpuUsage(cpu);
-        return (used.user + used.system) / 1000;
-      };
-      if (variant === 'bare') {
-        const items: number = await bareFetchLoop(mock.baseUrl, mock.token, dispatcher);
-        const rate = items / ((performance.now() - started) / 1000);
-        inProcessCpu.bare.push(cpuMs());
+    const inProcess = await interleaved(
+      ['bare', 'sync', 'once'] as const,
+      ROUNDS,
+      async (variant, round) => {
+        const started = performance.now();
+        const cpu = process.cpuUsage();
+        const cpuMs = () => {
+          const used = process.cpuUsage(cpu);
+          return (used.user + used.system) / 1000;
+        };
+        if (variant === 'bare') {
+          const items: number = await bareFetchLoop(mock.baseUrl, mock.token, dispatcher);
+          const rate = items / ((performance.now() - started) / 1000);
+          inProcessCpu.bare.push(cpuMs());
+          return rate;
+        }
+        const name = `${variant}-${round}`;
+        const summary = await syncDataset({
+          baseUrl: mock.baseUrl,
+          token: mock.token,
+          path: '/expenses',
+          limit: 1000,
+          ...(variant === 'once' ? { resume: false as const } : {}),
+          store: new FileStore({ outDir: join(dir, name), stateFile: join(dir, `${name}.state.json`) }),
+          dispatcher,
+        });
+        const rate = summary.total / ((performance.now() - started) / 1000);
+        inProcessCpu[variant].push(cpuMs());
+        rmSync(join(dir, name), { recursive: true, force: true });
         return rate;
-      }
-      const name = `${variant}-${round}`;
-      const summary = await syncDataset({
-        baseUrl: mock.baseUrl,
-        token: mock.token,
-        path: '/expenses',
-        limit: 1000,
-        ...(variant === 'once' ? { resume: false as const } : {}),
-        store: new FileStore({ outDir: join(dir, name), stateFile: join(dir, `${name}.state.json`) }),
-        dispatcher,
-      });
-      const rate = summary.total / ((performance.now() - started) / 1000);
-      inProcessCpu[variant].push(cpuMs());
-      rmSync(join(dir, name), { recursive: true, force: true });
-      return rate;
-    });
+      },
+      true,
+    );
     await dispatcher.close();
     const bare = { label: 'bare undici loop: fetch + parse', samples: inProcess.bare };
     reportRatio(
@@ -115,20 +105,25 @@ export async function benchSyncThroughput(): Promise<void> {
     reportCpu(inProcessCpu.bare, inProcessCpu.once);
 
     const processCpu: Record<'bare' | 'sync', number[]> = { bare: [], sync: [] };
-    const processes = await rotated(['bare', 'sync'] as const, PROCESS_ROUNDS, (variant, round) => {
-      if (variant === 'sync') {
-        const out = join(dir, `process-${round}`);
-        const run = syncProcess(dir, ['expenses', ...common, '--out', out], {
-          LEDGERHOOK_CONFIG_DIR: join(dir, `config-${round}`),
-        });
-        rmSync(out, { recursive: true, force: true });
-        processCpu.sync.push(run.cpuMs);
-        return run.summary.total / run.seconds;
-      }
-      const run = measuredProcess(dir, [BARE, mock.baseUrl, mock.token], {});
-      processCpu.bare.push(run.cpuMs);
-      return (JSON.parse(run.stdout) as { total: number }).total / run.seconds;
-    });
+    const processes = await interleaved(
+      ['bare', 'sync'] as const,
+      PROCESS_ROUNDS,
+      (variant, round) => {
+        if (variant === 'sync') {
+          const out = join(dir, `process-${round}`);
+          const run = syncProcess(dir, ['expenses', ...common, '--out', out], {
+            LEDGERHOOK_CONFIG_DIR: join(dir, `config-${round}`),
+          });
+          rmSync(out, { recursive: true, force: true });
+          processCpu.sync.push(run.cpuMs);
+          return run.summary.total / run.seconds;
+        }
+        const run = measuredProcess(dir, [BARE, mock.baseUrl, mock.token], {});
+        processCpu.bare.push(run.cpuMs);
+        return (JSON.parse(run.stdout) as { total: number }).total / run.seconds;
+      },
+      true,
+    );
     reportRatio(
       `As processes: \`ledgerhook sync expenses\` (${ITEMS.toLocaleString('en')} expenses, a first sync) against \`node bench/lib/bare-fetch-loop.mjs\``,
       { label: 'bare undici loop, a node process', samples: processes.bare },

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { locateItems, trailingCursor } from '../../src/dataset/item-bytes.js';
+import { seededRandom } from '../../src/mock/random.js';
 
 const STAMP = '"lastUpdatedDate":"2026-05-01T00:00:00.000Z"';
 const page = (items: string, extra = '') => `{"data":[${items}],${STAMP}${extra}}`;
@@ -164,20 +165,8 @@ describe('trailingCursor: the cursor an envelope ends with, read from its end, o
   });
 });
 
-/** A seeded generator (mulberry32): the same cases every run. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('locateItems, fuzzed: what it judges compact is always what JSON.stringify writes', () => {
-  const next = random(23);
+  const next = seededRandom(23);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] as T;
   const CHARS = [
     'a',
