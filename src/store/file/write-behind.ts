@@ -5,9 +5,9 @@ import { FileChecksum } from './file-checksum.js';
 /** Bytes buffered before a write goes out (one write per buffer, one more in flight behind it). */
 const WRITE_BUFFER = 1024 * 1024;
 
-/** A lent buffer's least size (a page of ~1000 items fits), and how many wait to be lent again. */
+/** A lent buffer's least size (a page of ~1000 items fits), and the bytes at most kept to lend again. */
 const LEND_BYTES = 256 * 1024;
-const SPARE_BUFFERS = 12;
+const SPARE_BYTES = 4 * 1024 * 1024;
 
 /**
  * The bytes of a file being written (atomic-item-writer.ts), buffered and written out behind the
@@ -45,6 +45,7 @@ export class WriteBehind {
   /** Buffers lent by `borrow` (each chunk lent, to the buffer it is the start of), and those written, to lend again. */
   readonly #lent = new WeakMap<Buffer, Buffer>();
   readonly #spare: Buffer[] = [];
+  #spareBytes = 0;
 
   constructor(handle: FileHandle, written = 0, checksum = new FileChecksum(), syncEvery?: number) {
     this.#handle = handle;
@@ -73,19 +74,22 @@ export class WriteBehind {
   borrow(size: number): Buffer {
     const spare = this.#spare.findIndex((buffer) => buffer.length >= size);
     const whole = spare >= 0 ? this.#spare.splice(spare, 1)[0] : undefined;
+    this.#spareBytes -= whole?.length ?? 0;
     const buffer = whole ?? Buffer.allocUnsafeSlow(Math.max(size, LEND_BYTES));
     const chunk = buffer.subarray(0, size);
     this.#lent.set(chunk, buffer);
     return chunk;
   }
 
-  /** Lent buffers written out: lent again (a few, the rest left to the collector). */
+  /** Lent buffers written out: lent again (up to SPARE_BYTES of them, the rest left to the collector). */
   #takeBack(chunks: readonly Buffer[]): void {
     for (const chunk of chunks) {
       const buffer = this.#lent.get(chunk);
       if (buffer === undefined) continue;
       this.#lent.delete(chunk);
-      if (this.#spare.length < SPARE_BUFFERS) this.#spare.push(buffer);
+      if (this.#spareBytes + buffer.length > SPARE_BYTES) continue;
+      this.#spare.push(buffer);
+      this.#spareBytes += buffer.length;
     }
   }
 
