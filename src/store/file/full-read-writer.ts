@@ -4,12 +4,9 @@ import { readLines } from '../../util/read-lines.js';
 import { AtomicItemWriter } from './atomic-item-writer.js';
 import type { FileDigest, Item } from './data-file.js';
 import { compareIds, type ItemId } from '../../dataset/item-id.js';
-import { responseLines, serialisedLines } from './page-lines.js';
+import { ITEMS_AT_ONCE, responseLines, serialisedLines } from './page-lines.js';
 import { locateItems } from '../../dataset/item-bytes.js';
 import type { KeptBytes } from './staged-bytes.js';
-
-/** Items serialised in one JSON.stringify: ~200 bytes each, their text stays well under 128 KiB. */
-const ITEMS_AT_ONCE = 250;
 
 /**
  * A full read's file is flushed to the disk behind it every so many bytes (write-behind.ts): its

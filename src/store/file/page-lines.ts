@@ -49,10 +49,17 @@ export function serialisedLines(items: readonly Item[]): Buffer {
 const COMMA = 0x2c;
 const NEWLINE = 0x0a;
 
-/** Where the run of items from `from` that are not compact ends. */
+/**
+ * Items serialised in one JSON.stringify: ~200 bytes each, their text stays well under 128 KiB (a
+ * longer string goes to V8's large-object space, freed only by a full collection).
+ */
+export const ITEMS_AT_ONCE = 250;
+
+/** Where the run of items from `from` that are not compact ends (ITEMS_AT_ONCE of them at most). */
 function runEnd(located: ItemBytes, from: number): number {
+  const last = Math.min(located.count, from + ITEMS_AT_ONCE);
   let end = from + 1;
-  while (end < located.count && !located.isCompact(end)) end += 1;
+  while (end < last && !located.isCompact(end)) end += 1;
   return end;
 }
 
