@@ -1,42 +1,33 @@
 /**
- * A full sync of 100,000 expenses from `ledgerhook mock` at limit 1000 (library, in
- * process) against a bare undici loop that fetches and parses the same pages and throws them
- * away, in the same run (goal: >= 0.9x its throughput); and the peak RSS of a `ledgerhook
- * sync` process doing a full sync of 1,000,000 expenses (goal: < 150 MB). Also, interleaved: the
- * same sync all or nothing (resume: false, no checkpoint per page), which shows what the default
- * resumable read's checkpoints cost.
+ * `ledgerhook sync`'s rows of the performance table (docs/performance.md, "Sync throughput"): a full
+ * read of 100,000 expenses from `ledgerhook mock` at limit 1000 against a bare undici loop that
+ * fetches and parses the same pages and keeps nothing (bench/lib/bare-fetch-loop.mjs), in process
+ * (syncDataset into the JSON file store, one dispatcher; goal >= 0.95x) and as processes
+ * (`ledgerhook sync` against `node bare-fetch-loop.mjs`; goal >= 0.9x); beside them, in process, the
+ * same read all or nothing (resume: false), which shows what the checkpoints cost. Then the peak RSS
+ * of a `ledgerhook sync` process reading 1,000,000 expenses (goal < 150 MB). Rounds are interleaved,
+ * each starting with another variant; each row prints the per-round ratio and the machine's load, and
+ * beside it the CPU time each read took (this process's or the child's, threads included): on a
+ * machine other work shares, steadier than a rate, since it does not count waiting for a core.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
+import { fileURLToPath } from 'node:url';
+import { Agent } from 'undici';
 import { FileStore, syncDataset } from '../src/index.js';
-import { fmt, loadNote, median, report, spread } from './lib/measure.js';
+import { measuredProcess, syncProcess } from './lib/child-sync.js';
+// @ts-expect-error a plain .mjs floor (no types), run as a child process too
+import { bareFetchLoop } from './lib/bare-fetch-loop.mjs';
+import { fmt, median } from './lib/measure.js';
 import { BIN, startProcess, stopProcess } from './lib/processes.js';
+import { interleaved, loadNote, reportRatio } from './lib/ratio.js';
 
-/** Rounds of the 100k comparison (each of the three starts two): runs of under a second vary by 10-20% here. */
-const ROUNDS = 6;
-
-async function bareLoop(baseUrl: string, token: string, dispatcher: Agent): Promise<number> {
-  let cursor: string | undefined;
-  let items = 0;
-  do {
-    const response = await request(`${baseUrl}/expenses`, {
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        limit: '1000',
-        ...(cursor ? { cursor } : {}),
-      },
-      dispatcher,
-    });
-    const page = (await response.body.json()) as { data: unknown[]; cursor?: string };
-    items += page.data.length;
-    cursor = page.cursor;
-  } while (cursor);
-  return items;
-}
+const BARE = fileURLToPath(new URL('./lib/bare-fetch-loop.mjs', import.meta.url));
+const ITEMS = 100_000;
+/** In process: runs of half a second vary by 10-20% on a shared machine. */
+const ROUNDS = 8;
+const PROCESS_ROUNDS = 6;
 
 async function startMock(items: number) {
   const mock = await startProcess(
@@ -46,116 +37,120 @@ async function startMock(items: number) {
   return { ...mock, ...(JSON.parse(mock.value) as { baseUrl: string; token: string }) };
 }
 
+/** One line under a ratio row: the CPU time of each read, medians, and the per-round ratio's. */
+function reportCpu(floor: number[], measure: number[]): void {
+  const ratios = measure.map((value, round) => value / (floor[round] ?? Number.NaN));
+  console.log(
+    `  CPU time per read, medians: ${fmt(median(floor), 0)} ms against ${fmt(median(measure), 0)} ms, ${fmt(median(ratios), 2)}x`,
+  );
+}
+
 export async function benchSyncThroughput(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ledgerhook-bench-'));
-  const mock = await startMock(100_000);
-  const dispatcher = new Agent();
-  const rounds: Array<{ bare: number; sync: number; once: number }> = [];
-  const load = [loadNote()];
-  const syncInto = async (name: string, resume: false | undefined) => {
-    const started = performance.now();
-    const summary = await syncDataset({
-      baseUrl: mock.baseUrl,
-      token: mock.token,
-      path: '/expenses',
-      limit: 1000,
-      ...(resume === false ? { resume } : {}),
-      store: new FileStore({ outDir: join(dir, name), stateFile: join(dir, `${name}.state.json`) }),
-      dispatcher,
-    });
-    return summary.total / ((performance.now() - started) / 1000);
-  };
-  for (let round = 0; round < ROUNDS; round += 1) {
-    // Each round starts with a different one of the three: none is always first (a warmer mock, a
-    // cooler disk cache) or always last.
-    const runs: Array<() => Promise<void>> = [];
-    const r = { bare: 0, sync: 0, once: 0 };
-    runs.push(async () => {
-      const started = performance.now();
-      r.bare = (await bareLoop(mock.baseUrl, mock.token, dispatcher)) / ((performance.now() - started) / 1000);
-    });
-    runs.push(async () => {
-      r.sync = await syncInto(`round-${round}`, undefined);
-    });
-    runs.push(async () => {
-      r.once = await syncInto(`once-${round}`, false);
-    });
-    for (let step = 0; step < runs.length; step += 1) await runs[(round + step) % runs.length]?.();
-    rounds.push(r);
+  const mock = await startMock(ITEMS);
+  const common = ['--base-url', mock.baseUrl, '--token', mock.token, '--limit', '1000'];
+  try {
+    const dispatcher = new Agent();
+    const inProcessCpu: Record<'bare' | 'sync' | 'once', number[]> = { bare: [], sync: [], once: [] };
+    const inProcess = await interleaved(
+      ['bare', 'sync', 'once'] as const,
+      ROUNDS,
+      async (variant, round) => {
+        const started = performance.now();
+        const cpu = process.cpuUsage();
+        const cpuMs = () => {
+          const used = process.cpuUsage(cpu);
+          return (used.user + used.system) / 1000;
+        };
+        if (variant === 'bare') {
+          const items: number = await bareFetchLoop(mock.baseUrl, mock.token, dispatcher);
+          const rate = items / ((performance.now() - started) / 1000);
+          inProcessCpu.bare.push(cpuMs());
+          return rate;
+        }
+        const name = `${variant}-${round}`;
+        const summary = await syncDataset({
+          baseUrl: mock.baseUrl,
+          token: mock.token,
+          path: '/expenses',
+          limit: 1000,
+          ...(variant === 'once' ? { resume: false as const } : {}),
+          store: new FileStore({ outDir: join(dir, name), stateFile: join(dir, `${name}.state.json`) }),
+          dispatcher,
+        });
+        const rate = summary.total / ((performance.now() - started) / 1000);
+        inProcessCpu[variant].push(cpuMs());
+        rmSync(join(dir, name), { recursive: true, force: true });
+        return rate;
+      },
+      true,
+    );
+    await dispatcher.close();
+    const bare = { label: 'bare undici loop: fetch + parse', samples: inProcess.bare };
+    reportRatio(
+      `In process: a full read of ${ITEMS.toLocaleString('en')} expenses from the mock (limit 1000), syncDataset into a local JSON file against the bare loop`,
+      bare,
+      { label: 'syncDataset, resumable (the default)', samples: inProcess.sync },
+      { better: 'higher', ratio: 0.95 },
+      'items/s',
+    );
+    reportCpu(inProcessCpu.bare, inProcessCpu.sync);
+    reportRatio(
+      'In process: the same, all or nothing (resume: false): what the per-page checkpoints cost',
+      bare,
+      { label: 'syncDataset, all or nothing', samples: inProcess.once },
+      undefined,
+      'items/s',
+    );
+    reportCpu(inProcessCpu.bare, inProcessCpu.once);
+
+    const processCpu: Record<'bare' | 'sync', number[]> = { bare: [], sync: [] };
+    const processes = await interleaved(
+      ['bare', 'sync'] as const,
+      PROCESS_ROUNDS,
+      (variant, round) => {
+        if (variant === 'sync') {
+          const out = join(dir, `process-${round}`);
+          const run = syncProcess(dir, ['expenses', ...common, '--out', out], {
+            LEDGERHOOK_CONFIG_DIR: join(dir, `config-${round}`),
+          });
+          rmSync(out, { recursive: true, force: true });
+          processCpu.sync.push(run.cpuMs);
+          return run.summary.total / run.seconds;
+        }
+        const run = measuredProcess(dir, [BARE, mock.baseUrl, mock.token], {});
+        processCpu.bare.push(run.cpuMs);
+        return (JSON.parse(run.stdout) as { total: number }).total / run.seconds;
+      },
+      true,
+    );
+    reportRatio(
+      `As processes: \`ledgerhook sync expenses\` (${ITEMS.toLocaleString('en')} expenses, a first sync) against \`node bench/lib/bare-fetch-loop.mjs\``,
+      { label: 'bare undici loop, a node process', samples: processes.bare },
+      { label: 'ledgerhook sync, a process', samples: processes.sync },
+      { better: 'higher', ratio: 0.9 },
+      'items/s',
+    );
+    reportCpu(processCpu.bare, processCpu.sync);
+  } finally {
+    await stopProcess(mock.child);
   }
-  load.push(loadNote());
-  await stopProcess(mock.child);
-  await dispatcher.close();
-  const bare = median(rounds.map((r) => r.bare));
-  const sync = median(rounds.map((r) => r.sync));
-  const once = median(rounds.map((r) => r.once));
 
   // Peak RSS of a real sync process, reported by the process itself as it exits.
   const big = await startMock(1_000_000);
-  const hook = join(dir, 'report-rss.cjs');
-  writeFileSync(
-    hook,
-    "process.on('exit', () => process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'));",
-  );
-  const started = performance.now();
-  const child = spawnSync(
-    process.execPath,
-    [
-      '--require',
-      hook,
-      BIN,
-      'sync',
-      'expenses',
-      '--base-url',
-      big.baseUrl,
-      '--token',
-      big.token,
-      '--limit',
-      '1000',
-      '--out',
-      join(dir, 'million'),
-      '--json',
-    ],
-    {
-      env: { ...process.env, LEDGERHOOK_CONFIG_DIR: dir },
-      encoding: 'utf8',
-      maxBuffer: 1 << 20,
-    },
-  );
-  const seconds = (performance.now() - started) / 1000;
-  await stopProcess(big.child);
-  if (child.status !== 0) throw new Error(`sync of 1,000,000 failed: ${child.stderr}`);
-  const rssMb = Number(/maxrss (\d+)/.exec(child.stderr)?.[1]) / 1024;
-  const total = JSON.parse(child.stdout).total as number;
-  report(
-    `Full sync from the mock at limit 1000 (${ROUNDS} interleaved rounds, each starting with a different one; min / median / max; goal: sync >= 0.9x the bare loop; the mock runs on the same 2 cores)`,
-    [
-      [
-        'bare undici loop: fetch + parse, 100,000 expenses',
-        `${spread(
-          rounds.map((r) => r.bare),
-          0,
-        )} items/s`,
-      ],
-      [
-        'syncDataset to a local JSON file, 100,000 expenses (resumable, the default)',
-        `${spread(
-          rounds.map((r) => r.sync),
-          0,
-        )} items/s  ${fmt(sync / bare, 2)}x (goal >= 0.9x)`,
-      ],
-      [
-        'syncDataset to a local JSON file, 100,000 expenses, all or nothing (resume: false)',
-        `${spread(
-          rounds.map((r) => r.once),
-          0,
-        )} items/s  ${fmt(once / bare, 2)}x`,
-      ],
-      ['machine', load.join(' -> ')],
-      [
-        'ledgerhook sync, 1,000,000 expenses (process)',
-        `${total} items in ${fmt(seconds, 1)} s, peak RSS ${fmt(rssMb, 0)} MB (goal: < 150 MB)`,
-      ],
-    ],
-  );
+  try {
+    const million = join(dir, 'million');
+    const run = syncProcess(
+      dir,
+      ['expenses', '--base-url', big.baseUrl, '--token', big.token, '--limit', '1000', '--out', million],
+      { LEDGERHOOK_CONFIG_DIR: dir },
+    );
+    console.log(`\nledgerhook sync of 1,000,000 expenses, a process  [${loadNote()}]`);
+    console.log(
+      `  ${run.summary.total} items in ${fmt(run.seconds, 1)} s (CPU ${fmt(run.cpuMs / 1000, 1)} s), peak RSS ${fmt(run.rssMb, 0)} MB  goal < 150 MB  ${run.rssMb < 150 ? 'met' : 'NOT met'}`,
+    );
+  } finally {
+    await stopProcess(big.child);
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

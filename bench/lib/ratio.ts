@@ -22,15 +22,22 @@ export function loadNote(): string {
   return `load ${fmt(one, 2)} (1 min), ${fmt(five, 2)} (5 min) on ${cpus().length} cores`;
 }
 
-/** Runs `measure` for every variant, round after round in turn; returns each variant's samples. */
+/**
+ * Runs `measure` for every variant, round after round in turn; returns each variant's samples. With
+ * `rotate`, each round starts with the next variant: none is always first (a warmer server) or last.
+ */
 export async function interleaved<Name extends string>(
   variants: readonly Name[],
   rounds: number,
   measure: (variant: Name, round: number) => Promise<number> | number,
+  rotate = false,
 ): Promise<Record<Name, number[]>> {
   const samples = Object.fromEntries(variants.map((variant) => [variant, [] as number[]])) as Record<Name, number[]>;
   for (let round = 0; round < rounds; round += 1)
-    for (const variant of variants) samples[variant].push(await measure(variant, round));
+    for (let step = 0; step < variants.length; step += 1) {
+      const variant = variants[((rotate ? round : 0) + step) % variants.length] as Name;
+      samples[variant].push(await measure(variant, round));
+    }
   return samples;
 }
 

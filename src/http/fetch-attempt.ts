@@ -14,8 +14,8 @@ import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_REQUEST_TIMEOUT_MS } from '../defau
  */
 
 export type Attempt =
-  /** `date`: the answer's Date header, as sent (the server's clock). */
-  | { ok: true; body: unknown; date?: string | undefined }
+  /** `bytes`: the body as received; `date`: the answer's Date header, as sent (the server's clock). */
+  | { ok: true; body: unknown; bytes: Buffer; date?: string | undefined }
   | { ok: false; retryable: boolean; error: LedgerhookError; retryAfterMs?: number | undefined };
 
 const MAX_ERROR_BODY = 2000;
@@ -36,10 +36,6 @@ export async function readCappedBytes(body: Dispatcher.ResponseData['body'], max
   return Buffer.concat(chunks, size);
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string | undefined> {
-  return (await readCappedBytes(body, max))?.toString('utf8');
-}
-
 function tooLarge(href: string, max: number): ExchangeFailure {
   return {
     ok: false,
@@ -55,6 +51,8 @@ export interface Answer {
   status: number;
   headers: Dispatcher.ResponseData['headers'];
   text: string;
+  /** The bytes `text` was decoded from (a full read keeps its items' bytes as they stand). */
+  bytes: Buffer;
 }
 
 /** A failure of the exchange itself (no answer, a cut-off or outsized one), as fetchJson retries it. */
@@ -88,21 +86,22 @@ export async function exchange(options: FetchJsonOptions): Promise<({ ok: true }
     response.body.destroy();
     return tooLarge(href, max);
   }
-  let text: string | undefined;
+  let bytes: Buffer | undefined;
   try {
-    text = await readCapped(response.body, max);
+    bytes = await readCappedBytes(response.body, max);
   } catch (error) {
     if (options.signal?.aborted) return { ok: false, retryable: false, error: aborted(error) };
     const cause = timeout.aborted ? Object.assign(new Error('timeout'), { name: 'TimeoutError' }) : error;
     // The connection broke in the middle of the body: a truncated answer, worth another try.
     return { ok: false, retryable: true, error: networkError(cause, method, options.url, timeoutMs) };
   }
-  if (text === undefined) return tooLarge(href, max);
-  return { ok: true, status: response.statusCode, headers: response.headers, text };
+  if (bytes === undefined) return tooLarge(href, max);
+  return { ok: true, status: response.statusCode, headers: response.headers, text: bytes.toString('utf8'), bytes };
 }
 
 export async function attempt(options: FetchJsonOptions): Promise<Attempt> {
   const answer = await exchange(options);
+  if (answer.ok && answer.status === 200) await options.beforeParse?.(answer.bytes);
   return answer.ok ? interpret(options, answer) : answer;
 }
 
@@ -114,7 +113,7 @@ function interpret(options: FetchJsonOptions, response: Answer): Attempt {
   if (status === 200) {
     try {
       const date = response.headers.date;
-      return { ok: true, body: JSON.parse(text), date: Array.isArray(date) ? date[0] : date };
+      return { ok: true, body: JSON.parse(text), bytes: response.bytes, date: Array.isArray(date) ? date[0] : date };
     } catch {
       // HTML (a login page, a proxy's error page) or any other non-JSON type is not a cut-off body:
       // asking again brings the same page, so it fails at once, saying what came.

@@ -18,4 +18,9 @@ export interface FetchJsonOptions {
   onRetry?:
     | ((event: { attempt: number; waitMs: number; reason: string; rateLimited?: boolean | undefined }) => void)
     | undefined;
+  /**
+   * Given a 200's bytes before they are parsed (each attempt's): a paginated read sends its next
+   * request meanwhile. What it throws ends the fetch as is.
+   */
+  beforeParse?: ((bytes: Buffer) => Promise<void> | undefined) | undefined;
 }

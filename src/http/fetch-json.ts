@@ -32,15 +32,14 @@ export async function abortableSleep(ms: number, signal?: AbortSignal): Promise<
   }
 }
 
-/** A JSON answer and the server's clock: its Date header, as sent (the sync judges stamps by it). */
+/**
+ * A JSON answer: the document, the bytes it was parsed from (a full read writes its items' bytes as
+ * they stand) and the server's clock, its Date header as sent (the sync judges stamps by it).
+ */
 export interface JsonAnswer {
   body: unknown;
+  bytes: Buffer;
   date?: string | undefined;
-}
-
-/** fetchJsonAnswer's document alone. */
-export async function fetchJson(options: FetchJsonOptions): Promise<unknown> {
-  return (await fetchJsonAnswer(options)).body;
 }
 
 /**
@@ -52,7 +51,7 @@ export async function fetchJson(options: FetchJsonOptions): Promise<unknown> {
  * by its wait), and a retry's own timeout is cut to what is left. Each attempt's timeout covers the
  * whole answer, headers and body (a server trickling bytes does not stretch it).
  */
-export async function fetchJsonAnswer(options: FetchJsonOptions): Promise<JsonAnswer> {
+export async function fetchJson(options: FetchJsonOptions): Promise<JsonAnswer> {
   const policy = options.retry ?? DEFAULT_RETRY_POLICY;
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? abortableSleep;
@@ -72,7 +71,7 @@ export async function fetchJsonAnswer(options: FetchJsonOptions): Promise<JsonAn
     const deadline = started + Math.max(timeoutMs, budget);
     const left = Math.max(1, deadline - now());
     const result = await attempt(left < timeoutMs ? { ...options, timeoutMs: left } : options);
-    if (result.ok) return { body: result.body, date: result.date };
+    if (result.ok) return { body: result.body, bytes: result.bytes, date: result.date };
     const status = result.error instanceof HttpStatusError ? result.error.status : undefined;
     // A rate limit or a server error is ridden out within the wait budget, not a count of attempts.
     const slow = result.retryable && status !== undefined && (status === 429 || status >= 500);

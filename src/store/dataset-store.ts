@@ -97,7 +97,11 @@ export interface CommitResult {
 
 /** A full read in progress: pages stream in, and nothing is visible to readers until `commit`. */
 export interface FullLoad {
-  add(items: readonly StoredItem[]): Promise<void>;
+  /**
+   * `bytes`: the response the items were parsed from (by JSON.parse, unchanged since), when they
+   * come from one: a store may keep each item's bytes as they stand there instead of serialising it.
+   */
+  add(items: readonly StoredItem[], bytes?: Buffer): Promise<void>;
   /** Replaces the dataset and its state in one step. */
   commit(state: DatasetState): Promise<CommitResult>;
   /**

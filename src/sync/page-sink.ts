@@ -96,7 +96,8 @@ export class PageSink {
     return this.#deleted.size;
   }
 
-  async add(page: ListPage): Promise<void> {
+  /** `bytes`: the response `page` was parsed from, a full load's to keep its items' as they stand. */
+  async add(page: ListPage, bytes?: Buffer): Promise<void> {
     this.received += page.data.length;
     if (this.#mode === 'incremental') {
       for (const entry of page.data) {
@@ -112,7 +113,7 @@ export class PageSink {
       for (const id of page.deletedIds ?? []) this.#deleted.set(idKey(id), id);
     } else if (!this.#dryRun) {
       this.#load ??= await this.#begin();
-      await this.#load.add(page.data);
+      await this.#load.add(page.data, bytes);
     }
   }
 

@@ -2,9 +2,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ErrorReason } from '../error-reasons.js';
 import { DEFAULT_PAGE_LIMIT } from '../defaults.js';
 import { LedgerhookError } from '../errors.js';
-import { type FetchJsonOptions, fetchJsonAnswer } from '../http/fetch-json.js';
+import { type FetchJsonOptions, fetchJson, type JsonAnswer } from '../http/fetch-json.js';
 import { classifyBody, type EnvelopeQuirk, type ListPage } from '../dataset/envelope.js';
 import { idKey } from '../dataset/item-id.js';
+import { trailingCursor } from '../dataset/item-bytes.js';
+import { AskedPage, RequestAhead } from './request-ahead.js';
 import { noTelemetry, type Telemetry, traced } from '../telemetry/telemetry.js';
 
 import { DEFAULT_MAX_PAGES } from '../defaults.js';
@@ -62,7 +64,14 @@ export interface PaginateOptions
 }
 
 export type PaginatedItem =
-  | { kind: 'page'; index: number; page: ListPage; quirk?: EnvelopeQuirk | undefined }
+  | {
+      kind: 'page';
+      index: number;
+      page: ListPage;
+      quirk?: EnvelopeQuirk | undefined;
+      /** The response's bytes, `page` as JSON.parse read it from them: a store may keep its items' as they stand. */
+      bytes: Buffer;
+    }
   /** The endpoint answered something that is not an envelope (e.g. /userTaxSetup). */
   | { kind: 'document'; body: unknown };
 
@@ -129,25 +138,26 @@ export async function* paginate(options: PaginateOptions): AsyncGenerator<Pagina
   }
 }
 
-async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem> {
+async function* pagesOf(options: PaginateOptions & { signal: AbortSignal }): AsyncGenerator<PaginatedItem> {
   const url = listUrl(options.baseUrl, options.path, options.filter);
   const maxPages = options.maxPages ?? DEFAULT_MAX_PAGES;
   const telemetry = options.telemetry ?? noTelemetry;
-  let requested = options.firstIndex ?? 0;
-  const fetchPage = (cursor: string | undefined) => {
+  const firstIndex = options.firstIndex ?? 0;
+  /** Page `index` (0-based), sent with `cursor`. */
+  const fetchPage = (cursor: string | undefined, index: number, signal: AbortSignal = options.signal) => {
     const headers = listHeaders(options.token, {
       limit: options.limit ?? DEFAULT_PAGE_LIMIT,
       cursor,
       lastUpdatedDate: options.lastUpdatedDate,
     });
-    requested += 1;
-    const facts = { 'ledgerhook.sync.page': requested, 'url.path': url.pathname };
+    const facts = { 'ledgerhook.sync.page': index + 1, 'url.path': url.pathname };
+    const beforeParse = (bytes: Buffer) => requestNext(bytes, index);
     return traced(
       telemetry,
       'ledgerhook.sync.page',
       facts,
       async () => {
-        const answer = await fetchJsonAnswer({ ...options, url, headers });
+        const answer = await fetchJson({ ...options, signal, url, headers, beforeParse });
         telemetry.add('ledgerhook.sync.pages', 1);
         return answer;
       },
@@ -157,11 +167,36 @@ async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem>
   // A continued read's cursor counts as seen: a server that answers it with itself is looping.
   const seen = new Set<string>(options.cursor === undefined ? [] : [options.cursor]);
   const idle = new IdleCounter();
-  let pending = fetchPage(options.cursor);
-  const firstIndex = options.firstIndex ?? 0;
+  const ahead = new RequestAhead<JsonAnswer>();
+  const asked = new AskedPage(firstIndex);
+  /** The pages whose beforeNext has been awaited: up to this one. */
+  let settled = firstIndex;
+  const settle = async (index: number) => {
+    if (index <= settled) return;
+    settled = index;
+    await options.beforeNext?.();
+  };
+  // Page `index` has come: the request for the one after it goes out before it is parsed, on the
+  // cursor its bytes end with, once the reader has asked for it (so that the reader's work on the
+  // page before has begun, and beforeNext waits for it). The loop below keeps it or cancels it.
+  async function requestNext(bytes: Buffer, index: number): Promise<void> {
+    const cursor = trailingCursor(bytes);
+    await asked.until(index, options.signal);
+    // Any guess now is an earlier attempt's at this page (the loop took the one for this page).
+    ahead.cancel();
+    if (cursor === undefined || !CURSOR.test(cursor) || seen.has(cursor) || index + 1 >= maxPages) return;
+    await settle(index);
+    ahead.guess(cursor, (signal) => fetchPage(cursor, index + 1, signal), options.signal);
+    // Two turns of the event loop before the parse: undici writes a request on a kept-alive socket
+    // in a turn after the one it is made in (it checks the socket first), and the parse would hold it.
+    await nextTurn();
+    await nextTurn();
+  }
+  let pending = fetchPage(options.cursor, firstIndex);
   for (let index = firstIndex; ; index += 1) {
-    const { body, date } = await pending;
-    if (index > firstIndex) await options.beforeNext?.();
+    asked.ask(index);
+    const { body, bytes, date } = await pending;
+    await settle(index);
     const classified = classifyBody(body);
     if (classified.kind === 'invalid')
       throw badResponse(
@@ -210,15 +245,23 @@ async function* pagesOf(options: PaginateOptions): AsyncGenerator<PaginatedItem>
           url,
         );
       seen.add(cursor);
-      // The next request goes out while the caller works on this page; the requests stay in order.
-      pending = fetchPage(cursor);
+      // The next request goes out while the caller works on this page (if it has not, on the cursor
+      // read from the bytes); the requests stay in order.
+      const early = ahead.take(cursor);
+      pending = early ?? fetchPage(cursor, index + 1);
       pending.catch(() => {}); // if the caller stops early, nobody awaits it
       // One turn of the event loop before the page is handed over: undici writes the request a tick
       // or two after it is made, and a caller that works on the page in one stretch would hold it
       // back, the server idle meanwhile.
-      await nextTurn();
-    }
-    yield { kind: 'page', index, page: classified.page, ...(classified.quirk ? { quirk: classified.quirk } : {}) };
+      if (early === undefined) await nextTurn();
+    } else ahead.cancel();
+    yield {
+      kind: 'page',
+      index,
+      page: classified.page,
+      bytes,
+      ...(classified.quirk ? { quirk: classified.quirk } : {}),
+    };
     if (cursor === undefined) return;
   }
 }

@@ -198,7 +198,7 @@ export async function runRead(
       summary.pages += 1;
       if (item.quirk && !summary.quirks?.includes(item.quirk)) summary.quirks = [...(summary.quirks ?? []), item.quirk];
       summary.lastUpdatedDate ??= item.page.lastUpdatedDate;
-      await sink.add(item.page);
+      await sink.add(item.page, item.bytes);
       observed.observe(item.page.data);
       const cursor = item.page.cursor;
       const { received: itemsSoFar, deletedSoFar } = sink;

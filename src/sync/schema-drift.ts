@@ -53,9 +53,16 @@ export function storableName(key: string): string {
   return `${head}…#${createHash('sha256').update(key).digest('hex').slice(0, 12)}`;
 }
 
-/** Collects the fields and types of every item of a run, at one map lookup per field per item. */
+/**
+ * Collects the fields and types of every item of a run. Items of one dataset mostly list the same
+ * fields in the same order, and JSON.parse gives equal keys as one string: a field at the place and
+ * of a type the item before had there is told by comparing two strings, without a map lookup.
+ */
 export class SchemaObserver {
   readonly #types = new Map<string, number>();
+  /** The keys of the last item, by place, and the types recorded for each when it was looked up. */
+  readonly #lastKeys: string[] = [];
+  readonly #lastTypes: number[] = [];
   items = 0;
   /** Some field was not tracked: more distinct fields than MAX_SCHEMA_FIELDS (missing cannot be told). */
   overflow = false;
@@ -63,13 +70,23 @@ export class SchemaObserver {
   observe(items: ReadonlyArray<Record<string, unknown>>): void {
     this.items += items.length;
     const types = this.#types;
-    for (const item of items)
+    const lastKeys = this.#lastKeys;
+    const lastTypes = this.#lastTypes;
+    for (const item of items) {
+      let place = 0;
       for (const key in item) {
         const bit = typeBit(item[key]);
-        const seen = types.get(key);
-        if (seen === undefined) this.#add(key, bit);
-        else if ((seen & bit) === 0) types.set(key, seen | bit);
+        if (lastKeys[place] !== key || ((lastTypes[place] ?? 0) & bit) === 0) {
+          const seen = types.get(key);
+          if (seen === undefined) this.#add(key, bit);
+          else if ((seen & bit) === 0) types.set(key, seen | bit);
+          lastKeys[place] = key;
+          // What the map holds for it now (0 for a field not tracked: looked up each time).
+          lastTypes[place] = types.get(key) ?? 0;
+        }
+        place += 1;
       }
+    }
   }
 
   /** The slow path, once per new field (and each time for a name kept by its stand-in). */

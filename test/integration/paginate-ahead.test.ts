@@ -1,9 +1,12 @@
 /**
- * paginate requests the next page while the caller works on the current one (issue 23): a caller
- * that stops cancels that request, nothing it leaves behind rejects unhandled, and `beforeNext`
- * holds the read back until the caller's background work on the page before has ended.
+ * paginate requests the next page while the caller works on the current one (issue 23), and while
+ * it parses it, on the cursor the page's bytes end with (issue 39): a caller that stops cancels that
+ * request, a page refused after it went out cancels it too, nothing it leaves behind rejects
+ * unhandled, and `beforeNext` holds the read back until the caller's background work on the page
+ * before has ended.
  */
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
@@ -11,17 +14,24 @@ import { paginate } from '../../src/api/sync.js';
 
 const DATE = '2026-01-01T00:00:00.000Z';
 
-/** Pages 1..`pages` (one item each, cursor = next page number); `answer` may take a request over. */
+/**
+ * Pages 1..`pages` (one item each, cursor = next page number, last unless `cursorFirst`); `answer`
+ * may take a request over.
+ */
 async function listServer(
   pages: number,
   answer?: (page: number, req: IncomingMessage, res: ServerResponse) => boolean,
+  cursorFirst = false,
 ) {
   const requested: number[] = [];
   const server = createServer((req, res) => {
     const page = Number(req.headers.cursor ?? 1);
     requested.push(page);
     if (answer?.(page, req, res)) return;
-    const body = { data: [{ id: page }], lastUpdatedDate: DATE, ...(page < pages ? { cursor: String(page + 1) } : {}) };
+    const cursor = page < pages ? { cursor: String(page + 1) } : {};
+    const body = cursorFirst
+      ? { ...cursor, data: [{ id: page }], lastUpdatedDate: DATE }
+      : { data: [{ id: page }], lastUpdatedDate: DATE, ...cursor };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -107,6 +117,85 @@ describe('paginate reads one page ahead (issue 23)', () => {
       });
       assert.deepEqual(unhandled, []);
       assert.deepEqual(api.requested, [1, 2], 'the cancelled request was not tried again');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('the next request is written before the page is parsed, on the cursor its bytes end with; the pages come in order', async () => {
+    const api = await listServer(4);
+    const events: string[] = [];
+    const sent = (message: unknown) => {
+      const headers = String((message as { headers?: unknown }).headers ?? '');
+      events.push(`sent ${/cursor: (\d+)/i.exec(headers)?.[1] ?? 1}`);
+    };
+    const parse = JSON.parse;
+    diagnostics.subscribe('undici:client:sendHeaders', sent);
+    JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => {
+      const value = parse(text, reviver);
+      if (Array.isArray(value?.data)) events.push(`parsed ${value.data[0]?.id}`);
+      return value;
+    }) as typeof JSON.parse;
+    try {
+      const pages: number[] = [];
+      for await (const item of paginate({ baseUrl: api.baseUrl, token: 't', path: '/things', limit: 1 }))
+        if (item.kind === 'page') pages.push(item.index + 1);
+      assert.deepEqual(pages, [1, 2, 3, 4]);
+      assert.deepEqual(events, [
+        'sent 1',
+        'sent 2',
+        'parsed 1',
+        'sent 3',
+        'parsed 2',
+        'sent 4',
+        'parsed 3',
+        'parsed 4',
+      ]);
+      assert.deepEqual(api.requested, [1, 2, 3, 4]);
+    } finally {
+      JSON.parse = parse;
+      diagnostics.unsubscribe('undici:client:sendHeaders', sent);
+      await api.close();
+    }
+  });
+
+  it('a page whose bytes do not end with its cursor is read as before: its next request after its parse', async () => {
+    const api = await listServer(3, undefined, true);
+    try {
+      const pages: number[] = [];
+      for await (const item of paginate({ baseUrl: api.baseUrl, token: 't', path: '/things', limit: 1 }))
+        if (item.kind === 'page') pages.push(item.index + 1);
+      assert.deepEqual(pages, [1, 2, 3]);
+      assert.deepEqual(api.requested, [1, 2, 3]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('a page refused once its next request went out (an item without an id) cancels that request; nothing is left unhandled', {
+    timeout: 30_000,
+  }, async () => {
+    let closed: () => void = () => {};
+    const page2Closed = new Promise<void>((resolve) => (closed = resolve));
+    const api = await listServer(3, (page, _req, res) => {
+      if (page === 1) {
+        const body = { data: [{ name: 'no id' }], lastUpdatedDate: DATE, cursor: '2' };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        return true;
+      }
+      // Page 2 is never answered: only a cancelled request ends.
+      res.on('close', closed);
+      return true;
+    });
+    try {
+      const unhandled = await unhandledDuring(async () => {
+        await assert.rejects(async () => {
+          for await (const _item of paginate({ baseUrl: api.baseUrl, token: 't', path: '/things', limit: 1 }));
+        }, /data\[0\] has no id/);
+        await page2Closed;
+      });
+      assert.deepEqual(unhandled, []);
+      assert.deepEqual(api.requested, [1, 2]);
     } finally {
       await api.close();
     }

@@ -1,6 +1,8 @@
 /**
  * A page serialised at once (issue 23) must give the bytes of the item-by-item path, whatever the
- * items hold; where it cannot tell the items apart it gives way to that path.
+ * items hold; where it cannot tell the items apart it gives way to that path. A page written from its
+ * response's bytes (issue 39) must give those bytes too: compact items as they stand, the others
+ * serialised.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -9,7 +11,8 @@ import { describe, it } from 'node:test';
 import { AtomicItemWriter } from '../../src/store/file/atomic-item-writer.js';
 import type { FileDigest, Item } from '../../src/store/file/data-file.js';
 import { FullReadWriter } from '../../src/store/file/full-read-writer.js';
-import { pageLines } from '../../src/store/file/page-lines.js';
+import { locateItems } from '../../src/dataset/item-bytes.js';
+import { pageLines, responseLines, serialisedLines } from '../../src/store/file/page-lines.js';
 import { tempDir } from '../helpers/cli.js';
 
 /** The item-by-item bytes of one page. */
@@ -97,5 +100,97 @@ describe('pageLines (issue 23)', () => {
     assert.deepEqual(pagedDigest, singleDigest);
     assert.equal(readFileSync(join(dir, 'paged.json'), 'utf8'), readFileSync(join(dir, 'single.json'), 'utf8'));
     assert.equal(JSON.parse(readFileSync(join(dir, 'paged.json'), 'utf8')).length, id);
+  });
+});
+
+/** A response holding `items`, each spelt compact or not (`spell`), and the items JSON.parse reads from it. */
+function response(items: readonly Item[], spell: (item: Item, index: number) => string) {
+  const bytes = Buffer.from(
+    `{"data":[${items.map(spell).join(',')}],"lastUpdatedDate":"2026-05-01T00:00:00.000Z","cursor":"c"}`,
+  );
+  return { bytes, items: (JSON.parse(bytes.toString('utf8')) as { data: Item[] }).data };
+}
+
+/** Spellings JSON.stringify never writes, of the same item. */
+const SPELLINGS: Array<(item: Item) => string> = [
+  (item) => JSON.stringify(item, null, 1),
+  (item) => JSON.stringify(item).replace(/:/g, ': '),
+  (item) => JSON.stringify(item).replace(/é/g, '\\u00e9').replace(/\//g, '\\/'),
+  (item) => `{"id":0,${JSON.stringify(item).slice(1)}`, // "id" twice: the last one counts
+];
+
+describe('responseLines (issue 39)', () => {
+  it('gives the bytes of serialisedLines, compact items taken as they stand in the response and the others serialised', () => {
+    for (let variant = 0; variant < 16; variant += 1) {
+      const page = response(HOSTILE, (item, index) =>
+        (variant >> (index % 4)) % 2 === 1
+          ? (SPELLINGS[index % SPELLINGS.length] ?? JSON.stringify)(item)
+          : JSON.stringify(item),
+      );
+      const located = locateItems(page.bytes, page.items.length);
+      assert.ok(located);
+      assert.equal(
+        responseLines(page.items, located).toString('utf8'),
+        serialisedLines(page.items).toString('utf8'),
+        `variant ${variant}`,
+      );
+      assert.equal(serialisedLines(page.items).toString('utf8'), itemByItem(page.items).lines);
+    }
+  });
+
+  it('writes a compact page without serialising its items again', async () => {
+    const items: Item[] = Array.from({ length: 500 }, (_, index) => ({
+      id: index + 1,
+      text: `t${index} é`,
+      n: index / 4,
+    }));
+    const page = response(items, (item) => JSON.stringify(item));
+    const dir = tempDir();
+    const writer = await FullReadWriter.create(join(dir, 'data.json'));
+    const stringify = JSON.stringify;
+    let calls = 0;
+    JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+      calls += 1;
+      return stringify(...args);
+    }) as typeof JSON.stringify;
+    try {
+      await writer.add(page.items, page.bytes);
+    } finally {
+      JSON.stringify = stringify;
+    }
+    assert.equal(calls, 0);
+    await writer.commit();
+    assert.equal(readFileSync(join(dir, 'data.json'), 'utf8'), `[\n${itemByItem(page.items).lines}\n]\n`);
+  });
+
+  it('a full read written from the responses is byte for byte the file written item by item', async () => {
+    const dir = tempDir();
+    const pages: Array<{ bytes: Buffer; items: Item[] }> = [];
+    let id = 0;
+    for (let page = 0; page < 12; page += 1) {
+      const items: Item[] = [];
+      for (let at = 0; at < 300; at += 1) {
+        id += 1;
+        items.push({ id, text: `t${id} é / "${'x'.repeat(id % 5)}"`, amount: id / 8, ok: id % 2 === 0, rows: [{}] });
+      }
+      // Pages spelt compact, then with one item that is not, then not compact at all.
+      pages.push(
+        response(items, (item, index) =>
+          page % 3 === 0 || (page % 3 === 1 && index !== 7) ? JSON.stringify(item) : JSON.stringify(item, null, 2),
+        ),
+      );
+    }
+    pages.splice(
+      2,
+      0,
+      response([], (item) => JSON.stringify(item)),
+    );
+    const fromBytes = await FullReadWriter.create(join(dir, 'bytes.json'));
+    for (const page of pages) await fromBytes.add(page.items, page.bytes);
+    const bytesDigest = await fromBytes.commit();
+    const single = await AtomicItemWriter.create(join(dir, 'single.json'));
+    for (const item of pages.flatMap((page) => page.items)) await single.write(item);
+    assert.deepEqual(bytesDigest, await single.commit());
+    assert.equal(readFileSync(join(dir, 'bytes.json'), 'utf8'), readFileSync(join(dir, 'single.json'), 'utf8'));
   });
 });

@@ -92,6 +92,30 @@ describe('schema drift', () => {
       assert.deepEqual(drift && { added: drift.added, missing: drift.missing, changed: drift.changed }, expected);
     });
 
+  it('sees every type of every field, whichever place each item lists it in', () => {
+    const long = 'x'.repeat(300);
+    const observer = observe(
+      [
+        { id: 1, a: 1, b: 'x' },
+        { id: 2, a: 'one', b: 'y' },
+        { b: 1, id: 3, a: null },
+      ],
+      [
+        { id: 4, [long]: 1 },
+        { id: 5, [long]: 'one' },
+        { a: [], id: 6 },
+        { a: {}, id: 7, b: true },
+      ],
+    );
+    const { schema } = settleSchema(undefined, observer, true);
+    assert.deepEqual(schema, {
+      a: ['array', 'null', 'number', 'object', 'string'],
+      b: ['boolean', 'number', 'string'],
+      id: ['number'],
+      [storableName(long)]: ['number', 'string'],
+    });
+  });
+
   it('reports a drift once: the next run against the committed schema sees none', () => {
     const items = [{ id: 1, amount: 'x', extra: true }];
     const first = settleSchema(stored, observe(items), true);

@@ -36,14 +36,18 @@ export class AtomicItemWriter {
     this.#started = items > 0;
   }
 
-  /** A new file under `temp` (default: a fresh temporary name beside the target). */
+  /**
+   * A new file under `temp` (default: a fresh temporary name beside the target). With `syncEvery`,
+   * its bytes are flushed to the disk behind the writer as it goes (write-behind.ts).
+   */
   static async create(
     target: string,
     temp = join(dirname(target), tempFileName(basename(target))),
+    syncEvery?: number,
   ): Promise<AtomicItemWriter> {
     try {
       const handle = await open(temp, 'wx', DATA_FILE_MODE);
-      const writer = new AtomicItemWriter(new WriteBehind(handle), target, temp);
+      const writer = new AtomicItemWriter(new WriteBehind(handle, 0, undefined, syncEvery), target, temp);
       writer.#out.add('[\n');
       return writer;
     } catch (error) {
@@ -56,7 +60,7 @@ export class AtomicItemWriter {
    * written after them is dropped), with their items and checksum as read back (`kept`). Opened as
    * the checkpoint's files are read: never through a symlink, a regular file only.
    */
-  static async continue(target: string, temp: string, kept: KeptBytes): Promise<AtomicItemWriter> {
+  static async continue(target: string, temp: string, kept: KeptBytes, syncEvery?: number): Promise<AtomicItemWriter> {
     try {
       const handle = await openRegular(temp, constants.O_WRONLY | constants.O_APPEND);
       try {
@@ -65,7 +69,8 @@ export class AtomicItemWriter {
         await handle.close();
         throw error;
       }
-      return new AtomicItemWriter(new WriteBehind(handle, kept.bytes, kept.checksum), target, temp, kept.items);
+      const out = new WriteBehind(handle, kept.bytes, kept.checksum, syncEvery);
+      return new AtomicItemWriter(out, target, temp, kept.items);
     } catch (error) {
       throw writeFailed(target, error);
     }
@@ -81,8 +86,7 @@ export class AtomicItemWriter {
   async close(): Promise<void> {
     if (this.#done) return;
     this.#done = true;
-    await this.#out.settle().catch(() => {});
-    await this.#out.handle.close().catch(() => {});
+    await this.#out.close().catch(() => {});
   }
 
   get count(): number {
@@ -100,6 +104,11 @@ export class AtomicItemWriter {
     this.#started = true;
     this.#items += 1;
     return this.#out.flushIfFull();
+  }
+
+  /** A buffer of `size` bytes for `copyLines`, lent by the writer and taken back once written (write-behind.ts). */
+  borrow(size: number): Buffer {
+    return this.#out.borrow(size);
   }
 
   /**
@@ -146,7 +155,7 @@ export class AtomicItemWriter {
   async seal(): Promise<void> {
     this.#out.add(this.#started ? '\n]\n' : ']\n');
     await this.#out.flush();
-    await this.#out.handle.close();
+    await this.#out.close();
     this.#done = true;
   }
 
@@ -162,8 +171,8 @@ export class AtomicItemWriter {
       // Both must be on disk before the rename, in either order (issue 23: one waits for the other's
       // disk flush no longer): the data (else a crash could leave the new name on unwritten blocks),
       // and what `beforeRename` records (the state noting this file as pending).
-      await settleBoth(this.#out.handle.sync(), beforeRename?.(digest));
-      await this.#out.handle.close();
+      await settleBoth(this.#out.sync(), beforeRename?.(digest));
+      await this.#out.close();
       this.#done = true;
       await rename(this.#temp, this.#target);
       await syncDirectory(dirname(this.#target));
@@ -177,8 +186,7 @@ export class AtomicItemWriter {
   async discard(): Promise<void> {
     if (!this.#done) {
       this.#done = true;
-      await this.#out.settle().catch(() => {});
-      await this.#out.handle.close().catch(() => {});
+      await this.#out.close().catch(() => {});
     }
     await rm(this.#temp, { force: true });
   }

@@ -177,7 +177,7 @@ export class FileStore implements DatasetStore {
       );
     const writer = await FullReadWriter.create(file);
     return {
-      add: (items) => writer.add(items),
+      add: (items, bytes) => writer.add(items, bytes),
       commit: async (state) => {
         const digest = await this.#locked(file, (lease) =>
           this.#commits.install(ref, file, state, (before) => writer.commit(before), lease),

@@ -4,11 +4,15 @@ import { readLines } from '../../util/read-lines.js';
 import { AtomicItemWriter } from './atomic-item-writer.js';
 import type { FileDigest, Item } from './data-file.js';
 import { collisionError, compareIds, idsCollide, type ItemId } from '../../dataset/item-id.js';
-import { pageLines } from './page-lines.js';
+import { ITEMS_AT_ONCE, responseLines, serialisedLines } from './page-lines.js';
+import { locateItems } from '../../dataset/item-bytes.js';
 import type { KeptBytes } from './staged-bytes.js';
 
-/** Items serialised in one JSON.stringify: ~200 bytes each, their text stays well under 128 KiB. */
-const ITEMS_AT_ONCE = 250;
+/**
+ * A full read's file is flushed to the disk behind it every so many bytes (write-behind.ts): its
+ * commit then waits for the last few MB only, not for the whole file (a 1M-item read writes 200 MB).
+ */
+const SYNC_EVERY = 8 * 1024 * 1024;
 
 /** How far the items written are in id order: kept with a checkpoint, so a resumed read sorts as one. */
 export interface StagedOrder {
@@ -44,12 +48,12 @@ export class FullReadWriter {
 
   /** A new file under `temp` (default: a fresh temporary name beside the target). */
   static async create(target: string, temp?: string): Promise<FullReadWriter> {
-    return new FullReadWriter(target, await AtomicItemWriter.create(target, temp));
+    return new FullReadWriter(target, await AtomicItemWriter.create(target, temp, SYNC_EVERY));
   }
 
   /** Goes on with the file a checkpoint kept, as it stood at that checkpoint (`kept`, in the order `staged`). */
   static async continue(target: string, temp: string, kept: KeptBytes, staged: StagedOrder): Promise<FullReadWriter> {
-    return new FullReadWriter(target, await AtomicItemWriter.continue(target, temp, kept), staged);
+    return new FullReadWriter(target, await AtomicItemWriter.continue(target, temp, kept, SYNC_EVERY), staged);
   }
 
   /** Writes out what is buffered and says where the file stands, for a checkpoint. */
@@ -63,36 +67,36 @@ export class FullReadWriter {
     await this.#writer.close();
   }
 
-  async add(items: readonly Item[]): Promise<void> {
+  /**
+   * `bytes`: the response the items were parsed from. Its compact items are written as they stand
+   * there (page-lines.ts responseLines), found in one pass; the others, or all without it, serialised.
+   */
+  async add(items: readonly Item[], bytes?: Buffer): Promise<void> {
+    if (items.length === 0) return;
+    // One turn of the event loop first: the next page's request, issued just before this page was
+    // handed over, goes out on the socket only when the loop turns (undici writes it a tick or two
+    // later), so work done before it keeps the server idle meanwhile.
+    await nextTurn();
     for (const item of items) {
       if (this.#lastId !== undefined && compareIds(this.#lastId, item.id) >= 0) this.#ascending = false;
       this.#lastId = item.id;
+    }
+    const located = bytes === undefined ? undefined : locateItems(bytes, items.length);
+    if (located !== undefined && located.compactCount > 0) {
+      const lines = responseLines(items, located, (size) => this.#writer.borrow(size));
+      const flushing = this.#writer.copyLines(lines, items.length);
+      if (flushing) await flushing;
+      return;
     }
     // A few hundred items serialised at once (page-lines.ts), the same bytes as item by item. Not a
     // whole page: strings over 128 KiB go to V8's large-object space, freed only by a full GC (a
     // 1M-item read's peak RSS rose by 16 MB when pages of 1000 items were serialised whole).
     for (let start = 0; start < items.length; start += ITEMS_AT_ONCE) {
-      // One turn of the event loop before each batch: the next page's request, issued just before
-      // this page was handed over, goes out on the socket only when the loop turns (undici writes it
-      // a tick or two later), so a page serialised in one stretch kept the server idle meanwhile
-      // (a 100k read from the mock: 0.92-1.2 s -> 0.74-0.92 s, the bare fetch loop 0.6-0.75 s); and
-      // whatever else the process serves (listen's deliveries) is not held up for a whole page.
-      await nextTurn();
+      // A turn between batches too: whatever else the process serves (listen's deliveries) is not
+      // held up for a whole page.
+      if (start > 0) await nextTurn();
       const part = items.length <= ITEMS_AT_ONCE ? items : items.slice(start, start + ITEMS_AT_ONCE);
-      const lines = pageLines(part);
-      if (lines === undefined) await this.#oneByOne(part);
-      else {
-        const flushing = this.#writer.copyLines(lines.lines, lines.count);
-        if (flushing) await flushing;
-      }
-    }
-  }
-
-  /** Items written one by one: what pageLines cannot cut apart. */
-  async #oneByOne(items: readonly Item[]): Promise<void> {
-    for (const item of items) {
-      // write() returns a promise only when its buffer is flushed: no await (and no tick) per item.
-      const flushing = this.#writer.write(item);
+      const flushing = this.#writer.copyLines(serialisedLines(part), part.length);
       if (flushing) await flushing;
     }
   }

@@ -36,9 +36,9 @@ export async function resumableFullLoad(
   let saving: Promise<void> | undefined;
   const settled = () => saving?.catch(() => {});
   return {
-    add: async (items) => {
+    add: async (items, bytes) => {
       await settled();
-      await writer.add(items);
+      await writer.add(items, bytes);
     },
     checkpoint: (at) => {
       saving = (async () => {
