@@ -87,7 +87,7 @@ describe('a request ends within max(--timeout, --max-wait), its timeout covering
     const backoff = new SharedBackoff();
     backoff.pauseUntil(Date.now() + 600);
     try {
-      const body = await fetchJson({
+      const { body } = await fetchJson({
         url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/rest/v5/invoices`),
         headers: {},
         backoff,
