@@ -137,7 +137,7 @@ describe('inspector page in Chromium', { skip }, () => {
     }
   });
 
-  it('the list shows method, path and zoned times; a long code stays in its column; a replay is marked as one (issue 19)', async () => {
+  it('the list shows method, path and zoned times; a long code stays in its column; a replay is marked as one', async () => {
     const listen = startCli(['listen', '--port', '0', '--ui-port', '0', '--json', '--secret', SECRET]);
     try {
       const started = await listen.waitFor((line) => line?.kind === 'listening');
@@ -193,7 +193,7 @@ describe('inspector page in Chromium', { skip }, () => {
     }
   });
 
-  it('a re-serialised body opens on Raw with its first differing byte marked; the headline names the cause (issue 19)', async () => {
+  it('a re-serialised body opens on Raw with its first differing byte marked; the headline names the cause', async () => {
     const listen = startCli(['listen', '--port', '0', '--ui-port', '0', '--json', '--secret', SECRET]);
     try {
       const started = await listen.waitFor((line) => line?.kind === 'listening');

@@ -23,7 +23,7 @@ function line(id: string): string {
   })}\n`;
 }
 
-describe('captures of any size (issue 17)', () => {
+describe('captures of any size', () => {
   const dir = tempDir();
   const free = statfsSync(dir).bavail * statfsSync(dir).bsize;
   const skip = free < 2 * GIB && `only ${Math.round(free / GIB)} GiB free in ${dir}`;

@@ -10,7 +10,7 @@ const built = (named?: string) => {
   return program.commands.map((command) => command.name());
 };
 
-describe('the command list builds only the command a start names (issue 23)', () => {
+describe('the command list builds only the command a start names', () => {
   it('each entry lists exactly the commands its definition adds', () => {
     for (const [names, define] of COMMANDS) {
       const program = new Command('ledgerhook');

@@ -242,7 +242,7 @@ function assertDocument(result: CliResult, expectOk: boolean, label: string) {
   return document;
 }
 
-describe('one JSON contract for every --json (issue 19)', () => {
+describe('one JSON contract for every --json', () => {
   let fixtures: Fixtures;
   let busy: Server;
   let dropSchema: (() => Promise<void>) | undefined;

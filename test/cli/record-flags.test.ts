@@ -16,7 +16,7 @@ function emptyRecording(): string {
   return dir;
 }
 
-describe('record, recordings and mock --from refuse what cannot work, in one line (issue 38)', () => {
+describe('record, recordings and mock --from refuse what cannot work, in one line', () => {
   const sandboxSecret = 'whsec_the_stored_sandbox_secret';
   const config = tempDir('ledgerhook-config-');
   writeFileSync(

@@ -8,7 +8,7 @@ const SECRET = 'whsec_flag_test_secret_0123456789abcdef';
 const TOKEN = 'tok_flag_test_0123456789abcdef';
 const warnings = (stderr: string) => stderr.split('\n').filter((line) => /^warning: --(secret|token) /.test(line));
 
-describe('a credential given as a flag is warned about (issue 17)', () => {
+describe('a credential given as a flag is warned about', () => {
   it('sign --secret: one line naming the file and environment forms; the secret itself never printed', async () => {
     const result = await runCli(['sign', '--data', '{}', '--secret', SECRET]);
     assert.equal(result.code, 0, result.stderr);
@@ -65,7 +65,7 @@ describe('a credential given as a flag is warned about (issue 17)', () => {
   });
 });
 
-describe('an empty secret is refused where it is given (issue 17)', () => {
+describe('an empty secret is refused where it is given', () => {
   for (const [name, content] of [
     ['empty', ''],
     ['a lone newline', '\n'],
@@ -96,7 +96,7 @@ describe('an empty secret is refused where it is given (issue 17)', () => {
   });
 });
 
-describe('config list shows that a secret is set, never a character of it (issue 17)', () => {
+describe('config list shows that a secret is set, never a character of it', () => {
   it('a fingerprint tells two secrets apart; no prefix, no length', async () => {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
     const other = `${SECRET.slice(0, 20)}_other_ending`;

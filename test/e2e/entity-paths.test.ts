@@ -47,7 +47,7 @@ function setup() {
   return { dir, tokenFile, env: { LEDGERHOOK_CONFIG_DIR: tempDir() } };
 }
 
-describe('an entity the service serves at another path (issue 18)', () => {
+describe('an entity the service serves at another path', () => {
   it('a 404 names the entity, the path tried, the spec sample path and the setting; one config set makes it sync', async () => {
     const server = await nestedExpensesServer();
     const { dir, tokenFile, env } = setup();

@@ -19,7 +19,7 @@ async function deliver(url: string, userId: string): Promise<number> {
   return (await postWebhook({ url: new URL(url), ...delivery })).status;
 }
 
-describe('ledgerhook freshness (issue 21)', () => {
+describe('ledgerhook freshness', () => {
   it('reports webhook runs, runs without a change, p50/p95, deliveries and the changes reconcile repaired', async () => {
     const server = await startPagedListServer(30);
     const dir = tempDir();

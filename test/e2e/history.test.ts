@@ -12,7 +12,7 @@ import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
 import { startPagedListServer } from '../helpers/paged-list-server.js';
 
-describe('sync --keep-deleted and ledgerhook history (issue 21)', () => {
+describe('sync --keep-deleted and ledgerhook history', () => {
   it('keeps a retyped PENDING expense as a left_filter tombstone and a deleted one as deleted', async () => {
     const server = await startPagedListServer(12);
     const dir = tempDir();

@@ -7,7 +7,7 @@ import { startCli, tempDir } from '../helpers/cli.js';
 
 const SECRET = 'whsec_invalid_user';
 
-describe('authentic deliveries whose userId cannot name a user say why (issue 17)', () => {
+describe('authentic deliveries whose userId cannot name a user say why', () => {
   it('listen --sync --json: a number, null, an array or a lone surrogate get invalid_user on the delivery line and in the sync', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'secret'), SECRET);

@@ -69,7 +69,7 @@ function openIdleSockets(url: string, count: number): Promise<Socket[]> {
   );
 }
 
-describe('listen under abuse (issue #10)', () => {
+describe('listen under abuse', () => {
   it('stays small under a flood of forged 1 MB deliveries, captures only their head, and still answers a valid one', {
     timeout: SOAK ? 600_000 : 120_000,
   }, async () => {

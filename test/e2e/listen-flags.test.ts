@@ -25,7 +25,7 @@ function documentedKinds(): Set<string> {
   return new Set(rows.map((row) => /^\| `([a-z-]+)`/.exec(row)?.[1] ?? ''));
 }
 
-describe('listen flags (issue #10)', () => {
+describe('listen flags', () => {
   it('accepts a future iat with --allow-future-iat and shows the freshness warning (JSON and human)', async () => {
     const body = JSON.stringify({ userId: 'user_1', type: 'ENTITY_UPDATE', entities: ['expense'] });
     const token = await signWebhook(body, SECRET, { iat: Math.floor(Date.now() / 1000) + 900 });

@@ -43,7 +43,7 @@ function captured(file: string): string {
     .join('\n');
 }
 
-describe('--redact for listen --capture, --print-body and the inspector (issue 38)', () => {
+describe('--redact for listen --capture, --print-body and the inspector', () => {
   it('listen --capture --redact: nothing personal reaches the file or the terminal; the verdict at receipt stays and captures show says why the token is gone', async () => {
     const dir = tempDir();
     const file = join(dir, 'deliveries.jsonl');

@@ -18,7 +18,7 @@ async function mockOnDefaultPort() {
   }
 }
 
-describe('a first run with nothing to set up: the local environment (issue 19)', () => {
+describe('a first run with nothing to set up: the local environment', () => {
   it('listen and send-sample with no config share a local development secret: the delivery verifies', async () => {
     const config = tempDir();
     const env = { LEDGERHOOK_CONFIG_DIR: config };

@@ -13,7 +13,7 @@ import { type Quirks, startQuirkyServer } from '../helpers/quirky-list-server.js
 
 const settingsOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'));
 
-describe('ledgerhook probe against a service that is not the mock (issue 37)', () => {
+describe('ledgerhook probe against a service that is not the mock', () => {
   it('names each quirk, --write stores the settings, a second run says what changed, sync converges', async () => {
     const clock = { now: Date.parse('2026-11-24T10:00:05.200Z') };
     const quirks: Quirks = {
@@ -142,7 +142,7 @@ describe('ledgerhook probe against a service that is not the mock (issue 37)', (
   });
 });
 
-describe('ledgerhook probe against ledgerhook mock with its quirk flags (issue 37)', () => {
+describe('ledgerhook probe against ledgerhook mock with its quirk flags', () => {
   it('whole seconds compared with >, a 50-item maximum, a rate limit: named, written, and sync converges', async () => {
     const config = tempDir();
     const mock = startCli(
@@ -205,7 +205,7 @@ describe('ledgerhook probe against ledgerhook mock with its quirk flags (issue 3
   });
 });
 
-describe('the settings probe writes, used by the commands that read the service (issue 37)', () => {
+describe('the settings probe writes, used by the commands that read the service', () => {
   it('sync keeps to the stored rateLimit and asks for the stored pageLimit', async () => {
     const server = await startQuirkyServer({ items: 120 });
     const config = tempDir();

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
 import { startPagedListServer } from '../helpers/paged-list-server.js';
 
-describe('ledgerhook reconcile (issue 21)', () => {
+describe('ledgerhook reconcile', () => {
   it('finds three planted differences, lists them, repairs them, and is then equal', async () => {
     const server = await startPagedListServer(120);
     const dir = tempDir();
@@ -94,7 +94,7 @@ describe('ledgerhook reconcile (issue 21)', () => {
   });
 });
 
-describe('sync --watch --reconcile-every (issue 21)', () => {
+describe('sync --watch --reconcile-every', () => {
   it('repairs on schedule what incremental reads cannot see, and says so in a reconcile line', async () => {
     const server = await startPagedListServer(20);
     const dir = tempDir();

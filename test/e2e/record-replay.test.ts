@@ -208,7 +208,7 @@ async function started(args: string[], env: Record<string, string>): Promise<{ c
   return { cli, first };
 }
 
-describe('record a sandbox, replay it as a mock (issue 38)', () => {
+describe('record a sandbox, replay it as a mock', () => {
   it('records a quirky service and its webhooks with no token and no personal data; mock --from serves the same sync, re-sends the webhooks in order and reproduces the incremental read', async () => {
     const service = await quirkyService();
     cleanups.push(service.close);

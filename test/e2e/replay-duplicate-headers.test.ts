@@ -9,7 +9,7 @@ import { runCli, tempDir } from '../helpers/cli.js';
 
 const SECRET = 'whsec_duplicate_headers';
 
-describe('"as captured" means every header copy, in order (issue 17)', () => {
+describe('"as captured" means every header copy, in order', () => {
   it('a delivery refused for a duplicated verification header is replayed with both copies', async () => {
     const body = '{"userId":"u","type":"ENTITY_UPDATE","entities":["expense"]}';
     const genuine = await signWebhook(body, SECRET);

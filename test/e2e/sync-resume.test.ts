@@ -34,7 +34,7 @@ function setup(api: Api, token = 'token-a') {
 /** The requests of the last run: those after `from`. */
 const since = (api: Api, from: number) => api.log().slice(from);
 
-describe('sync resumes an interrupted full read (issue 21)', () => {
+describe('sync resumes an interrupted full read', () => {
   it('killed after 4 of 10 pages, the rerun fetches only the rest, equals the server, and stores the first run’s first lastUpdatedDate', async () => {
     const api = await startResumableListServer({ accounts: { 'token-a': ITEMS } });
     const s = setup(api);
@@ -187,7 +187,7 @@ describe('sync resumes an interrupted full read (issue 21)', () => {
   });
 });
 
-describe('sync --since DATE re-reads a window (issue 21)', () => {
+describe('sync --since DATE re-reads a window', () => {
   it('merges the changes since DATE that an incremental run never saw, and never moves lastUpdatedDate back', async () => {
     const api = await startResumableListServer({ accounts: { 'token-a': 30 } });
     const s = setup(api);

@@ -35,7 +35,7 @@ const REFUSED = [
   'http://user:pw@localhost:4000/',
 ];
 
-describe('a signed delivery goes only where the user meant (issue 19)', () => {
+describe('a signed delivery goes only where the user meant', () => {
   for (const [typed, url] of ACCEPTED)
     it(`${JSON.stringify(typed)} → ${url}`, () => assert.equal(resolveTarget(typed).href, url));
   for (const typed of REFUSED)
@@ -45,7 +45,7 @@ describe('a signed delivery goes only where the user meant (issue 19)', () => {
     assert.throws(() => resolveTarget('2130706433'), /numeric IPv4 address.*PORT\/path/));
 });
 
-describe('send-sample --to PORT/path reaches this machine (issue 19)', () => {
+describe('send-sample --to PORT/path reaches this machine', () => {
   it('a server on 127.0.0.1 gets the delivery at /webhooks; --to 2130706433 exits 2 and sends nothing', async () => {
     const { createServer } = await import('node:http');
     const { runCli } = await import('../helpers/cli.js');

@@ -5,7 +5,7 @@ import { runCli, startCli, tempDir } from '../helpers/cli.js';
 
 const SECRET = 'whsec_prefix_e2e';
 
-describe('verificationPrefix across the CLI (issue 18)', () => {
+describe('verificationPrefix across the CLI', () => {
   it('config set verificationPrefix Bearer: sign, send-sample and listen all speak "Bearer <jwt>"', async () => {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir('ledgerhook-config-'), LEDGERHOOK_WEBHOOK_SECRET: SECRET };
     const set = await runCli(['config', 'set', 'verificationPrefix', 'Bearer', '--env', 'sandbox'], { env });

@@ -57,7 +57,7 @@ function harness(api: Api, out = tempDir(), stateFile = join(tempDir(), 'state.j
   return { out, stateFile, store, options, stopAt, data };
 }
 
-describe('file store checkpoints (issue 21)', () => {
+describe('file store checkpoints', () => {
   it('a read stopped in this process is continued by the next run of the same process', async () => {
     const api = await startResumableListServer({ accounts: { 'token-a': 95 } });
     const h = harness(api);

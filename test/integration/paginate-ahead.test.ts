@@ -58,7 +58,7 @@ async function unhandledDuring(run: () => Promise<void>): Promise<unknown[]> {
   return seen;
 }
 
-describe('paginate reads one page ahead (issue 23)', () => {
+describe('paginate reads one page ahead', () => {
   // Before, the request ahead ran on until answered: here, never (the test would hang to its timeout).
   it('a caller that stops after page 1 cancels the request of page 2 that was already sent; nothing is left unhandled', {
     timeout: 30_000,

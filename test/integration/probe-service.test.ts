@@ -46,7 +46,7 @@ async function probed(quirks: Quirks, options: Partial<ProbeOptions> = {}) {
 const finding = (report: ProbeReport, id: string) => report.findings.find((entry) => entry.id === id);
 const quirks = (report: ProbeReport) => report.findings.flatMap((entry) => (entry.quirk ? [entry.quirk] : []));
 
-describe('probe: each quirk named, with the setting it implies (issue 37)', () => {
+describe('probe: each quirk named, with the setting it implies', () => {
   it('the expense list at /expenses/expenses, a 400 above 50, cursor: null, HTML error pages', async () => {
     const { report } = await probed({ expensePath: '/expenses/expenses', maxLimit: 50, cursorEnd: 'null', html: true });
     for (const quirk of ['nested-path', 'limit-400-above-max', 'cursor-null', 'html-errors'] as const)
@@ -227,7 +227,7 @@ describe('probe: each quirk named, with the setting it implies (issue 37)', () =
   });
 });
 
-describe('probe --capture: what captured deliveries say about the webhooks (issue 37)', () => {
+describe('probe --capture: what captured deliveries say about the webhooks', () => {
   const SANDBOX = 'whsec_sandbox_probe';
   const PRODUCTION = 'whsec_production_probe';
   async function delivery(
@@ -322,7 +322,7 @@ describe('probe --capture: what captured deliveries say about the webhooks (issu
   });
 });
 
-describe('a sync with the settings probe found converges, a same-second change included (issue 37)', () => {
+describe('a sync with the settings probe found converges, a same-second change included', () => {
   it('whole-second stamps compared with >, the list at /expenses/expenses, at most 50 a page, cursor: null', async () => {
     const clock = { now: Date.parse('2026-11-24T10:00:05.200Z') };
     const server = await startQuirkyServer({

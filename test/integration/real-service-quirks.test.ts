@@ -50,7 +50,7 @@ function run(baseUrl: string, extra: Partial<SyncDatasetOptions> = {}) {
   return { result, waits };
 }
 
-describe('rate limits and slow answers are ridden out (issue 18)', () => {
+describe('rate limits and slow answers are ridden out', () => {
   it('429 without Retry-After, 12 times (past the old 5 attempts), then 200: the sync completes', async () => {
     const api = await server((_q, response, count) =>
       count <= 12 ? json(response, 429, { error: 'slow down' }) : json(response, 200, page([1, 2])),
@@ -115,7 +115,7 @@ describe('rate limits and slow answers are ridden out (issue 18)', () => {
   });
 });
 
-describe('envelope quirks a real serialiser produces (issue 18)', () => {
+describe('envelope quirks a real serialiser produces', () => {
   for (const [end, quirk] of [
     [null, 'cursor-null'],
     ['', 'cursor-empty'],
@@ -182,7 +182,7 @@ describe('envelope quirks a real serialiser produces (issue 18)', () => {
   });
 });
 
-describe('sync rides out a rate limit end to end (issue 18)', () => {
+describe('sync rides out a rate limit end to end', () => {
   it('429 with Retry-After 0, three times, then the page: exit 0 and the progress says it was rate limited', async () => {
     const api = await server((_q, response, count) =>
       count <= 3 ? json(response, 429, {}, { 'retry-after': '0' }) : json(response, 200, page([1, 2, 3])),

@@ -21,7 +21,7 @@ function setup() {
 const fileItems = (store: FileStore) =>
   JSON.parse(readFileSync(store.fileFor({ userId: '', dataset: '/invoices' }), 'utf8')) as Array<{ id: number }>;
 
-describe('reconcileDataset (issue 21)', () => {
+describe('reconcileDataset', () => {
   it('finds three planted differences without touching the store, and repair fixes them in one commit', async () => {
     const server = await startPagedListServer(250);
     const store = setup();

@@ -64,7 +64,7 @@ after(async () => {
   for (const cleanup of cleanups) await cleanup();
 });
 
-describe('the recording proxy (issue 38)', () => {
+describe('the recording proxy', () => {
   it('forwards list requests to the base URL only; Authorization travels but is never written; the page comes back whole and is recorded redacted', async () => {
     const api = await service();
     cleanups.push(api.close);

@@ -49,7 +49,7 @@ async function listServer() {
   };
 }
 
-describe('schema drift (issue 21)', () => {
+describe('schema drift', () => {
   it('records the fields on the first sync, then reports a new field, new types and missing fields once each', async () => {
     const server = await listServer();
     const dir = tempDir();

@@ -14,7 +14,7 @@ async function withMock(run: (mock: Awaited<ReturnType<typeof startMockServer>>)
   }
 }
 
-describe('state belongs to the data it describes (issue 19)', () => {
+describe('state belongs to the data it describes', () => {
   it('two folders synced from one mock both stay incremental, and state list shows both', async () => {
     await withMock(async (mock) => {
       const env = { LEDGERHOOK_CONFIG_DIR: tempDir(), LEDGERHOOK_TOKEN: mock.token };

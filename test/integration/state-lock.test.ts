@@ -22,7 +22,7 @@ function runChild(args: string[]): Promise<{ code: number | null; stderr: string
 // 10 syncs per process by default; the full 30 only in the soak tier (LEDGERHOOK_SOAK=1).
 const SYNCS = process.env.LEDGERHOOK_SOAK === '1' ? 30 : 10;
 
-describe('the state file under concurrent writers (issue #10)', () => {
+describe('the state file under concurrent writers', () => {
   it(`4 processes x ${SYNCS} syncs into one state file: no record lost`, async () => {
     const server = await startClockedListServer({ accounts: { t: 3 } });
     const outDir = tempDir();

@@ -44,7 +44,7 @@ async function secondsServer() {
   };
 }
 
-describe('sync --lag: no row lost at a whole-second boundary (issue 21)', () => {
+describe('sync --lag: no row lost at a whole-second boundary', () => {
   it('without a lag the change in the same second is lost; with 1 s it is read again and converges', async () => {
     for (const lagMs of [0, 1000]) {
       const server = await secondsServer();
@@ -107,7 +107,7 @@ describe('sync --lag: no row lost at a whole-second boundary (issue 21)', () => 
   });
 });
 
-describe('mock --since and --granularity: the boundary habits of a real server, on the mock (issue 21)', () => {
+describe('mock --since and --granularity: the boundary habits of a real server, on the mock', () => {
   /** A full sync, a change in the same second as that read, then an incremental sync. */
   async function boundaryRun(mockOptions: Parameters<typeof startMockServer>[0], lagMs: number) {
     let now = Date.parse('2026-11-24T10:00:05.200Z');

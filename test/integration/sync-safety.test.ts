@@ -42,7 +42,7 @@ function syncer(baseUrl: string, out = tempDir(), env = { LEDGERHOOK_CONFIG_DIR:
   };
 }
 
-describe('sync keeps data apart, whole and current (issue #10)', () => {
+describe('sync keeps data apart, whole and current', () => {
   it('gives --type PENDING --filter x=1 and --filter type=PENDING.x=1 different files and states', async () => {
     const server = await startClockedListServer({ accounts: { a: 10 } });
     const s = syncer(server.baseUrl);

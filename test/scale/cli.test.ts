@@ -173,7 +173,7 @@ describe('scale commands', () => {
     }
   });
 
-  it('state list|show|reset over a Postgres store: one implementation for both stores (issue 20)', {
+  it('state list|show|reset over a Postgres store: one implementation for both stores', {
     skip,
   }, async () => {
     const schema = await createTestSchema();

@@ -58,7 +58,7 @@ async function postgresProxy() {
   };
 }
 
-describe('a delivery answered 2xx is synced, even across an outage (issue 17)', { skip }, () => {
+describe('a delivery answered 2xx is synced, even across an outage', { skip }, () => {
   const queues: string[] = [];
   after(async () => {
     for (const name of queues) await dropQueueKeys(name);

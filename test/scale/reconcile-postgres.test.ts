@@ -13,7 +13,7 @@ import { createTestSchema, servicesSkip } from './helpers/services.js';
 
 const skip = await servicesSkip();
 
-describe('reconcile with the Postgres store (issue 21)', { skip }, () => {
+describe('reconcile with the Postgres store', { skip }, () => {
   it('finds a server change, a hand-deleted row and a hand-edited row, and repair makes the table equal', async () => {
     const schema = await createTestSchema();
     const server = await startPagedListServer(12_000);

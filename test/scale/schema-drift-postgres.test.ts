@@ -12,7 +12,7 @@ import { createTestSchema, servicesSkip } from './helpers/services.js';
 
 const skip = await servicesSkip();
 
-describe('schema drift with the Postgres store (issue 21)', { skip }, () => {
+describe('schema drift with the Postgres store', { skip }, () => {
   it('records the schema with the state, reports drift once, and a frozen contract commits nothing', async () => {
     const schema = await createTestSchema();
     const server = await startPagedListServer(2500);

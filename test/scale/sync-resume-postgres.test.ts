@@ -16,7 +16,7 @@ async function rows(schema: TestSchema, table: string): Promise<number> {
   return Number(result.rows[0]?.n);
 }
 
-describe('sync into Postgres resumes an interrupted full read (issue 21)', { skip }, () => {
+describe('sync into Postgres resumes an interrupted full read', { skip }, () => {
   it('killed after 4 of 10 pages: staged, not visible; the rerun fetches the rest, equals the server, and cleans up', async () => {
     const schema = await createTestSchema();
     const api = await startResumableListServer({ accounts: { 'token-a': 95, 'token-b': 30 } });

@@ -15,7 +15,7 @@ import { createTestSchema, dropQueueKeys, REDIS_URL, servicesSkip, testQueueName
 
 const skip = await servicesSkip();
 
-describe('worker --reconcile-every (issue 21)', { skip }, () => {
+describe('worker --reconcile-every', { skip }, () => {
   it('reconciles each synced dataset on the schedule and repairs a change no webhook announced', async () => {
     const schema = await createTestSchema();
     const server = await startPagedListServer(40);

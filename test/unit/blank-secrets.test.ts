@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { startListener } from '../../src/api/listen.js';
 import { maskSecret } from '../../packages/webhooks/src/webhook/secrets.js';
 
-describe('blank secrets are refused at start-up, not answered 500 per delivery (issue 17)', () => {
+describe('blank secrets are refused at start-up, not answered 500 per delivery', () => {
   for (const secrets of [[''], ['   '], ['good-secret', { secret: '\n', label: 'rotation' }]]) {
     it(`startListener refuses ${JSON.stringify(secrets)}`, async () => {
       await assert.rejects(

@@ -23,7 +23,7 @@ function place() {
 
 const record = (pages: number, extra = '') => JSON.stringify({ version: 1, pages, extra });
 
-describe('checkpoint record file (issue 23)', () => {
+describe('checkpoint record file', () => {
   it('reads back the newest of several records, written whole once, then slot by slot', async () => {
     const { path, temp } = place();
     const writer = new RecordFileWriter(path, 0o600);

@@ -8,7 +8,7 @@ import { explainEntityNotFound } from '../../src/sync/entity-not-found.js';
 
 const paths = { expense: '/expenses/expenses' };
 
-describe('entity path overrides (issue 18)', () => {
+describe('entity path overrides', () => {
   it('resolve an entity to its override or the catalogue path, and back', () => {
     const expense = findEntity('expense');
     assert.ok(expense);
@@ -36,7 +36,7 @@ describe('entity path overrides (issue 18)', () => {
     assert.equal(parseSyncJobData(job), undefined);
   });
 
-  it('a job carries the id of the delivery that caused it, read back only when an id could be one (issue 21)', () => {
+  it('a job carries the id of the delivery that caused it, read back only when an id could be one', () => {
     const job = { ...syncJobFor('user-1', 'invoice'), deliveryId: 'dlv_mww9bl3s652032000' };
     assert.equal(parseSyncJobData(job)?.deliveryId, 'dlv_mww9bl3s652032000');
     for (const deliveryId of ['', 'a b', 'x\n', 'é', 'x'.repeat(201), 7])

@@ -5,7 +5,7 @@ import { DEFAULT_MOCK_PORT } from '../../src/defaults.js';
 import { LedgerhookError } from '../../src/errors.js';
 import { networkError } from '../../src/http/network-error.js';
 
-describe('advice keyed on typed reasons (issue 20)', () => {
+describe('advice keyed on typed reasons', () => {
   it("nothing on the local environment's address: start the mock; elsewhere: the sentence alone", () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     const local = networkError(refused, 'GET', `http://127.0.0.1:${DEFAULT_MOCK_PORT}/rest/v5/expenses`);

@@ -7,7 +7,7 @@ import { parseWebhookBody } from '@ledgerhook/webhooks';
 /** Three ids UTF-8 cannot tell apart once encoded: two lone surrogates and the replacement character. */
 const IDS = ['\ud800', '\udc00', '\ufffd'];
 
-describe('no two users share anything (issue 17)', () => {
+describe('no two users share anything', () => {
   it('lone-surrogate userIds are refused; U+FFFD is its own user', () => {
     const identities = IDS.map((id) => {
       try {
@@ -58,7 +58,7 @@ describe('no two users share anything (issue 17)', () => {
   });
 });
 
-describe('parseDatasetKey (issue 21)', () => {
+describe('parseDatasetKey', () => {
   it('gives back the path and filter a dataset key was made of', () => {
     for (const [path, filter] of [
       ['/expenses', {}],

@@ -34,7 +34,7 @@ describe('identity (one encoding for directory, state key and job id)', () => {
       assert.equal(userDirName(userId), expected, userId);
   });
 
-  it('userDirName gives distinct ids distinct names (the collisions of issue #10)', () => {
+  it('userDirName gives distinct ids distinct names (no two ids collide)', () => {
     const ids = ['a/b', 'a_b', '', '_', '顧客', 'ユーザー', '??', '?', 'A', 'a', '%41'].filter((id) => id !== '');
     const names = ids.map(userDirName);
     assert.equal(new Set(names).size, ids.length);
@@ -61,7 +61,7 @@ describe('identity (one encoding for directory, state key and job id)', () => {
       assert.equal(datasetKey(path, filter), expected);
   });
 
-  it('datasetFileName is unique per dataset key (the --type/--filter collision of issue #10)', () => {
+  it('datasetFileName is unique per dataset key (--type and --filter never collide)', () => {
     const keys = [
       datasetKey('/expenses', { type: 'PENDING', x: '1' }),
       datasetKey('/expenses', { type: 'PENDING.x=1' }),

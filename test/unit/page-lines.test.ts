@@ -36,7 +36,7 @@ const HOSTILE: Item[] = [
   { id: 7, '': 'empty key', '}': '{', 'key with "quotes"': 1, 10: 'integer key', 2: 'first' },
 ];
 
-describe('pageLines (issue 23)', () => {
+describe('pageLines', () => {
   it('gives the bytes of JSON.stringify item by item, for hostile contents', () => {
     for (let size = 1; size <= HOSTILE.length; size += 1) {
       const items = HOSTILE.slice(0, size);
@@ -119,7 +119,7 @@ const SPELLINGS: Array<(item: Item) => string> = [
   (item) => `{"id":0,${JSON.stringify(item).slice(1)}`, // "id" twice: the last one counts
 ];
 
-describe('responseLines (issue 39)', () => {
+describe('responseLines', () => {
   it('gives the bytes of serialisedLines, compact items taken as they stand in the response and the others serialised', () => {
     for (let variant = 0; variant < 16; variant += 1) {
       const page = response(HOSTILE, (item, index) =>

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { Chalk } from 'chalk';
 import { loadColor } from '../../src/cli/context.js';
 
-describe('no colour without loading chalk (issue 23)', () => {
+describe('no colour without loading chalk', () => {
   it('styles, chained or not, give what chalk at level 0 gives', async () => {
     const plain = await loadColor(process.stdout, { NO_COLOR: '1' });
     const chalk = new Chalk({ level: 0 });

@@ -108,7 +108,7 @@ async function read(service: RecordedMockService, path: string, headers: Record<
   return pages;
 }
 
-describe('mock --from: a recording paged by the mock rules, with its quirks (issue 38)', () => {
+describe('mock --from: a recording paged by the mock rules, with its quirks', () => {
   const history = buildHistory(QUIRKY);
 
   it('learns the quirks the pages show', () => {

@@ -9,7 +9,7 @@ const KEY = Buffer.alloc(32, 7);
 const redactor = (fields?: string[]) => createRedactor({ key: KEY, fields });
 const isHash = (value: unknown) => typeof value === 'string' && /^redacted:[\w-]{22}$/.test(value);
 
-describe('redaction: the defaults of this API, at any depth (issue 38)', () => {
+describe('redaction: the defaults of this API, at any depth', () => {
   const page = {
     data: [
       {

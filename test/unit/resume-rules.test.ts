@@ -4,7 +4,7 @@ import { HttpStatusError } from '../../src/errors.js';
 import { cursorNoLongerAccepted, parseStatusList } from '../../src/sync/resume.js';
 import { afterWindow, parseSinceDate } from '../../src/sync/since-window.js';
 
-describe('issue 21 rules', () => {
+describe('resume rules: --since dates, the window after a gap, cursors the service no longer takes', () => {
   it('parseSinceDate: ISO 8601 dates and zoned date-times, as UTC; nothing else', () => {
     const table: Array<[string, string | undefined]> = [
       ['2026-01-31', '2026-01-31T00:00:00.000Z'],

@@ -8,7 +8,7 @@ import { tempDir } from '../helpers/cli.js';
 import { flakyListServer as flakyServer } from '../helpers/flaky-list-server.js';
 import { join } from 'node:path';
 
-describe('listen --sync retries a transient failure instead of dropping it after the answer (issue 17)', () => {
+describe('listen --sync retries a transient failure instead of dropping it after the answer', () => {
   it('503s past the request retries: the sync runs again after the one backoff, says so, and converges', async (t) => {
     // A fixed random source: each wait is exactly half its base (util/backoff.ts), 5 ms doubling to 20.
     t.mock.method(Math, 'random', () => 0.5);

@@ -35,7 +35,7 @@ function fakeHandle() {
   return { handle: handle as unknown as FileHandle, calls, datasyncs };
 }
 
-describe('WriteBehind with syncEvery (issue 39)', () => {
+describe('WriteBehind with syncEvery', () => {
   it('starts an fdatasync once that many bytes more are written, one at a time, without holding the writes', async () => {
     const { handle, calls, datasyncs } = fakeHandle();
     const out = new WriteBehind(handle, 0, undefined, 100);

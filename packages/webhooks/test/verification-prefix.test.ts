@@ -12,7 +12,7 @@ const TOKEN = makeToken({ claims: { iat: NOW - 10, request_body_sha256: bodyHash
 const verify = (token: string, verificationPrefix?: string) =>
   verifyWebhook({ body: BODY, token, secrets: SECRET, now: () => NOW * 1000, verificationPrefix });
 
-describe('the verification prefix (issue 18): off by default, a setting when the service sends one', () => {
+describe('the verification prefix: off by default, a setting when the service sends one', () => {
   it('without the setting, a prefixed value is refused, naming what was seen and the setting', async () => {
     for (const scheme of ['Bearer', 'bearer', 'JWT', 'Token']) {
       const result = await verify(`${scheme} ${TOKEN}`);

@@ -459,7 +459,7 @@ describe('canonical Base64url segments', () => {
   });
 });
 
-describe('a body_mismatch says its cause once, in the claim encoding (issue 19)', () => {
+describe('a body_mismatch says its cause once, in the claim encoding', () => {
   const body = '{"userId":"u","type":"ENTITY_UPDATE","entities":["expense"]}';
   const nowMs = 1_795_000_000_000;
   const tokenFor = (hash: string) =>
