@@ -8,7 +8,6 @@ import {
   DEFAULT_LISTEN_PORT,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONNECTIONS,
-  DEFAULT_TOLERANCE_SECONDS,
 } from '../defaults.js';
 import type { DeliverySubscriber, ListenerEvent } from '../delivery/delivery-events.js';
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
@@ -21,7 +20,7 @@ import type { Route } from './routes.js';
 
 /*
  * What startListener (listener.ts) takes, resolved once: apart from it so that the routing and the
- * retrier (listener-routing.ts) are typed by the resolved shape without a cycle.
+ * retrier (listener-routing.ts) are typed by the resolved shape without importing the listener.
  */
 
 /**
@@ -153,7 +152,6 @@ export function normalizeListenerOptions(options: ListenerOptions): ResolvedList
   const { verification = {}, forward = {}, limits = {} } = options;
   const secrets = verification.secrets ?? [];
   assertUsableSecrets(normaliseSecrets(secrets));
-  validateTolerance(verification.toleranceSeconds);
   const maxBodyBytes = limits.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   return {
     port: options.port ?? DEFAULT_LISTEN_PORT,
@@ -163,7 +161,7 @@ export function normalizeListenerOptions(options: ListenerOptions): ResolvedList
       secrets,
       headerName: verification.headerName ?? DEFAULT_HEADER_NAME,
       verificationPrefix: verification.verificationPrefix,
-      toleranceSeconds: verification.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS,
+      toleranceSeconds: validateTolerance(verification.toleranceSeconds),
       allowFutureIat: verification.allowFutureIat ?? false,
       acceptInvalid: verification.acceptInvalid ?? false,
     },

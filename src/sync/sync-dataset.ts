@@ -1,6 +1,6 @@
 /**
  * sync/: a dataset read from the service into a store.
- *   sync-dataset.ts   one dataset's run (this file); its options and summary in sync-options.ts
+ *   sync-dataset.ts   one dataset's run (this file); its options (resolved once) and summary in sync-options.ts
  *   paginate.ts       an endpoint read page by page (retries, bounds, one page ahead)
  *   read-run.ts       one read and its commit; page-sink.ts how its pages are kept
  *   resume.ts         continuing a kept read; since-window.ts `since`; look-back.ts the lag
