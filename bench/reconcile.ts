@@ -40,7 +40,7 @@ export async function benchReconcile(): Promise<void> {
   const { baseUrl, token } = JSON.parse(mock.value) as { baseUrl: string; token: string };
   const stateFile = join(dir, 'state.json');
   const store = new FileStore({ outDir: join(dir, 'out'), stateFile });
-  const options = { baseUrl, token, path: '/expenses', limit: 1000, store };
+  const options = { baseUrl, token, path: '/expenses', read: { limit: 1000 }, store };
   try {
     await syncDataset(options);
     const file = store.fileFor({ userId: '', dataset: '/expenses' });

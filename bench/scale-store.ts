@@ -58,12 +58,10 @@ export async function benchScaleStore(): Promise<void> {
       baseUrl,
       token,
       path: '/expenses',
-      limit: 1000,
+      read: { limit: 1000, full, resume },
       store,
       dispatcher,
-      full,
       userId,
-      resume,
     });
     if (full && summary.total !== ITEMS) throw new Error(`a full sync kept ${summary.total} items`);
     return { ms: performance.now() - started, summary };

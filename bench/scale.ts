@@ -106,7 +106,7 @@ async function measureSize(size: number, dir: string, dispatcher: Agent): Promis
     await response.body.text();
   };
   const incremental = async (store: FileStore | PostgresStore) => {
-    const summary = await syncDataset({ baseUrl, token, path: '/expenses', limit: 1000, store, dispatcher });
+    const summary = await syncDataset({ baseUrl, token, path: '/expenses', read: { limit: 1000 }, store, dispatcher });
     if (summary.mode !== 'incremental') throw new Error(`expected an incremental run, got ${summary.mode}`);
   };
   const time = async (run: () => Promise<unknown>) => {

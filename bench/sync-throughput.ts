@@ -73,8 +73,7 @@ export async function benchSyncThroughput(): Promise<void> {
           baseUrl: mock.baseUrl,
           token: mock.token,
           path: '/expenses',
-          limit: 1000,
-          ...(variant === 'once' ? { resume: false as const } : {}),
+          read: { limit: 1000, ...(variant === 'once' ? { resume: false as const } : {}) },
           store: new FileStore({ outDir: join(dir, name), stateFile: join(dir, `${name}.state.json`) }),
           dispatcher,
         });

@@ -50,7 +50,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   let sync: ReturnType<typeof createWebhookSync> | undefined;
   const listener = await startListener({
     port: 0,
-    secrets: [secret],
+    verification: { secrets: [secret] },
     onEvent: (event) =>
       event.type === 'delivery' && emit({ type: 'delivery', record: captureRecordFrom(event.delivery) }),
     onAccepted: (record) => sync?.handle(record),

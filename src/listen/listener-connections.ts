@@ -9,10 +9,10 @@ import { DEFAULT_IDLE_TIMEOUT_SECONDS } from '../defaults.js';
 /** Idle connections (no byte sent, or nothing more after an answer) are closed after this. */
 export const DEFAULT_IDLE_TIMEOUT_MS = DEFAULT_IDLE_TIMEOUT_SECONDS * 1000;
 
-/** The server's timeouts from the listener's options (`requestTimeoutMs`, `idleTimeoutMs`). */
-export function timeouts(options: { requestTimeoutMs?: number | undefined; idleTimeoutMs?: number | undefined }) {
-  const requestTimeout = options.requestTimeoutMs ?? 30_000;
-  const idle = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+/** The server's timeouts from the listener's resolved limits (`requestTimeoutMs`, `idleTimeoutMs`). */
+export function timeouts(limits: { requestTimeoutMs: number; idleTimeoutMs: number }) {
+  const requestTimeout = limits.requestTimeoutMs;
+  const idle = limits.idleTimeoutMs;
   // Node checks headersTimeout and requestTimeout on this interval (30 s by default): too coarse.
   const interval = Math.min(1000, Math.max(50, Math.floor(Math.min(idle, requestTimeout) / 4)));
   return {

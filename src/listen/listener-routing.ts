@@ -8,7 +8,7 @@ import { normaliseSecrets } from '@ledgerhook/webhooks/advanced';
 import { signWebhook } from '@ledgerhook/webhooks';
 import { withVerificationPrefix } from '@ledgerhook/webhooks/advanced';
 import type { HandleDeliveryOptions } from './handle-delivery.js';
-import type { ListenerOptions } from './listener.js';
+import type { ResolvedListenerOptions } from './listener-options.js';
 import { type ForwardEdge, forwardHeaders } from './route-forward.js';
 import { type Route, uniqueNames } from './routes.js';
 
@@ -66,19 +66,20 @@ type EdgeFor = (url: URL) => ForwardEdge;
  * (the app's answer relayed as it is); anything else goes through the routes (route-forward.ts).
  */
 export function forwarding(
-  options: ListenerOptions,
+  options: Pick<ResolvedListenerOptions, 'forward' | 'retry'>,
   edgeFor: EdgeFor,
 ): Pick<HandleDeliveryOptions, 'forward' | 'routing'> {
+  const { forward } = options;
   const all: Route[] = [
-    ...(options.forwardTo ? [{ name: 'default', selectors: [], url: options.forwardTo }] : []),
-    ...(options.routes ?? []),
+    ...(forward.to ? [{ name: 'default', selectors: [], url: forward.to }] : []),
+    ...forward.routes,
   ];
   const [only] = all;
   if (all.length === 0) return {};
-  if (all.length === 1 && only && only.selectors.length === 0 && !options.events && !options.retry)
+  if (all.length === 1 && only && only.selectors.length === 0 && !forward.events && !options.retry)
     return { forward: edgeFor(only.url) };
   const routes = uniqueNames(all).map((route) => ({ ...route, edge: edgeFor(route.url) }));
-  return { routing: { routes, events: options.events, background: Boolean(options.retry) } };
+  return { routing: { routes, events: forward.events, background: Boolean(options.retry) } };
 }
 
 /**
@@ -86,7 +87,7 @@ export function forwarding(
  * file still owed (earliest first, as many as it has room for; the rest stay owed in the file).
  */
 export function startRetrier(
-  options: ListenerOptions,
+  options: Pick<ResolvedListenerOptions, 'retry' | 'onForward'>,
   handleOptions: HandleDeliveryOptions,
   capture: CaptureSubscriber | undefined,
   events: DeliveryEvents,

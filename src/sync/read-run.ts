@@ -1,12 +1,15 @@
-import { DEFAULT_PAGE_LIMIT } from '../defaults.js';
 import { HttpStatusError, LedgerhookError } from '../errors.js';
-import { DEFAULT_RETRY_POLICY } from '../http/retry-policy.js';
 import type { DatasetRef, DatasetState, FullReadReason, ReadCheckpoint } from '../store/dataset-store.js';
 import { PageSink } from './page-sink.js';
 import { paginate } from './paginate.js';
 import { cursorNoLongerAccepted, keepsCheckpoints, type ResumePlan, stateStamp, storeLocation } from './resume.js';
 import { afterWindow } from './since-window.js';
-import type { SyncDatasetOptions, SyncProgressEvent, SyncSummary } from './sync-options.js';
+import {
+  pageReadOptions,
+  type ResolvedSyncDatasetOptions,
+  type SyncProgressEvent,
+  type SyncSummary,
+} from './sync-options.js';
 import { lookBack } from './look-back.js';
 import { type SettledStamp, stampToCommit } from './server-stamp.js';
 import { changeExtras, removalReasons, startRun } from './change-origin.js';
@@ -14,7 +17,7 @@ import type { DatasetSchema } from '../store/dataset-schema.js';
 import { SchemaObserver } from './schema-drift.js';
 import { schemaBeforeCommit } from './schema-contract.js';
 import { isTransientFailure } from './transient.js';
-import { noTelemetry, traced } from '../telemetry/telemetry.js';
+import { traced } from '../telemetry/telemetry.js';
 import { countRateLimitWait } from './traced-sync.js';
 
 /** What a run found before reading: the state it goes on from, and the one stored whatever the run. */
@@ -31,7 +34,7 @@ type Emit = (event: SyncProgressEvent) => void;
 
 const stopped = () => new LedgerhookError('ERR_ABORTED', 'stopped');
 
-const syncedAt = (options: SyncDatasetOptions) => new Date((options.now ?? Date.now)()).toISOString();
+const syncedAt = (options: ResolvedSyncDatasetOptions) => new Date(options.now()).toISOString();
 
 /**
  * Whether a read that failed keeps its checkpoint: when it was cut off (stopped, the network, the
@@ -42,21 +45,18 @@ const keepCheckpointAfter = (error: unknown) =>
   (error instanceof LedgerhookError && error.code === 'ERR_ABORTED') || isTransientFailure(error);
 
 /** Only for endpoints known to answer a document (/userTaxSetup): replaced whole each time. */
-async function saveDocument(options: SyncDatasetOptions, ref: DatasetRef, body: unknown, summary: SyncSummary) {
+async function saveDocument(options: ResolvedSyncDatasetOptions, ref: DatasetRef, body: unknown, summary: SyncSummary) {
   const next = { lastUpdatedDate: '', items: 1, syncedAt: syncedAt(options), mode: 'document' as const };
-  if (!options.dryRun)
-    await traced(
-      options.telemetry ?? noTelemetry,
-      'ledgerhook.store.commit',
-      { 'ledgerhook.store': options.store.kind },
-      () => options.store.saveDocument(ref, body, { ...next, tokenFingerprint: ref.tokenFingerprint }),
+  if (!options.output.dryRun)
+    await traced(options.telemetry, 'ledgerhook.store.commit', { 'ledgerhook.store': options.store.kind }, () =>
+      options.store.saveDocument(ref, body, { ...next, tokenFingerprint: ref.tokenFingerprint }),
     );
   Object.assign(summary, { mode: 'document', pages: 1, total: 1 });
 }
 
 /** Every page was read and checked: the store commits data and state together (or nothing, if stopped). */
 async function commitPages(
-  options: SyncDatasetOptions,
+  options: ResolvedSyncDatasetOptions,
   ref: DatasetRef,
   mode: 'full' | 'incremental',
   sink: PageSink,
@@ -70,7 +70,7 @@ async function commitPages(
     throw new LedgerhookError('ERR_BAD_RESPONSE', `GET ${ref.dataset} returned no page`, {
       details: { reason: 'no_page' },
     });
-  if (!options.dryRun) emit({ type: 'writing', dataset: ref.dataset });
+  if (!options.output.dryRun) emit({ type: 'writing', dataset: ref.dataset });
   if (options.signal?.aborted) throw stopped();
   // A full read stores its first page's stamp; an incremental one (a window's too) judges it
   // against the stored one (server-stamp.ts): never back within what it looked back over.
@@ -82,15 +82,15 @@ async function commitPages(
       : stampToCommit(stamps.stored, stamps.sent, first);
   const { lastUpdatedDate } = settled;
   const sent = stamps?.sent;
-  const keepDeleted = options.keepDeleted === true;
+  const { keepDeleted } = options.output;
   const reasons =
-    keepDeleted && mode === 'incremental' && !options.dryRun
-      ? await removalReasons(options, ref, sent, sink.removals())
+    keepDeleted && mode === 'incremental' && !options.output.dryRun
+      ? await removalReasons(pageReadOptions(options), ref, sent, sink.removals())
       : undefined;
   const at = syncedAt(options);
   const extra = changeExtras(run, at, summary.lastUpdatedDate, sink.pageOf, keepDeleted, reasons);
   const commitFacts = { 'ledgerhook.store': options.store.kind, 'ledgerhook.sync.mode': mode };
-  const result = await traced(options.telemetry ?? noTelemetry, 'ledgerhook.store.commit', commitFacts, () =>
+  const result = await traced(options.telemetry, 'ledgerhook.store.commit', commitFacts, () =>
     sink.commit(
       {
         lastUpdatedDate,
@@ -100,7 +100,7 @@ async function commitPages(
         tokenFingerprint: ref.tokenFingerprint,
         ...(schema ? { schema } : {}),
       },
-      options.verify ? { ...extra, verify: true } : extra,
+      options.output.verify ? { ...extra, verify: true } : extra,
     ),
   );
   Object.assign(summary, { upserted: result.upserted, deleted: result.removed, total: result.total, lastUpdatedDate });
@@ -112,28 +112,23 @@ async function commitPages(
  * 'restart' when the server answered the kept cursor with "no longer accepted" before any page.
  */
 export async function runRead(
-  options: SyncDatasetOptions,
+  options: ResolvedSyncDatasetOptions,
   ref: DatasetRef,
   start: ReadStart,
   plan: ResumePlan,
   window: string | undefined,
 ): Promise<SyncSummary | 'restart'> {
   const { dataset } = ref;
-  const emit: Emit = (event) => options.onProgress?.(event);
+  const emit: Emit = options.onProgress;
   const from = plan.from;
   const mode = from !== undefined || start.state === undefined ? 'full' : 'incremental';
   const why = mode === 'full' && !start.isDocument ? (from?.fullReason ?? start.fullReason) : undefined;
   const since = mode === 'incremental' ? (window ?? start.state?.lastUpdatedDate) : undefined;
   emit({ type: 'start', dataset, mode, since, fullReason: why, location: options.store.location });
-  const retry = {
-    ...(options.retry ?? DEFAULT_RETRY_POLICY),
-    ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
-  };
-  const sent = since === undefined ? undefined : (window ?? lookBack(since, options.lagMs ?? 0));
-  const run = startRun((options.now ?? Date.now)(), options.cause, options.deliveryId);
+  const sent = since === undefined ? undefined : (window ?? lookBack(since, options.read.lagMs));
+  const run = startRun(options.now(), options.history.cause, options.history.deliveryId);
   const pages = paginate({
-    ...options,
-    retry,
+    ...pageReadOptions(options),
     path: ref.path,
     filter: ref.filter,
     allowDocument: start.isDocument,
@@ -159,7 +154,7 @@ export async function runRead(
     deleted: 0,
     total: 0,
     lastUpdatedDate: from?.lastUpdatedDate ?? null,
-    dryRun: Boolean(options.dryRun),
+    dryRun: options.output.dryRun,
     ...(why ? { fullReason: why } : {}),
     ...(from?.quirks.length ? { quirks: [...from.quirks] } : {}),
     ...(from ? { resumed: { fromPage: from.pages + 1, itemsKept: from.items } } : {}),
@@ -168,7 +163,7 @@ export async function runRead(
     runId: run.run,
   };
   const resumable = mode === 'full' && keepsCheckpoints(options, start.isDocument);
-  const sink = new PageSink(options.store, ref, mode, Boolean(options.dryRun), {
+  const sink = new PageSink(options.store, ref, mode, options.output.dryRun, {
     resumable,
     taken: plan.taken,
     received: from?.items,
@@ -180,7 +175,7 @@ export async function runRead(
     dataset,
     filter: { ...ref.filter },
     tokenFingerprint: ref.tokenFingerprint,
-    limit: options.limit ?? DEFAULT_PAGE_LIMIT,
+    limit: options.read.limit,
     location: storeLocation(options),
     basedOn: from ? from.basedOn : stateStamp(start.stored),
     fullReason: why ?? 'first-sync',
@@ -219,9 +214,15 @@ export async function runRead(
     const stored = mode === 'incremental' ? start.state?.lastUpdatedDate : undefined;
     // A continued read saw only its own pages: it cannot call a field missing from the dataset.
     const schema = start.stored?.mode === 'document' ? undefined : start.stored?.schema;
-    const next = schemaBeforeCommit(schema, observed, mode === 'full' && from === undefined, options.contract, summary);
+    const next = schemaBeforeCommit(
+      schema,
+      observed,
+      mode === 'full' && from === undefined,
+      options.output.contract,
+      summary,
+    );
     await commitPages(
-      { ...options, retry },
+      options,
       ref,
       mode,
       sink,
@@ -235,7 +236,8 @@ export async function runRead(
     return summary;
   } catch (error) {
     // Only the answer to the kept cursor itself says it expired; a later failure is the read's own.
-    const expired = from !== undefined && fetched === 0 && cursorNoLongerAccepted(error, options.expiredCursorStatuses);
+    const expired =
+      from !== undefined && fetched === 0 && cursorNoLongerAccepted(error, options.read.expiredCursorStatuses);
     const keep = !expired && keepCheckpointAfter(error);
     await sink.abort(keep).catch(() => {});
     if (expired) {

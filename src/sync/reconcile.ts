@@ -1,7 +1,6 @@
 import { entityAtPath } from '../catalogue/entity-paths.js';
 import { LedgerhookError } from '../errors.js';
 import { compareIds, idKey, type ItemId } from '../dataset/item-id.js';
-import { DEFAULT_RETRY_POLICY } from '../http/retry-policy.js';
 import { withReconcile, withRun, type ReconcileRecord } from '../store/dataset-activity.js';
 import type { CommitResult, DatasetRef, StoredItem } from '../store/dataset-store.js';
 import { accessBeforeOwner } from './access-before-owner.js';
@@ -9,7 +8,14 @@ import { explainEntityNotFound } from './entity-not-found.js';
 import { itemHash, quickHash } from './item-hash.js';
 import { paginate } from './paginate.js';
 import { changeExtras, removalReasons, startRun } from './change-origin.js';
-import { datasetRef, type SyncDatasetOptions, type SyncProgressEvent } from './sync-dataset.js';
+import {
+  datasetRef,
+  normalizeSyncDatasetOptions,
+  pageReadOptions,
+  type ResolvedSyncDatasetOptions,
+  type SyncDatasetOptions,
+  type SyncProgressEvent,
+} from './sync-options.js';
 
 export type ReconcileProgressEvent =
   | { type: 'start'; dataset: string; storedItems: number }
@@ -17,7 +23,14 @@ export type ReconcileProgressEvent =
   | Extract<SyncProgressEvent, { type: 'retry' }>
   | { type: 'done'; result: ReconcileResult };
 
-export interface ReconcileOptions extends Omit<SyncDatasetOptions, 'full' | 'dryRun' | 'lagMs' | 'onProgress'> {
+type SyncRead = NonNullable<SyncDatasetOptions['read']>;
+type SyncOutput = NonNullable<SyncDatasetOptions['output']>;
+
+/** syncDataset's options that a full read compared with the store has a use for, grouped alike. */
+export interface ReconcileOptions extends Omit<SyncDatasetOptions, 'read' | 'output' | 'history' | 'onProgress'> {
+  read?: Pick<SyncRead, 'limit' | 'maxStampAheadMs'> | undefined;
+  /** keepDeleted: a repair keeps what it removes as tombstones, as a sync does. */
+  output?: Pick<SyncOutput, 'keepDeleted'> | undefined;
   /** Apply the difference to the store in one commit (upserts and deletes together with the state). */
   repair?: boolean | undefined;
   onProgress?: ((event: ReconcileProgressEvent) => void) | undefined;
@@ -66,7 +79,7 @@ async function sameContent(items: AsyncIterable<StoredItem>, suspects: ReadonlyM
   return same;
 }
 
-async function requireState(options: ReconcileOptions, ref: DatasetRef) {
+async function requireState(options: Pick<ResolvedSyncDatasetOptions, 'store'>, ref: DatasetRef) {
   const found = await (options.store.stateWithReason
     ? options.store.stateWithReason(ref)
     : options.store
@@ -92,15 +105,18 @@ async function requireState(options: ReconcileOptions, ref: DatasetRef) {
  * that changed while the read ran is read again by the next sync. Every run is recorded in the
  * dataset's activity (last reconcile; a repaired difference counts as changes no webhook announced).
  */
-export async function reconcileDataset(options: ReconcileOptions): Promise<ReconcileResult> {
+export async function reconcileDataset(input: ReconcileOptions): Promise<ReconcileResult> {
+  // Resolved as syncDataset resolves its own: one home for the read's defaults.
+  const { repair, onProgress, ...rest } = input;
+  const options = normalizeSyncDatasetOptions(rest);
   const ref = datasetRef(options);
-  const emit = (event: ReconcileProgressEvent) => options.onProgress?.(event);
+  const emit = (event: ReconcileProgressEvent) => onProgress?.(event);
   if (entityAtPath(ref.path, options.paths)?.paginated === false)
     throw new LedgerhookError('ERR_USAGE', `${ref.dataset} is a document, not a list: each sync replaces it whole`, {
       details: { reason: 'reconcile_document', dataset: ref.dataset },
     });
   const state = await requireState(options, ref).catch((error: unknown) =>
-    accessBeforeOwner(error, { ...options, path: ref.path, filter: ref.filter }),
+    accessBeforeOwner(error, { ...pageReadOptions(options), path: ref.path, filter: ref.filter }),
   );
   // A store that keeps key order is compared as serialised (fast), the rest canonically (keys sorted).
   const hash = options.store.keepsKeyOrder ? quickHash : itemHash;
@@ -112,11 +128,7 @@ export async function reconcileDataset(options: ReconcileOptions): Promise<Recon
   let lastUpdatedDate: string | undefined;
   try {
     for await (const entry of paginate({
-      ...options,
-      retry: {
-        ...(options.retry ?? DEFAULT_RETRY_POLICY),
-        ...(options.maxWaitMs !== undefined ? { maxWaitMs: options.maxWaitMs } : {}),
-      },
+      ...pageReadOptions(options),
       path: ref.path,
       filter: ref.filter,
       lastUpdatedDate: undefined,
@@ -164,17 +176,19 @@ export async function reconcileDataset(options: ReconcileOptions): Promise<Recon
     different: different.sort(byId),
     lastUpdatedDate: lastUpdatedDate ?? state.lastUpdatedDate,
   };
-  const at = new Date((options.now ?? Date.now)()).toISOString();
-  if (options.repair && !result.equal) {
+  const at = new Date(options.now()).toISOString();
+  if (repair && !result.equal) {
     if (options.signal?.aborted) throw new LedgerhookError('ERR_ABORTED', 'stopped');
     // The repair's history: every change it applies, caused by a reconcile (extras left the server's list).
     // An extra left after the stored lastUpdatedDate (a sync since then would have removed it): the
     // unfiltered read since that date tells a deletion from an item that left a filter, as a sync does.
-    const keepDeleted = options.keepDeleted === true;
+    const { keepDeleted } = options.output;
     const reasons = keepDeleted
-      ? await removalReasons(options, ref, state.lastUpdatedDate, result.extra).catch((error: unknown) => {
-          throw explainEntityNotFound(error, ref.path, options.paths, options.baseUrl);
-        })
+      ? await removalReasons(pageReadOptions(options), ref, state.lastUpdatedDate, result.extra).catch(
+          (error: unknown) => {
+            throw explainEntityNotFound(error, ref.path, options.paths, options.baseUrl);
+          },
+        )
       : undefined;
     const extra = changeExtras(
       startRun(Date.parse(at), 'reconcile'),

@@ -1,7 +1,6 @@
-import { DEFAULT_PAGE_LIMIT } from '../defaults.js';
 import type { DatasetRef, DatasetState, ReadCheckpoint, TakenCheckpoint } from '../store/dataset-store.js';
 import { isSendableCursor } from './paginate.js';
-import type { ResumeDiscardReason, SyncDatasetOptions, SyncProgressEvent } from './sync-options.js';
+import type { ResolvedSyncDatasetOptions, ResumeDiscardReason, SyncProgressEvent } from './sync-options.js';
 
 export { cursorNoLongerAccepted, parseStatusList } from './expired-cursor.js';
 
@@ -22,12 +21,12 @@ export const stateStamp = (state: DatasetState | undefined): string | null =>
   state ? `${state.syncedAt} ${state.lastUpdatedDate}` : null;
 
 /** Where the store keeps this run's data, as a checkpoint records it. */
-export const storeLocation = (options: Pick<SyncDatasetOptions, 'store'>): string =>
+export const storeLocation = (options: Pick<ResolvedSyncDatasetOptions, 'store'>): string =>
   options.store.location ?? options.store.stateLocation;
 
 /** Whether this run keeps checkpoints as its full read goes. */
-export const keepsCheckpoints = (options: SyncDatasetOptions, isDocument: boolean): boolean =>
-  !options.dryRun && options.resume !== false && !isDocument && options.store.takeCheckpoint !== undefined;
+export const keepsCheckpoints = (options: ResolvedSyncDatasetOptions, isDocument: boolean): boolean =>
+  !options.output.dryRun && options.read.resume && !isDocument && options.store.takeCheckpoint !== undefined;
 
 const sameFilter = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) =>
   JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
@@ -35,7 +34,7 @@ const sameFilter = (a: Readonly<Record<string, string>>, b: Readonly<Record<stri
 /** Why this checkpoint is not this run's read to continue, or undefined when it is. */
 function mismatch(
   checkpoint: ReadCheckpoint,
-  options: SyncDatasetOptions,
+  options: ResolvedSyncDatasetOptions,
   ref: DatasetRef,
   stored: DatasetState | undefined,
 ): ResumeDiscardReason | undefined {
@@ -47,7 +46,7 @@ function mismatch(
     !sameFilter(checkpoint.filter, ref.filter)
   )
     return 'other-dataset';
-  if (checkpoint.limit !== (options.limit ?? DEFAULT_PAGE_LIMIT)) return 'other-limit';
+  if (checkpoint.limit !== options.read.limit) return 'other-limit';
   if (checkpoint.location !== storeLocation(options)) return 'other-location';
   if (checkpoint.basedOn !== stateStamp(stored)) return 'state-changed';
   if (!isSendableCursor(checkpoint.cursor)) return 'damaged';
@@ -60,18 +59,19 @@ function mismatch(
  * leave checkpoints alone.
  */
 export async function planResume(
-  options: SyncDatasetOptions,
+  options: ResolvedSyncDatasetOptions,
   ref: DatasetRef,
   stored: DatasetState | undefined,
   isDocument: boolean,
   emit: (event: SyncProgressEvent) => void,
 ): Promise<ResumePlan> {
-  if (options.dryRun || options.since !== undefined || isDocument || !options.store.takeCheckpoint) return {};
+  if (options.output.dryRun || options.read.since !== undefined || isDocument || !options.store.takeCheckpoint)
+    return {};
   const taken = await options.store.takeCheckpoint(ref);
   if (!taken) return {};
   const checkpoint = taken.checkpoint;
   const reason: ResumeDiscardReason | undefined =
-    options.full || options.resume === false
+    options.read.full || !options.read.resume
       ? 'requested'
       : checkpoint === undefined
         ? 'damaged'

@@ -1,6 +1,6 @@
 /**
  * sync/: a dataset read from the service into a store.
- *   sync-dataset.ts   one dataset's run (this file); its options and summary in sync-options.ts
+ *   sync-dataset.ts   one dataset's run (this file); its options (resolved once) and summary in sync-options.ts
  *   paginate.ts       an endpoint read page by page (retries, bounds, one page ahead)
  *   read-run.ts       one read and its commit; page-sink.ts how its pages are kept
  *   resume.ts         continuing a kept read; since-window.ts `since`; look-back.ts the lag
@@ -19,11 +19,20 @@ import { explainEntityNotFound } from './entity-not-found.js';
 import { type ReadStart, runRead } from './read-run.js';
 import { planResume, storeLocation } from './resume.js';
 import { windowStart } from './since-window.js';
-import { datasetRef, type SyncDatasetOptions, type SyncSummary } from './sync-options.js';
+import {
+  datasetRef,
+  normalizeSyncDatasetOptions,
+  pageReadOptions,
+  type ResolvedSyncDatasetOptions,
+  type SyncDatasetOptions,
+  type SyncSummary,
+} from './sync-options.js';
 import { tracedSync } from './traced-sync.js';
 
 export {
   datasetRef,
+  normalizeSyncDatasetOptions,
+  type ResolvedSyncDatasetOptions,
   type ResumeDiscardReason,
   type SyncDatasetOptions,
   type SyncProgressEvent,
@@ -31,16 +40,16 @@ export {
 } from './sync-options.js';
 
 /** The stored state a run goes on from, or none for a full read (a document never keeps one). */
-async function startingState(options: SyncDatasetOptions, ref: DatasetRef): Promise<ReadStart> {
+async function startingState(options: ResolvedSyncDatasetOptions, ref: DatasetRef): Promise<ReadStart> {
   const found = options.store.stateWithReason
     ? await options.store.stateWithReason(ref)
     : { state: await options.store.getState(ref), reason: 'first-sync' as const };
   const stored: DatasetState | undefined = found.state;
   const known = entityAtPath(ref.path, options.paths);
   const isDocument = known?.paginated === false;
-  const state = options.full || isDocument || stored?.mode === 'document' ? undefined : stored;
+  const state = options.read.full || isDocument || stored?.mode === 'document' ? undefined : stored;
   const fullReason: FullReadReason =
-    options.full && stored ? 'requested' : 'reason' in found ? found.reason : 'first-sync';
+    options.read.full && stored ? 'requested' : 'reason' in found ? found.reason : 'first-sync';
   return { state, stored, isDocument, fullReason };
 }
 
@@ -56,9 +65,10 @@ async function startingState(options: SyncDatasetOptions, ref: DatasetRef): Prom
  * from its last kept page, as long as the server accepts the cursor; when it answers that it does
  * not, the run starts again from page 1, saying so (`resumeDiscarded: 'invalid-cursor'`).
  */
-export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSummary> {
-  const telemetry = options.telemetry;
-  return telemetry?.enabled ? tracedSync(telemetry, options, datasetRef(options).dataset, syncRun) : syncRun(options);
+export async function syncDataset(input: SyncDatasetOptions): Promise<SyncSummary> {
+  const options = normalizeSyncDatasetOptions(input);
+  const { telemetry } = options;
+  return telemetry.enabled ? tracedSync(telemetry, options, datasetRef(options).dataset, syncRun) : syncRun(options);
 }
 
 /**
@@ -66,8 +76,8 @@ export async function syncDataset(options: SyncDatasetOptions): Promise<SyncSumm
  * bring (a webhook deduplicated into a queued job, a person re-running sync after a crash): one
  * incremental run from the committed state reads them at once. Its changes are added to the summary.
  */
-async function catchUp(options: SyncDatasetOptions, resumed: SyncSummary): Promise<SyncSummary> {
-  const next = await syncRun({ ...options, full: false, since: undefined });
+async function catchUp(options: ResolvedSyncDatasetOptions, resumed: SyncSummary): Promise<SyncSummary> {
+  const next = await syncRun({ ...options, read: { ...options.read, full: false, since: undefined } });
   return {
     ...resumed,
     upserted: resumed.upserted + next.upserted,
@@ -78,21 +88,22 @@ async function catchUp(options: SyncDatasetOptions, resumed: SyncSummary): Promi
   };
 }
 
-async function syncRun(options: SyncDatasetOptions): Promise<SyncSummary> {
+async function syncRun(options: ResolvedSyncDatasetOptions): Promise<SyncSummary> {
   const ref = datasetRef(options);
-  const emit = (event: Parameters<NonNullable<SyncDatasetOptions['onProgress']>>[0]) => options.onProgress?.(event);
-  if (options.since !== undefined && options.full)
+  const emit = options.onProgress;
+  const { since } = options.read;
+  if (since !== undefined && options.read.full)
     throw usageError(
       'a window re-read merges into the stored data; it cannot also be a full rebuild',
       'conflicting_flags',
     );
   const start = await startingState(options, ref).catch((error: unknown) =>
-    accessBeforeOwner(error, { ...options, path: ref.path, filter: ref.filter }),
+    accessBeforeOwner(error, { ...pageReadOptions(options), path: ref.path, filter: ref.filter }),
   );
   const window =
-    options.since === undefined || start.isDocument
+    since === undefined || start.isDocument
       ? undefined
-      : windowStart(options.since, ref, start.state, start.fullReason, storeLocation(options));
+      : windowStart(since, ref, start.state, start.fullReason, storeLocation(options));
   try {
     const plan = await planResume(options, ref, start.stored, start.isDocument, emit);
     const first = await runRead(options, ref, start, plan, window);

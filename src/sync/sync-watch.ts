@@ -57,7 +57,8 @@ export async function* watchDatasets(
       // A document has no items to compare: each sync replaces it whole.
       // A dry run writes nothing, a repair's commit and record included.
       const lists = datasets.filter(
-        (dataset) => !dataset.dryRun && entityAtPath(datasetRef(dataset).path, dataset.paths)?.paginated !== false,
+        (dataset) =>
+          !dataset.output?.dryRun && entityAtPath(datasetRef(dataset).path, dataset.paths)?.paginated !== false,
       );
       reconciled = await eachDataset(
         lists,

@@ -1,5 +1,5 @@
 import type { Telemetry } from '../telemetry/telemetry.js';
-import type { SyncDatasetOptions, SyncSummary } from './sync-options.js';
+import type { ResolvedSyncDatasetOptions, SyncSummary } from './sync-options.js';
 
 /**
  * A sync run as one span (`ledgerhook.sync`, the parent of its page fetches and its commit) and in
@@ -7,17 +7,17 @@ import type { SyncDatasetOptions, SyncSummary } from './sync-options.js';
  */
 export async function tracedSync(
   telemetry: Telemetry,
-  options: SyncDatasetOptions,
+  options: ResolvedSyncDatasetOptions,
   dataset: string,
-  run: (options: SyncDatasetOptions) => Promise<SyncSummary>,
+  run: (options: ResolvedSyncDatasetOptions) => Promise<SyncSummary>,
 ): Promise<SyncSummary> {
   const startedAt = performance.now();
-  const cause = options.cause ?? 'sync';
+  const { cause, deliveryId } = options.history;
   const span = telemetry.span('ledgerhook.sync', {
     'ledgerhook.dataset': dataset,
     'ledgerhook.sync.cause': cause,
     'ledgerhook.user_id': options.userId || undefined,
-    'ledgerhook.delivery.id': options.deliveryId,
+    'ledgerhook.delivery.id': deliveryId,
     'ledgerhook.store': options.store.kind,
   });
   const seconds = () => (performance.now() - startedAt) / 1000;

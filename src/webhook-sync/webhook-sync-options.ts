@@ -43,7 +43,7 @@ export interface WebhookSyncOptions {
   paths?: EntityPaths | undefined;
   /** Where each user's data and state go (a FileStore keeps each user in a directory of their own). */
   store: DatasetStore;
-  /** Keep removed items as tombstones with when and why they left (syncDataset's keepDeleted). */
+  /** Keep removed items as tombstones with when and why they left (syncDataset's output.keepDeleted). */
   keepDeleted?: boolean | undefined;
   /** How each dataset is read: syncDataset's settings of the same names (and its defaults). */
   read?:

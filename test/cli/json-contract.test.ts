@@ -252,7 +252,7 @@ describe('one JSON contract for every --json', () => {
   before(async () => {
     const dir = tempDir();
     const capture = join(dir, 'deliveries.jsonl');
-    const listener = await startListener({ port: 0, secrets: [SECRET], capture: { path: capture } });
+    const listener = await startListener({ port: 0, verification: { secrets: [SECRET] }, capture: { path: capture } });
     const token = await signWebhook(BODY, SECRET);
     await (
       await fetch(listener.url, { method: 'POST', body: BODY, headers: { 'service-verification': token } })

@@ -34,7 +34,7 @@ function harness(api: Api, out = tempDir(), stateFile = join(tempDir(), 'state.j
     token: 'token-a',
     path: '/things',
     store,
-    limit: 10,
+    read: { limit: 10 },
     ...more,
   });
   /** A full read stopped (as by Ctrl-C) once page `page` is kept. */
@@ -161,14 +161,17 @@ describe('file store checkpoints', () => {
       const elsewhere = harness(api, moved, h.stateFile);
       assert.equal((await syncDataset(elsewhere.options())).resumeDiscarded, 'other-location');
 
-      await h.stopAt(3, { baseUrl: other.baseUrl, limit: 5 });
+      await h.stopAt(3, { baseUrl: other.baseUrl, read: { limit: 5 } });
       const back = await syncDataset(h.options());
       assert.equal(back.resumeDiscarded, 'other-base-url');
       assert.deepEqual(h.data(), api.truth('token-a'));
 
       // Stopped over a stored state; a window run (which leaves checkpoints alone) commits meanwhile.
-      await h.stopAt(3, { full: true });
-      assert.equal((await syncDataset(h.options({ since: '2026-05-01' }))).resumeDiscarded, undefined);
+      await h.stopAt(3, { read: { limit: 10, full: true } });
+      assert.equal(
+        (await syncDataset(h.options({ read: { limit: 10, since: '2026-05-01' } }))).resumeDiscarded,
+        undefined,
+      );
       assert.equal((await syncDataset(h.options())).resumeDiscarded, 'state-changed');
       assert.deepEqual(
         readdirSync(h.out).filter((name) => !name.endsWith('.changes.jsonl')),

@@ -61,7 +61,7 @@ describe('FileStore fingerprint (no-change incremental runs are one stat)', () =
         opened.filter((path) => path === file),
         [],
       );
-      await syncDataset({ ...options, verify: true });
+      await syncDataset({ ...options, output: { verify: true } });
       assert.ok(opened.includes(file), 'verify reads the file (and the counting sees reads)');
       opened.length = 0;
       server.edit('t', 2, { amount: 20 });
@@ -100,7 +100,7 @@ describe('FileStore fingerprint (no-change incremental runs are one stat)', () =
       state.datasets[key].checksum = 'crc32:0badc0de:1';
       writeFileSync(stateFile, JSON.stringify(state));
       assert.equal((await syncDataset(options)).mode, 'incremental');
-      await assert.rejects(syncDataset({ ...options, verify: true }), damaged);
+      await assert.rejects(syncDataset({ ...options, output: { verify: true } }), damaged);
       // A merge reads the file anyway and checks it: damage the fingerprint cannot see is never given
       // a fresh checksum (laundered) by a merge.
       server.edit('t', 2, { amount: 20 });

@@ -76,7 +76,7 @@ describe('FileStore', () => {
       spoiled.datasets[key].checksum = 'crc32:0badc0de:2';
       writeFileSync(stateFile, JSON.stringify(spoiled));
       server.edit('t', 3, { amount: 30 });
-      await assert.rejects(syncDataset({ ...options, verify: true }), {
+      await assert.rejects(syncDataset({ ...options, output: { verify: true } }), {
         code: 'ERR_IO',
         details: { reason: 'data_file_damaged', path: file },
       } as never);

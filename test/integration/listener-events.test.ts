@@ -16,8 +16,7 @@ describe('startListener: one typed event API for every subscriber', () => {
     const recordedBeforeAnswer: number[] = [];
     const listener = await startListener({
       port: 0,
-      secrets: [SECRET],
-      acceptInvalid: true,
+      verification: { secrets: [SECRET], acceptInvalid: true },
       capture: { path: capture },
       // A subscriber's record() runs before the answer: the capture line must already be there.
       subscribers: [

@@ -42,7 +42,12 @@ describe('startListener while it starts', () => {
     const fifo = join(tempDir(), 'capture.fifo');
     execFileSync('mkfifo', [fifo]);
     const port = await freePort();
-    const starting = startListener({ port, host: '127.0.0.1', secrets: [SECRET], capture: { path: fifo } });
+    const starting = startListener({
+      port,
+      host: '127.0.0.1',
+      verification: { secrets: [SECRET] },
+      capture: { path: fifo },
+    });
     const body = JSON.stringify({ userId: 'user_1', type: 'ENTITY_UPDATE', entities: ['expense'] });
     const init = async () => ({
       method: 'POST',

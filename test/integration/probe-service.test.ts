@@ -345,8 +345,10 @@ describe('a sync with the settings probe found converges, a same-second change i
           path: settings['paths.expense'] ?? '/expenses',
           paths: { expense: settings['paths.expense'] ?? '/expenses' },
           filter: { type: 'PENDING' },
-          limit: parsePageLimit(settings.pageLimit ?? '') as number,
-          lagMs: parseLag(settings.lag ?? '') as number,
+          read: {
+            limit: parsePageLimit(settings.pageLimit ?? '') as number,
+            lagMs: parseLag(settings.lag ?? '') as number,
+          },
           store,
         });
       assert.equal((await sync()).mode, 'full'); // stamped 10:00:05

@@ -92,7 +92,7 @@ describe('rate limits and slow answers are ridden out', () => {
         return true;
       });
       assert.equal(far.requests.length, 1);
-      await assert.rejects(run(always.baseUrl, { maxWaitMs: 10_000 }).result, /wait budget/);
+      await assert.rejects(run(always.baseUrl, { limits: { maxWaitMs: 10_000 } }).result, /wait budget/);
     } finally {
       await far.close();
       await always.close();

@@ -25,7 +25,7 @@ describe('reconcileDataset', () => {
   it('finds three planted differences without touching the store, and repair fixes them in one commit', async () => {
     const server = await startPagedListServer(250);
     const store = setup();
-    const options = { baseUrl: server.baseUrl, token: 't', path: '/invoices', store, limit: 40 };
+    const options = { baseUrl: server.baseUrl, token: 't', path: '/invoices', store, read: { limit: 40 } };
     try {
       await syncDataset(options);
       const before = readFileSync(store.fileFor({ userId: '', dataset: '/invoices' }), 'utf8');

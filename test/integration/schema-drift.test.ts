@@ -55,7 +55,7 @@ describe('schema drift', () => {
     const dir = tempDir();
     const store = new FileStore({ outDir: join(dir, 'out'), stateFile: join(dir, 'state.json') });
     const sync = (full = false) =>
-      syncDataset({ baseUrl: server.baseUrl, token: 't', path: '/invoices', store, limit: 2, full });
+      syncDataset({ baseUrl: server.baseUrl, token: 't', path: '/invoices', store, read: { limit: 2, full } });
     const recorded = async () => (await store.list())[0]?.state.schema;
     try {
       assert.equal((await sync()).drift, undefined, 'the first sync records without reporting');

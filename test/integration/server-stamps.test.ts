@@ -104,8 +104,11 @@ describe('syncDataset: the server stamps in the future, then goes back', () => {
       assert.equal(existsSync(store.fileFor({ userId: '', dataset: '/invoices' })), false);
       // The allowance is a setting: a server known to run 2 h ahead passes with 3 h, not with 1 h.
       server.setStamp(new Date(Date.now() + 2 * 3_600_000).toISOString());
-      await assert.rejects(syncDataset({ ...options, maxStampAheadMs: 3_600_000 }), /more than the 1h allowed/);
-      assert.equal((await syncDataset({ ...options, maxStampAheadMs: 3 * 3_600_000 })).mode, 'full');
+      await assert.rejects(
+        syncDataset({ ...options, read: { maxStampAheadMs: 3_600_000 } }),
+        /more than the 1h allowed/,
+      );
+      assert.equal((await syncDataset({ ...options, read: { maxStampAheadMs: 3 * 3_600_000 } })).mode, 'full');
     } finally {
       await server.close();
     }
@@ -115,7 +118,13 @@ describe('syncDataset: the server stamps in the future, then goes back', () => {
     const server = await startStampedListServer({ stamp: '2026-11-24T12:00:00Z', date: null });
     const store = newStore();
     try {
-      const options = { baseUrl: server.baseUrl, token: 't', path: '/invoices', store, maxStampAheadMs: 3_600_000 };
+      const options = {
+        baseUrl: server.baseUrl,
+        token: 't',
+        path: '/invoices',
+        store,
+        read: { maxStampAheadMs: 3_600_000 },
+      };
       await assert.rejects(
         syncDataset({ ...options, now: () => Date.parse('2026-11-24T10:00:00Z') }),
         /ahead of this machine's clock/,
@@ -155,7 +164,7 @@ describe('syncDataset: the server stamps in the future, then goes back', () => {
   it('with a lag, a server that echoes the date it was sent never drags the stored one back', async () => {
     const server = await startStampedListServer({ stamp: '2026-11-24T10:00:05Z' });
     const store = newStore();
-    const options = { baseUrl: server.baseUrl, token: 't', path: '/invoices', store, lagMs: 1000 };
+    const options = { baseUrl: server.baseUrl, token: 't', path: '/invoices', store, read: { lagMs: 1000 } };
     try {
       await syncDataset(options);
       server.setStamp((sent) => sent ?? 'unexpected');

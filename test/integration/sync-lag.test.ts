@@ -50,7 +50,8 @@ describe('sync --lag: no row lost at a whole-second boundary', () => {
       const server = await secondsServer();
       const dir = tempDir();
       const store = new FileStore({ outDir: join(dir, 'out'), stateFile: join(dir, 'state.json') });
-      const sync = () => syncDataset({ baseUrl: server.baseUrl, token: 't', path: '/invoices', store, lagMs });
+      const sync = () =>
+        syncDataset({ baseUrl: server.baseUrl, token: 't', path: '/invoices', store, read: { lagMs } });
       try {
         assert.equal((await sync()).mode, 'full'); // read at 10:00:05.200, stamped 10:00:05
         server.at('2026-11-24T10:00:05.600Z');
@@ -115,7 +116,7 @@ describe('mock --since and --granularity: the boundary habits of a real server, 
     const dir = tempDir();
     const store = new FileStore({ outDir: join(dir, 'out'), stateFile: join(dir, 'state.json') });
     const sync = () =>
-      syncDataset({ baseUrl: mock.url, token: mock.token, path: '/invoices', store, lagMs, now: () => now });
+      syncDataset({ baseUrl: mock.url, token: mock.token, path: '/invoices', store, read: { lagMs }, now: () => now });
     try {
       await sync();
       now = Date.parse('2026-11-24T10:00:05.600Z');

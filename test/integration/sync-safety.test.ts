@@ -170,7 +170,8 @@ describe('sync keeps data apart, whole and current', () => {
     it(`detects ${damage} before merging (in-process): data_file_damaged, nothing changed, --full rebuilds`, async () => {
       const server = await startClockedListServer({ accounts: { a: 9 } });
       const store = new FileStore({ outDir: tempDir(), stateFile: join(tempDir(), 'state.json') });
-      const sync = (full = false) => syncDataset({ baseUrl: server.baseUrl, token: 'a', path: '/things', store, full });
+      const sync = (full = false) =>
+        syncDataset({ baseUrl: server.baseUrl, token: 'a', path: '/things', store, read: { full } });
       try {
         await sync();
         const file = store.fileFor({ userId: '', dataset: datasetKey('/things', {}) });

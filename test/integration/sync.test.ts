@@ -76,7 +76,8 @@ describe('sync against the mock service (CLI)', () => {
           ['/expenses', {}],
           ['/expenses/expenses', { type: 'PENDING' }],
         ] as Array<[string, Record<string, string>]>) {
-          const sync = () => syncDataset({ baseUrl: mock.url, token: mock.token, path, filter, limit, store });
+          const sync = () =>
+            syncDataset({ baseUrl: mock.url, token: mock.token, path, filter, read: { limit }, store });
           const first = await sync();
           assert.equal(first.mode, 'full');
           assert.deepEqual(readJson(fileOf(store, path, filter)), mock.service.dataset(path, filter).data);
@@ -224,7 +225,7 @@ describe('sync against an independent server (library)', () => {
                 token: server.token,
                 path: server.path,
                 filter,
-                limit,
+                read: { limit },
                 store,
               });
             let summary = await sync();
@@ -262,7 +263,7 @@ describe('sync against an independent server (library)', () => {
         baseUrl: server.baseUrl,
         token: server.token,
         path: server.path,
-        limit: 7,
+        read: { limit: 7 },
         store,
         onProgress: (e) => e.type === 'retry' && retries.push(e.reason),
       });
@@ -287,7 +288,7 @@ describe('sync against an independent server (library)', () => {
       const outDir = tempDir();
       const store = newStore(outDir);
       const sync = () =>
-        syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, limit: 5, store });
+        syncDataset({ baseUrl: server.baseUrl, token: server.token, path: server.path, read: { limit: 5 }, store });
       await sync();
       const file = fileOf(store, server.path);
       const before = readFileSync(file, 'utf8');
@@ -299,9 +300,8 @@ describe('sync against an independent server (library)', () => {
           baseUrl: server.baseUrl,
           token: server.token,
           path: server.path,
-          limit: 5,
+          read: { limit: 5, full: true },
           store,
-          full: true,
         }),
         { code: 'ERR_BAD_RESPONSE' },
       );
@@ -321,7 +321,7 @@ describe('sync against an independent server (library)', () => {
         path: server.path,
         store: newStore(),
         sleep: noSleep,
-        maxWaitMs: 5000,
+        limits: { maxWaitMs: 5000 },
       }),
       (error: Error & { code: string }) =>
         error.code === 'ERR_HTTP_STATUS' &&

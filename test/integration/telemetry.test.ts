@@ -57,7 +57,7 @@ describe('telemetry: one trace per delivery (listen --sync as a library)', () =>
     });
     const listener = await startListener({
       port: 0,
-      secrets: [SECRET],
+      verification: { secrets: [SECRET] },
       capture: { path: join(dir, 'captures.jsonl') },
       telemetry: otel.telemetry,
       onAccepted: (delivery) => sync.handle(delivery),

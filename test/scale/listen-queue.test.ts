@@ -15,7 +15,7 @@ async function listenerWithQueue(url: string, queueName: string) {
   const recorder = createQueueRecorder(queue);
   const listener = await startListener({
     port: 0,
-    secrets: [SECRET],
+    verification: { secrets: [SECRET] },
     subscribers: [{ record: (delivery) => recorder.record({ valid: delivery.verdict.valid, body: delivery.body }) }],
   });
   return {

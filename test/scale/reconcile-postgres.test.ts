@@ -18,7 +18,7 @@ describe('reconcile with the Postgres store', { skip }, () => {
     const schema = await createTestSchema();
     const server = await startPagedListServer(12_000);
     const store = new PostgresStore({ url: schema.url });
-    const options = { baseUrl: server.baseUrl, token: 't', path: '/invoices', store, limit: 1000 };
+    const options = { baseUrl: server.baseUrl, token: 't', path: '/invoices', store, read: { limit: 1000 } };
     try {
       await syncDataset(options);
       server.put({ id: 12_001, amount: 1, type: 'BUSINESS' });

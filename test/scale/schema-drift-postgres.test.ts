@@ -17,7 +17,7 @@ describe('schema drift with the Postgres store', { skip }, () => {
     const schema = await createTestSchema();
     const server = await startPagedListServer(2500);
     const store = new PostgresStore({ url: schema.url });
-    const options = { baseUrl: server.baseUrl, token: 't', path: '/invoices', store, limit: 1000 };
+    const options = { baseUrl: server.baseUrl, token: 't', path: '/invoices', store, read: { limit: 1000 } };
     const snapshot = async () => ({
       state: (await schema.query('SELECT last_updated_date, items, synced_at, schema FROM ledgerhook_state')).rows,
       rows: (await schema.query('SELECT item_id, item FROM ledgerhook_items ORDER BY item_id')).rows,
@@ -35,12 +35,15 @@ describe('schema drift with the Postgres store', { skip }, () => {
       server.put({ id: 8, amount: '8.00' as unknown as number, type: 'BUSINESS' } satisfies PagedItem);
       const before = await snapshot();
       for (const full of [false, true])
-        await assert.rejects(syncDataset({ ...options, full, contract: 'freeze' }), (error: any) => {
-          assert.equal(error.code, 'ERR_CHECK_FAILED');
-          assert.equal(error.details.reason, 'schema_drift');
-          assert.match(error.message, /"amount" was number, now number\|string/);
-          return true;
-        });
+        await assert.rejects(
+          syncDataset({ ...options, read: { limit: 1000, full }, output: { contract: 'freeze' } }),
+          (error: any) => {
+            assert.equal(error.code, 'ERR_CHECK_FAILED');
+            assert.equal(error.details.reason, 'schema_drift');
+            assert.match(error.message, /"amount" was number, now number\|string/);
+            return true;
+          },
+        );
       assert.deepEqual(await snapshot(), before, 'rows and state row as they were');
 
       const accepted = await syncDataset(options);

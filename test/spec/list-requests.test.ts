@@ -40,7 +40,7 @@ function librarySyncer(server: { baseUrl: string; token: string }, limit: number
       token: server.token,
       path: '/things',
       filter,
-      limit,
+      read: { limit },
       store,
     });
     return { ...summary, file };

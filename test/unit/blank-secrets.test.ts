@@ -7,7 +7,7 @@ describe('blank secrets are refused at start-up, not answered 500 per delivery',
   for (const secrets of [[''], ['   '], ['good-secret', { secret: '\n', label: 'rotation' }]]) {
     it(`startListener refuses ${JSON.stringify(secrets)}`, async () => {
       await assert.rejects(
-        startListener({ port: 0, secrets }),
+        startListener({ port: 0, verification: { secrets } }),
         (error: { code?: string; details?: { reason?: string } }) =>
           error.code === 'ERR_USAGE' && error.details?.reason === 'empty_secret',
       );

@@ -397,9 +397,9 @@ describe('listen --retry: the pending limit is exact', () => {
       });
     const listener = await startListener({
       port: 0,
-      secrets: [secret],
+      verification: { secrets: [secret] },
       capture: { path: capture },
-      routes: [parseRouteFlag(`:${down}`)],
+      forward: { routes: [parseRouteFlag(`:${down}`)] },
       retry: { scheduleMs: [60_000], maxPending: 5, sleep },
     });
     try {

@@ -72,7 +72,9 @@ describe('toleranceSeconds, the same rule in the library', () => {
   it('new Webhooks', () =>
     refusedBy('Webhooks', (toleranceSeconds) => new Webhooks({ secret: 'x', toleranceSeconds })));
   it('startListener', () =>
-    refusedBy('startListener', (toleranceSeconds) => startListener({ secrets: ['x'], toleranceSeconds })));
+    refusedBy('startListener', (toleranceSeconds) =>
+      startListener({ verification: { secrets: ['x'], toleranceSeconds } }),
+    ));
   it('checkReceiver', () =>
     refusedBy('checkReceiver', (toleranceSeconds) =>
       checkReceiver({ url: new URL('http://127.0.0.1:9/'), signing: { secret: 'x', toleranceSeconds } }),

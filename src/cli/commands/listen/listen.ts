@@ -115,16 +115,20 @@ function startListening(
     port: options.port,
     host: options.host,
     path: options.path === undefined ? undefined : options.path.startsWith('/') ? options.path : `/${options.path}`,
-    secrets,
-    headerName,
-    verificationPrefix,
-    toleranceSeconds: options.tolerance,
-    allowFutureIat: options.allowFutureIat,
-    acceptInvalid: options.acceptInvalid,
-    maxBodyBytes: options.maxBody,
-    requestTimeoutMs: Math.round(options.requestTimeout * 1000),
-    idleTimeoutMs: Math.round(options.idleTimeout * 1000),
-    maxConnections: options.maxConnections,
+    verification: {
+      secrets,
+      headerName,
+      verificationPrefix,
+      toleranceSeconds: options.tolerance,
+      allowFutureIat: options.allowFutureIat,
+      acceptInvalid: options.acceptInvalid,
+    },
+    limits: {
+      maxBodyBytes: options.maxBody,
+      requestTimeoutMs: Math.round(options.requestTimeout * 1000),
+      idleTimeoutMs: Math.round(options.idleTimeout * 1000),
+      maxConnections: options.maxConnections,
+    },
     capture: options.capture
       ? {
           path: options.capture,
@@ -134,8 +138,7 @@ function startListening(
           refused: { perSecond: options.captureRefusedRate, maxBytes: options.captureRefusedMax },
         }
       : undefined,
-    routes: routing.routes,
-    events: routing.events,
+    forward: { routes: routing.routes, events: routing.events },
     retry: options.retry ? { scheduleMs: options.retry, resign: options.retryResign === true } : undefined,
     onForward: (event) => {
       ui?.onForwardEvent(event);

@@ -87,26 +87,29 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
     const limit = await resolvePageLimit(options, ctx);
     const maxStampAheadMs = await resolveMaxStampAhead(options, ctx);
     const dispatcher = await rateDispatcher(await resolveRateLimit(options, ctx), ctx);
-    const datasets: ReconcileOptions[] = targets.map(({ path, filter }) => ({
-      baseUrl,
-      token,
-      path,
-      filter,
-      userId: options.user ?? '',
-      paths: entityPaths,
-      store,
-      repair: options.repair,
-      keepDeleted: options.keepDeleted,
-      limit,
-      maxStampAheadMs,
-      dispatcher,
-      maxPages: options.maxPages,
-      maxWaitMs: options.maxWait,
-      maxResponseBytes: options.maxResponseBytes,
-      timeoutMs: Math.round(options.timeout * 1000),
-      signal: ctx.signal,
-      onProgress: progressHandler(ctx, progress),
-    }));
+    const datasets = targets.map(
+      ({ path, filter }): ReconcileOptions => ({
+        baseUrl,
+        token,
+        path,
+        filter,
+        userId: options.user ?? '',
+        paths: entityPaths,
+        store,
+        repair: options.repair,
+        read: { limit, maxStampAheadMs },
+        output: { keepDeleted: options.keepDeleted },
+        limits: {
+          timeoutMs: Math.round(options.timeout * 1000),
+          maxResponseBytes: options.maxResponseBytes,
+          maxWaitMs: options.maxWait,
+          maxPages: options.maxPages,
+        },
+        dispatcher,
+        signal: ctx.signal,
+        onProgress: progressHandler(ctx, progress),
+      }),
+    );
     outcomes = await eachDataset(datasets, reconcileDataset, options.concurrency);
     report(options, ctx, store, datasets, outcomes);
   } finally {

@@ -36,11 +36,13 @@ async function listenerOptions(
     listener: {
       port: options.listenPort,
       host: options.host,
-      secrets,
-      headerName: await resolveHeaderName(options, ctx),
-      verificationPrefix: await resolveVerificationPrefix(options, ctx),
-      toleranceSeconds: options.tolerance,
-      forwardTo: options.forwardTo === undefined ? undefined : resolveTarget(options.forwardTo),
+      verification: {
+        secrets,
+        headerName: await resolveHeaderName(options, ctx),
+        verificationPrefix: await resolveVerificationPrefix(options, ctx),
+        toleranceSeconds: options.tolerance,
+      },
+      forward: { to: options.forwardTo === undefined ? undefined : resolveTarget(options.forwardTo) },
       onEvent: listenerPrinter(options.json ? { json: true } : {}, ctx, out),
     },
   };

@@ -78,33 +78,41 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   const progress = await createProgressView(ctx, { json: Boolean(options.json) });
   const soFar: ReadSoFar = new Map();
   const onProgress = progressHandler(ctx, progress, Boolean(options.json), soFar, Boolean(options.all));
-  const datasets: SyncDatasetOptions[] = paths.map((path) => ({
-    baseUrl,
-    token,
-    path,
-    paths: entityPaths,
-    filter,
-    store,
-    limit,
-    full: options.full,
-    verify: options.verify,
-    resume: options.resume,
-    since: options.since,
-    expiredCursorStatuses,
-    dryRun: options.dryRun,
-    maxPages: options.maxPages,
-    maxWaitMs: options.maxWait,
-    lagMs,
-    maxStampAheadMs,
-    dispatcher,
-    keepDeleted: options.keepDeleted,
-    contract: options.contract,
-    maxResponseBytes: options.maxResponseBytes,
-    timeoutMs: Math.round(options.timeout * 1000),
-    signal: ctx.signal,
-    onProgress,
-    telemetry,
-  }));
+  const datasets = paths.map(
+    (path): SyncDatasetOptions => ({
+      baseUrl,
+      token,
+      path,
+      paths: entityPaths,
+      filter,
+      store,
+      read: {
+        limit,
+        lagMs,
+        maxStampAheadMs,
+        expiredCursorStatuses,
+        full: options.full,
+        resume: options.resume,
+        since: options.since,
+      },
+      output: {
+        keepDeleted: options.keepDeleted,
+        dryRun: options.dryRun,
+        verify: options.verify,
+        contract: options.contract,
+      },
+      limits: {
+        timeoutMs: Math.round(options.timeout * 1000),
+        maxResponseBytes: options.maxResponseBytes,
+        maxWaitMs: options.maxWait,
+        maxPages: options.maxPages,
+      },
+      dispatcher,
+      signal: ctx.signal,
+      onProgress,
+      telemetry,
+    }),
+  );
   if (options.watch) return watch(options, ctx, store, datasets, progress).finally(() => telemetry?.flush());
   let outcomes: SyncOutcome[];
   try {
