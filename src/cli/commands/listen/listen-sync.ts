@@ -2,8 +2,7 @@ import { usageError } from '../../../errors.js';
 import { readTokenMap } from '../../token-map.js';
 import { createWebhookSync, type WebhookSyncEvent } from '../../../webhook-sync/webhook-sync.js';
 import { printable, quoted } from '../../render-delivery.js';
-import { describeDrift } from '../../../sync/schema-drift.js';
-import { describeStampBehind } from '../../../sync/server-stamp.js';
+import { syncDoneLine } from '../../sync-done-line.js';
 import type { CliContext } from '../../context.js';
 import type { ListenCommandOptions } from './definition.js';
 import { readInputFile } from '../../read-input.js';
@@ -82,12 +81,8 @@ export function syncEventLine(event: WebhookSyncEvent, ctx: CliContext): string 
   switch (event.type) {
     case 'sync-start':
       return c.dim(`  ↻ syncing ${event.dataset} for ${quoted(event.userId)}`);
-    case 'sync-done': {
-      const s = event.summary;
-      const drift = s.drift ? `; schema: ${describeDrift(s.drift)}` : '';
-      const behind = s.stampBehind ? c.yellow(`; ${describeStampBehind(s.stampBehind)}`) : '';
-      return `  ${c.green('✔')} ${s.dataset} for ${quoted(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items${drift}${behind}`;
-    }
+    case 'sync-done':
+      return syncDoneLine(event.summary, event.userId, c);
     case 'sync-failed':
       return `  ${c.red('✖')} ${event.dataset} for ${quoted(event.userId)}: ${printable(event.error)}`;
     case 'sync-coalesced':

@@ -4,8 +4,7 @@ import type { SyncWorkerEvent } from '../../../queue/sync-worker.js';
 import type { CliContext } from '../../context.js';
 import { jsonLine, markJsonLines } from '../../json-output.js';
 import { printable, quoted } from '../../render-delivery.js';
-import { describeDrift } from '../../../sync/schema-drift.js';
-import { describeStampBehind } from '../../../sync/server-stamp.js';
+import { syncDoneLine } from '../../sync-done-line.js';
 import type { WorkerCommandOptions } from './definition.js';
 import { resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
@@ -32,12 +31,8 @@ function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined 
       return c.dim(
         `  ↻ syncing ${event.dataset} for ${user(event.userId)} (job ${event.run}, attempt ${event.attempt})`,
       );
-    case 'sync-done': {
-      const s = event.summary;
-      const drift = s.drift ? `; schema: ${describeDrift(s.drift)}` : '';
-      const behind = s.stampBehind ? c.yellow(`; ${describeStampBehind(s.stampBehind)}`) : '';
-      return `  ${c.green('✔')} ${s.dataset} for ${user(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items${drift}${behind}`;
-    }
+    case 'sync-done':
+      return syncDoneLine(event.summary, event.userId, c);
     case 'sync-failed':
       return `  ${c.red('✖')} ${event.dataset} for ${user(event.userId)}: ${printable(event.error)}${event.retryInMs !== undefined ? ` (transient: retry ${event.retries} in ${Math.round(event.retryInMs / 1000)} s)` : event.willRetry ? ' (will retry)' : ''}`;
     case 'no-token':
