@@ -6,16 +6,10 @@ import { syncDoneLine } from '../../sync-done-line.js';
 import type { CliContext } from '../../context.js';
 import type { ListenCommandOptions } from './definition.js';
 import { readInputFile } from '../../read-input.js';
-import { fileStore, resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
+import { fileStore, resolveBaseUrl, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths, resolveEnvironment, settingsStore } from '../../resolve-settings.js';
 import type { Telemetry } from '../../../telemetry/telemetry.js';
-import {
-  rateDispatcher,
-  resolveLag,
-  resolveMaxStampAhead,
-  resolvePageLimit,
-  resolveRateLimit,
-} from '../../resolve-service-settings.js';
+import { rateDispatcher, resolveReadSettings } from '../../resolve-service-settings.js';
 
 /** An access token kept in a file (out of shell history and process lists); surrounding whitespace dropped. */
 async function readTokenFile(path: string): Promise<string> {
@@ -53,22 +47,20 @@ export async function createListenSync(
     const token = options.tokenFile ? await readTokenFile(options.tokenFile) : await resolveToken(options, ctx);
     tokenFor = () => token;
   }
+  // Each user's files in a directory of their own under --out (src/store/identity.ts).
+  const store = await fileStore(ctx, options.out, { create: true });
+  const paths = await resolveEntityPaths(options, ctx);
+  const { rateLimit, ...read } = await resolveReadSettings(options, ctx);
   return createWebhookSync({
     baseUrl,
     tokenFor,
-    // Each user's files in a directory of their own under --out (src/store/identity.ts).
-    store: await fileStore(ctx, options.out, { create: true }),
-    paths: await resolveEntityPaths(options, ctx),
+    store,
+    paths,
     keepDeleted: options.keepDeleted,
-    read: {
-      expiredCursorStatuses: await resolveExpiredCursorStatuses(options, ctx),
-      limit: await resolvePageLimit(options, ctx),
-      lagMs: await resolveLag({ env: options.env }, ctx),
-      maxStampAheadMs: await resolveMaxStampAhead({ env: options.env }, ctx),
-    },
+    read,
     limits: { concurrency: options.syncConcurrency },
     reconcileEveryMs: options.reconcileEvery,
-    dispatcher: await rateDispatcher(await resolveRateLimit({ env: options.env }, ctx), ctx),
+    dispatcher: await rateDispatcher(rateLimit, ctx),
     signal: ctx.signal,
     onEvent,
     telemetry,

@@ -6,15 +6,10 @@ import { jsonLine, markJsonLines } from '../../json-output.js';
 import { printable, quoted } from '../../render-delivery.js';
 import { syncDoneLine } from '../../sync-done-line.js';
 import type { WorkerCommandOptions } from './definition.js';
-import { resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
+import { resolveBaseUrl, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import { resolveQueue, resolveStoreUrl } from '../../resolve-scale.js';
-import {
-  resolveLag,
-  resolveMaxStampAhead,
-  resolvePageLimit,
-  resolveRateLimit,
-} from '../../resolve-service-settings.js';
+import { resolveReadSettings } from '../../resolve-service-settings.js';
 import { batchedLineWriter } from '../../batched-lines.js';
 import { formatDuration } from '../../durations.js';
 import { resolveTelemetry } from '../../telemetry-flag.js';
@@ -72,14 +67,10 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   const baseUrl = await resolveBaseUrl(options, ctx);
   if (baseUrl === undefined)
     throw usageError('no base URL: pass --base-url or set LEDGERHOOK_BASE_URL', 'missing_base_url');
-  // Off unless set: the spec shows no rate limit; a limit is the user's own knowledge (or probe's finding).
-  const rateLimit = await resolveRateLimit(options, ctx);
-  const limit = await resolvePageLimit(options, ctx);
-  const lagMs = await resolveLag(options, ctx);
-  const maxStampAheadMs = await resolveMaxStampAhead(options, ctx);
+  // The rate is off unless set: the spec shows no rate limit; one is the user's own knowledge (or probe's finding).
+  const { rateLimit, limit, lagMs, maxStampAheadMs, expiredCursorStatuses } = await resolveReadSettings(options, ctx);
   const telemetry = await resolveTelemetry(options, ctx);
   const paths = await resolveEntityPaths(options, ctx);
-  const expiredCursorStatuses = await resolveExpiredCursorStatuses(options, ctx);
   let tokenFor: (userId: string) => string | undefined;
   if (options.tokens) {
     const map = await readTokenMap(options.tokens);
