@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { type CaptureRecord, capturedHeaderValues } from '../capture/capture-record.js';
+import { type CaptureRecord, capturedHeaderValues, noteBodyNames } from '../capture/capture-record.js';
 import { buildDelivery } from '../delivery/build-delivery.js';
 import { sendDeliveries, type DeliveryOutcome } from '../delivery/send-deliveries.js';
 import { LedgerhookError } from '../errors.js';
@@ -92,13 +92,7 @@ function recordOf(
     editedFrom: original.id,
     forward: answer,
   };
-  const parsed = parseWebhookBody(body);
-  if (parsed.ok) {
-    record.type = parsed.body.type;
-    record.userId = parsed.body.userId;
-    if (parsed.body.type === 'LIFECYCLE_EVENT') record.event = parsed.body.event;
-    else record.entities = parsed.body.entities;
-  }
+  noteBodyNames(record, parseWebhookBody(body));
   return record;
 }
 
