@@ -33,14 +33,13 @@ import type { Route } from './routes.js';
 import type { RouteSelector } from './route-selector.js';
 import { handleDelivery, preflight, type HandleDeliveryOptions } from './handle-delivery.js';
 import { nodeDeliveryHandler } from './node-adapter.js';
-import { answerClientError, DEFAULT_IDLE_TIMEOUT_MS, starting, timeouts } from './listener-connections.js';
+import { answerClientError, starting, timeouts } from './listener-connections.js';
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { countInto, emptyStats, type ListenerStats } from './listener-stats.js';
 import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
 
 export type { ForwardEvent, ListenerEvent, ListenerStats };
 
-export { DEFAULT_IDLE_TIMEOUT_MS };
 /**
  * Bodies in memory at once beyond each request's first 64 KiB (a real delivery is a few hundred
  * bytes, so only large bodies ever draw on it); more gets 503 with Retry-After. Kept small on

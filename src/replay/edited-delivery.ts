@@ -12,8 +12,6 @@ import { checkEditedBody, checkEditedHeaders, EDITED_FROM_HEADER, UNEDITABLE_HEA
 import { assertResignable } from '../capture/original-token.js';
 import { isReplayMarker } from './replay.js';
 
-export { EDITED_FROM_HEADER };
-
 export interface EditedDeliveryOptions {
   original: CaptureRecord;
   /** The edited body as text; checked again here against the spec's shapes, whoever sent it. */

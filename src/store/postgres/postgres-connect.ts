@@ -32,9 +32,6 @@ export async function checkOut(pool: pg.Pool, wrap: (error: unknown) => Error): 
   }
 }
 
-/** The URL without its password: what may appear in messages and logs (shared with the queue). */
-export { redactUrl };
-
 /** Turns a connection or query failure into one neutral line naming the store. */
 export function storeError(error: unknown, url: string): LedgerhookError {
   if (error instanceof LedgerhookError) return error;

@@ -20,7 +20,8 @@ import type {
 } from '../dataset-store.js';
 import { takePostgresCheckpoint } from './postgres-checkpoint.js';
 import { PostgresResumableLoad } from './postgres-resumable-load.js';
-import { checkOut, createPostgresPool, redactUrl, storeError } from './postgres-connect.js';
+import { checkOut, createPostgresPool, storeError } from './postgres-connect.js';
+import { redactUrl } from '../../util/service-url.js';
 import { PostgresFullLoad } from './postgres-full-load.js';
 import { assertStorable, STATE_COLUMNS, stateFromRow, writeState, type StateRow } from './postgres-rows.js';
 import { migrate, type MigrationResult } from './postgres-schema.js';
