@@ -1,11 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../../../defaults.js';
-import {
-  DEFAULT_EXPENSE_ITEMS,
-  DEFAULT_OTHER_ITEMS,
-  MAX_PAGE_SIZE,
-  type MockFaults,
-} from '../../../mock/mock-types.js';
+import { DEFAULT_EXPENSE_ITEMS, DEFAULT_OTHER_ITEMS, MAX_PAGE_SIZE } from '../../../mock/mock-types.js';
+import type { MockFaults } from '../../../mock/mock-types.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { decimal, durationList, examples, integer, rateLimit } from '../../parsers.js';
 import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
