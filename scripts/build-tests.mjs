@@ -60,7 +60,7 @@ await build({
 
 // The TypeScript files tests START as processes (a README snippet, the example consumer app, a child
 // that writes state), compiled to .test-build/runnable/<their path>.js: `node file.js` instead of
-// `node --import tsx file.ts` saves ~0.55 s of CPU per process (test/helpers/runnable.ts picks it).
+// `node --import tsx file.ts`, so that no process registers tsx (test/helpers/runnable.ts picks it).
 // The same transform tsx applies (types stripped), bundled with the project's own imports.
 export const RUNNABLE = [
   'test/helpers/state-writer-child.ts',

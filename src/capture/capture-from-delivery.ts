@@ -1,7 +1,7 @@
 import type { ReceivedDelivery } from '../delivery/received-delivery.js';
 import { DIAGNOSE_MAX_BODY_BYTES } from '../defaults.js';
 import { bodySha256Base64 } from '@ledgerhook/webhooks';
-import type { CapturedForward, CaptureRecord } from './capture-record.js';
+import { type CapturedForward, type CaptureRecord, noteBodyNames } from './capture-record.js';
 
 /** How much of a refused delivery's body is kept by default: enough to see what it was. */
 export const REFUSED_BODY_HEAD_BYTES = 4096;
@@ -41,12 +41,7 @@ export function captureRecordFrom(delivery: ReceivedDelivery, options: CaptureRe
   if (verdict.code !== undefined) record.verdict.code = verdict.code;
   if (verdict.message !== undefined) record.verdict.message = verdict.message;
   if (verdict.warnings.length > 0) record.verdict.warnings = verdict.warnings;
-  if (parsed.ok) {
-    record.type = parsed.body.type;
-    record.userId = parsed.body.userId;
-    if (parsed.body.type === 'LIFECYCLE_EVENT') record.event = parsed.body.event;
-    else record.entities = parsed.body.entities;
-  }
+  noteBodyNames(record, parsed);
   if (delivery.forward) record.forward = forwardOf(delivery.forward);
   if (delivery.forwards) record.forwards = delivery.forwards.map(forwardOf);
   if (delivery.forwarding) record.forwarding = delivery.forwarding;

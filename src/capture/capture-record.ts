@@ -1,3 +1,4 @@
+import type { ParsedWebhookBody } from '@ledgerhook/webhooks';
 import { LedgerhookError } from '../errors.js';
 import { isHeaderName, isHeaderValue } from '../util/header-name.js';
 import { isObject } from '../util/is-object.js';
@@ -59,6 +60,15 @@ export interface CaptureVerdict {
   warnings?: string[];
   /** What the listener answered. */
   status: number;
+}
+
+/** What a body that parsed names, kept on its record: the type and user, then the event or the entities. */
+export function noteBodyNames(record: CaptureRecord, parsed: ParsedWebhookBody): void {
+  if (!parsed.ok) return;
+  record.type = parsed.body.type;
+  record.userId = parsed.body.userId;
+  if (parsed.body.type === 'LIFECYCLE_EVENT') record.event = parsed.body.event;
+  else record.entities = parsed.body.entities;
 }
 
 export function captureBody(record: CaptureRecord): Buffer {

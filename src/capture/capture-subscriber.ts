@@ -1,3 +1,17 @@
+/**
+ * capture/: the capture file, one JSON line per delivery, written before the listener answers and
+ * read back with selectors.
+ *   capture-subscriber.ts   the file's one owner, a subscriber to every delivery (this file)
+ *   capture-writer.ts       whole lines appended with O_APPEND, grouped per turn of the event loop;
+ *                           append-record.ts for a file another process may be writing
+ *   capture-record.ts       a line's shape; capture-from-delivery.ts builds it from a delivery
+ *   refused-bound.ts        how many refused deliveries are written, per second and in all
+ *   attempt-record.ts       listen --retry's forward attempts; route-standings.ts where each route
+ *                           stands, pending-forwards.ts what a stopped listener still owes
+ *   read-captures.ts        a capture read back and selected; capture-lines.ts its lines, a damaged
+ *                           one skipped with a warning
+ *   original-token.ts       the one rule before anything captured is re-signed
+ */
 import type { AttemptRecord } from './attempt-record.js';
 import type { CaptureRecord } from './capture-record.js';
 import type { DeliverySubscriber } from '../delivery/delivery-events.js';

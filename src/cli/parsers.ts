@@ -27,6 +27,14 @@ export function decimal(name: string, { min = -Infinity, max = Infinity } = {}) 
   };
 }
 
+/** A comma-separated flag (`--only a, b`) as its items, trimmed, empty ones dropped; undefined when not given. */
+export function commaList(value: string | undefined): string[] | undefined {
+  return value
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
 /** For repeatable options: `--secret a --secret b` gives ['a', 'b']. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];

@@ -10,6 +10,7 @@ import {
   type RateLimit,
 } from '../settings/setting-values.js';
 import type { CliContext } from './context.js';
+import { resolveExpiredCursorStatuses } from './resolve-dataset.js';
 import { resolveEnvironment, settingsStore } from './resolve-settings.js';
 
 /*
@@ -80,6 +81,24 @@ export async function resolveTolerance(
   ctx: CliContext,
 ): Promise<number> {
   return flags.tolerance ?? (await stored(flags, ctx, 'tolerance', parseTolerance, '600')) ?? DEFAULT_TOLERANCE_SECONDS;
+}
+
+/**
+ * What a sync's reads take from the flags and the stored settings (sync, listen --sync and worker
+ * alike): the page size, the lag, how far a stamp may run ahead, the statuses that mean an expired
+ * cursor, and the rate (a dispatcher keeps it: rateDispatcher).
+ */
+export async function resolveReadSettings(
+  flags: Flags & { limit?: number | undefined; lag?: number | undefined; rateLimit?: string | undefined },
+  ctx: CliContext,
+) {
+  return {
+    expiredCursorStatuses: await resolveExpiredCursorStatuses(flags, ctx),
+    limit: await resolvePageLimit(flags, ctx),
+    lagMs: await resolveLag(flags, ctx),
+    maxStampAheadMs: await resolveMaxStampAhead(flags, ctx),
+    rateLimit: await resolveRateLimit(flags, ctx),
+  };
 }
 
 /** A dispatcher that keeps this process's requests within the rate (undici loaded only when there is one). */

@@ -1,3 +1,7 @@
+/**
+ * demo/: `ledgerhook demo`, the whole loop against the mock, checking itself as it goes (this
+ * file, the folder's only one).
+ */
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,7 +42,7 @@ const CHANGES: MutationSpec[] = [
 ];
 
 /**
- * The whole loop of spec section 1, locally: a mock of the API, a full sync, data changing on
+ * The whole loop of spec 1, locally: a mock of the API, a full sync, data changing on
  * the service, signed webhooks to a verifying receiver, and the incremental syncs they trigger.
  * Ends by comparing the local files with the mock's data.
  */

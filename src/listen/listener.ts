@@ -1,3 +1,15 @@
+/**
+ * listen/: the local receiver: each delivery's verdict, its capture, forwarding and routes.
+ *   listener.ts             startListener: the server and what it is wired to (this file)
+ *   node-adapter.ts         node:http in and out: headers once, the body within a shared budget
+ *   handle-delivery.ts      a request to its answer, pure; delivery-verdict.ts its signature, then body
+ *   listener-connections.ts the connection policy (timeouts, what a request it cannot take gets)
+ *   routes.ts               where accepted deliveries go; route-selector.ts which ones a route takes
+ *   route-forward.ts        a delivery passed on to the app; forward-edge.ts the default edge, over HTTP
+ *   forward-retries.ts      listen --retry: forwards after the answer, on a schedule;
+ *                           listener-routing.ts wires them, with what a capture still owes
+ *   listener-stats.ts       the running counts: deliveries by verdict, refused, busy, forward failures
+ */
 import { randomBytes } from 'node:crypto';
 import type { CaptureRecord } from '../capture/capture-record.js';
 import { openCaptureSubscriber, type CaptureSubscriber } from '../capture/capture-subscriber.js';

@@ -1,4 +1,5 @@
 import { roundMs } from '../util/percentiles.js';
+import { CONNECTION_HEADERS } from '../util/header-name.js';
 import type { ForwardResult, HeaderRecord } from '../delivery/received-delivery.js';
 import type { Route } from './routes.js';
 
@@ -32,18 +33,7 @@ export type Forwarded = {
   answer?: { body: Buffer; contentType?: string | undefined; tooLarge: boolean } | undefined;
 };
 
-const HOP_BY_HOP = new Set([
-  'host',
-  'connection',
-  'content-length',
-  'transfer-encoding',
-  'keep-alive',
-  'upgrade',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'expect',
-]);
+const HOP_BY_HOP = new Set(CONNECTION_HEADERS);
 
 /** The delivery's own headers, minus the hop-by-hop ones: the token goes as it came (never re-signed here). */
 export function forwardHeaders(headers: HeaderRecord): Record<string, string> {

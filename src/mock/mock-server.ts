@@ -16,8 +16,6 @@ import {
   type MutationResult,
 } from './mock-types.js';
 
-/** Kept for importers of the mock; the value lives in src/defaults.ts. */
-
 export interface MockServerOptions extends Omit<MockServiceOptions, 'onMutation' | 'onChurn'> {
   port?: number | undefined;
   host?: string | undefined;

@@ -13,6 +13,7 @@ import { ENTITIES } from '@ledgerhook/webhooks';
 import { SAMPLE_LIST_PATH } from '@ledgerhook/webhooks/advanced';
 import { authorise } from './bearer.js';
 import { DEFAULT_USER_ID } from '../samples/sample-body.js';
+import { DEFAULT_MOCK_TOKEN } from '../defaults.js';
 import { AnswerGate } from './answer-gate.js';
 import { churnSeconds } from './churn.js';
 import { CursorCodec } from './cursor.js';
@@ -22,7 +23,6 @@ import { FaultInjector } from './faults.js';
 import { mockError, mockErrorResponse } from './mock-error.js';
 import {
   DEFAULT_EXPENSE_ITEMS,
-  DEFAULT_MOCK_TOKEN,
   DEFAULT_OTHER_ITEMS,
   json,
   type ListEnvelope,

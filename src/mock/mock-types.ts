@@ -1,10 +1,8 @@
-import { DEFAULT_MOCK_TOKEN, DEFAULT_PAGE_LIMIT } from '../defaults.js';
+import { DEFAULT_PAGE_LIMIT } from '../defaults.js';
 import type { MockItem } from './entity-generators.js';
 
 /** The API root of every list path (spec 9: the samples use {base_url}/rest/v5). */
 export const MOCK_BASE_PATH = '/rest/v5';
-/** Kept for importers of the mock; the value lives in src/defaults.ts. */
-export { DEFAULT_MOCK_TOKEN };
 /** Spec 4.3 rule 3: the recommended limit is also what the mock uses when none is sent. */
 export const DEFAULT_PAGE_SIZE = DEFAULT_PAGE_LIMIT;
 export const MAX_PAGE_SIZE = 1000;

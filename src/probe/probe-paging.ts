@@ -131,18 +131,27 @@ export async function probePageSizes(run: ProbeRun, path: string, unlimited: Lis
     return inUse;
   }
   if (size.more && size.items < inUse) {
-    run.facts.pageSize = { accepted: size.items, clampedAt: size.items };
-    run.add({
-      area: 'paging',
-      id: 'page-size',
-      quirk: 'clamped-page-size',
-      observed: `limit ${inUse} brought ${size.items} items and a cursor: pages are silently clamped at ${size.items}`,
-      setting: run.imply('pageLimit', String(size.items), false),
-    });
+    noteClamped(
+      run,
+      size.items,
+      `limit ${inUse} brought ${size.items} items and a cursor: pages are silently clamped at ${size.items}`,
+    );
     return size.items;
   }
   await probeUpper(run, path, inUse);
   return inUse;
+}
+
+/** Pages come back clamped at `items`, with a cursor: that is the page size to ask for. */
+function noteClamped(run: ProbeRun, items: number, observed: string): void {
+  run.facts.pageSize = { accepted: items, clampedAt: items };
+  run.add({
+    area: 'paging',
+    id: 'page-size',
+    quirk: 'clamped-page-size',
+    observed,
+    setting: run.imply('pageLimit', String(items), false),
+  });
 }
 
 /** Past the size in use: how far the service goes (information; what sync asks for is accepted). */
@@ -167,14 +176,11 @@ async function probeUpper(run: ProbeRun, path: string, inUse: number): Promise<v
       setting: run.imply('pageLimit', String(found.clampedAt ?? found.accepted), true),
     });
   } else if (size.kind === 'accepted' && size.more && size.items < upper) {
-    run.facts.pageSize = { accepted: size.items, clampedAt: size.items };
-    run.add({
-      area: 'paging',
-      id: 'page-size',
-      quirk: 'clamped-page-size',
-      observed: `limit ${inUse} is accepted; limit ${upper} brought ${size.items} items and a cursor: pages are clamped at ${size.items}, above the size in use`,
-      setting: run.imply('pageLimit', String(size.items), false),
-    });
+    noteClamped(
+      run,
+      size.items,
+      `limit ${inUse} is accepted; limit ${upper} brought ${size.items} items and a cursor: pages are clamped at ${size.items}, above the size in use`,
+    );
   } else {
     const whole = size.kind === 'accepted' && !size.more;
     run.facts.pageSize = { accepted: whole ? Math.max(inUse, size.kind === 'accepted' ? size.items : 0) : upper };

@@ -1,5 +1,4 @@
-import { Queue } from 'bullmq';
-import { connectRedis, ensureConnected, queueUnreachable } from './redis-connection.js';
+import { withQueue } from './queue-session.js';
 
 /**
  * Re-queues the jobs that ended `failed` (a permanent failure, since fixed: a token replaced, a path
@@ -10,11 +9,7 @@ export async function retryFailedJobs(options: {
   queueName: string;
   limit?: number | undefined;
 }): Promise<{ requeued: string[]; failedLeft: number }> {
-  const redis = connectRedis(options.url, 'producer');
-  const queue = new Queue(options.queueName, { connection: redis });
-  queue.on('error', () => {});
-  try {
-    await ensureConnected(redis, options.url);
+  return withQueue(options, async (queue) => {
     const jobs = await queue.getJobs('failed', 0, (options.limit ?? 10_000) - 1, true);
     const requeued: string[] = [];
     for (const job of jobs) {
@@ -24,10 +19,5 @@ export async function retryFailedJobs(options: {
     }
     const failedLeft = (await queue.getJobCounts('failed')).failed ?? 0;
     return { requeued, failedLeft };
-  } catch (error) {
-    throw queueUnreachable(error, options.url, redis);
-  } finally {
-    await queue.close().catch(() => {});
-    redis.disconnect();
-  }
+  });
 }

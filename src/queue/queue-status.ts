@@ -1,5 +1,4 @@
-import { Queue } from 'bullmq';
-import { connectRedis, ensureConnected, queueUnreachable } from './redis-connection.js';
+import { withQueue } from './queue-session.js';
 import { parseSyncJobData } from './sync-job.js';
 
 export interface QueueStatus {
@@ -23,11 +22,7 @@ export async function queueStatus(options: {
   queueName: string;
   backlogLimit?: number | undefined;
 }): Promise<QueueStatus> {
-  const redis = connectRedis(options.url, 'producer');
-  const queue = new Queue(options.queueName, { connection: redis });
-  queue.on('error', () => {});
-  try {
-    await ensureConnected(redis, options.url);
+  return withQueue(options, async (queue) => {
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized');
     const limit = options.backlogLimit ?? 10_000;
     const byUser = new Map<string, { userId: string; waiting: number; active: number; delayed: number }>();
@@ -68,10 +63,5 @@ export async function queueStatus(options: {
       backlogPartial: total > seen,
       retrying,
     };
-  } catch (error) {
-    throw queueUnreachable(error, options.url, redis);
-  } finally {
-    await queue.close().catch(() => {});
-    redis.disconnect();
-  }
+  });
 }

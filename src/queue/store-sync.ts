@@ -1,6 +1,6 @@
 import type { EntityPaths } from '../catalogue/entity-paths.js';
 import type { DatasetStore } from '../store/dataset-store.js';
-import { reconcileDataset } from '../sync/reconcile.js';
+import { reconcileCounts, reconcileDataset } from '../sync/reconcile.js';
 import { syncDataset } from '../sync/sync-dataset.js';
 import { recordWebhookRun } from '../webhook-sync/run-activity.js';
 import type { RunReconcile, RunSync } from './sync-worker.js';
@@ -82,15 +82,6 @@ export function storeReconcile(options: StoreRunOptions): RunReconcile {
       backoff,
       signal,
     });
-    return {
-      dataset: result.dataset,
-      equal: result.equal,
-      serverItems: result.serverItems,
-      storedItems: result.storedItems,
-      missing: result.missing.length,
-      extra: result.extra.length,
-      different: result.different.length,
-      repaired: result.repaired !== undefined,
-    };
+    return { dataset: result.dataset, equal: result.equal, ...reconcileCounts(result) };
   };
 }

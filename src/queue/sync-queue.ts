@@ -7,6 +7,7 @@
  *                        (rate-limited-dispatcher.ts puts it in front of every request)
  *   reconcile-schedule.ts one job scheduler, fanned out per dataset
  *   queue-status.ts, queue-depth.ts, queue-retry.ts  `queue status`, the depth gauge, `queue retry`
+ *                        (queue-session.ts: a queue opened for one such command)
  */
 import { checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';
 import { randomUUID } from 'node:crypto';

@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import { LedgerhookError } from '../errors.js';
 import { SharedBackoff } from '../http/retry-policy.js';
 import type { SyncSummary } from '../sync/sync-dataset.js';
+import type { ReconcileCounts } from '../store/dataset-activity.js';
 import { rateLimitedDispatcher } from './rate-limited-dispatcher.js';
 import { connectRedis, ensureConnected } from './redis-connection.js';
 import type { SyncJobData } from './sync-job.js';
@@ -32,15 +33,9 @@ export type RunSync = (input: {
 }) => Promise<SyncRunSummary>;
 
 /** What a worker's reconcile job reports: the counts, not every id (the store's activity keeps them). */
-export interface ReconcileRunSummary {
+export interface ReconcileRunSummary extends ReconcileCounts {
   dataset: string;
   equal: boolean;
-  serverItems: number;
-  storedItems: number;
-  missing: number;
-  extra: number;
-  different: number;
-  repaired: boolean;
 }
 
 /** Reconciles one dataset of the store with the service, with repair (worker --reconcile-every). */

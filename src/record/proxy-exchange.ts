@@ -1,4 +1,5 @@
 import type { Redactor } from '../redact/redactor.js';
+import { CONNECTION_HEADERS } from '../util/header-name.js';
 import type { RecordedExchange, RecordedPaging } from './recording-format.js';
 
 /**
@@ -21,17 +22,8 @@ export type ForwardPlan =
 
 /** Never forwarded: they belong to one connection, or to the proxy itself. */
 const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
+  ...CONNECTION_HEADERS,
   'proxy-authorization',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'host',
-  'content-length',
-  'expect',
   // The answer is recorded: the service must send it as plain bytes, not compressed.
   'accept-encoding',
 ]);

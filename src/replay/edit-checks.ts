@@ -1,6 +1,6 @@
 import { parseWebhookBody } from '@ledgerhook/webhooks';
 import { jsonSyntaxError } from './json-syntax.js';
-import { headerValueProblem, isHeaderName } from '../util/header-name.js';
+import { CONNECTION_HEADERS, headerValueProblem, isHeaderName } from '../util/header-name.js';
 
 /**
  * The checks an edited delivery passes before it is signed and sent. Pure and free of Node APIs:
@@ -54,19 +54,6 @@ export function checkEditedBody(text: string, maxBytes = DEFAULT_MAX_EDITED_BODY
 
 export const MAX_EDITED_HEADERS = 64;
 const MAX_HEADER_VALUE_CHARS = 8 * 1024;
-
-/** Headers that belong to the original connection, not to the delivery: never replayed, never edited in. */
-export const CONNECTION_HEADERS: readonly string[] = [
-  'host',
-  'connection',
-  'content-length',
-  'transfer-encoding',
-  'keep-alive',
-  'expect',
-  'te',
-  'trailer',
-  'upgrade',
-];
 
 /** Names the delivery an edited one was made from (display only, as ledgerhook-replay-of is). */
 export const EDITED_FROM_HEADER = 'ledgerhook-edited-from';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { type CaptureRecord, capturedHeaderValues } from '../capture/capture-record.js';
+import { type CaptureRecord, capturedHeaderValues, noteBodyNames } from '../capture/capture-record.js';
 import { buildDelivery } from '../delivery/build-delivery.js';
 import { sendDeliveries, type DeliveryOutcome } from '../delivery/send-deliveries.js';
 import { LedgerhookError } from '../errors.js';
@@ -11,8 +11,6 @@ import type { SecretInput } from '@ledgerhook/webhooks';
 import { checkEditedBody, checkEditedHeaders, EDITED_FROM_HEADER, UNEDITABLE_HEADERS } from './edit-checks.js';
 import { assertResignable } from '../capture/original-token.js';
 import { isReplayMarker } from './replay.js';
-
-export { EDITED_FROM_HEADER };
 
 export interface EditedDeliveryOptions {
   original: CaptureRecord;
@@ -92,13 +90,7 @@ function recordOf(
     editedFrom: original.id,
     forward: answer,
   };
-  const parsed = parseWebhookBody(body);
-  if (parsed.ok) {
-    record.type = parsed.body.type;
-    record.userId = parsed.body.userId;
-    if (parsed.body.type === 'LIFECYCLE_EVENT') record.event = parsed.body.event;
-    else record.entities = parsed.body.entities;
-  }
+  noteBodyNames(record, parseWebhookBody(body));
   return record;
 }
 

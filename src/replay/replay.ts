@@ -16,7 +16,7 @@ import { sendDeliveries, type DeliveryOutcome, type SendSummary } from '../deliv
 import { delay } from '../util/delay.js';
 import type { SecretInput } from '@ledgerhook/webhooks';
 
-import { CONNECTION_HEADERS } from './edit-checks.js';
+import { CONNECTION_HEADERS } from '../util/header-name.js';
 import { assertResignable } from '../capture/original-token.js';
 import type { PlannedReplay } from './replay-plan.js';
 

@@ -10,7 +10,7 @@
 import { type EntityName, isEntityName } from '@ledgerhook/webhooks';
 import { DEFAULT_EXPIRED_CURSOR_STATUSES, DEFAULT_PAGE_LIMIT, DEFAULT_TOLERANCE_SECONDS } from '../defaults.js';
 
-/** Spec section 9: separate sandbox and production environments, each with its own secret and base address; `local` is ledgerhook mock. */
+/** Separate sandbox and production environments, each with its own secret and base address (spec 9); `local` is ledgerhook mock. */
 export const ENVIRONMENTS = ['sandbox', 'production', 'local'] as const;
 export type EnvironmentName = (typeof ENVIRONMENTS)[number];
 

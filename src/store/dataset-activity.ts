@@ -18,8 +18,8 @@ export interface DatasetActivity {
   lastReconcile?: ReconcileRecord | undefined;
 }
 
-export interface ReconcileRecord {
-  at: string;
+/** What a reconcile found, as counts (the result names each id; a record and a worker's summary keep these). */
+export interface ReconcileCounts {
   serverItems: number;
   storedItems: number;
   missing: number;
@@ -27,6 +27,10 @@ export interface ReconcileRecord {
   different: number;
   /** Whether the difference was applied to the store (`reconcile --repair`). */
   repaired: boolean;
+}
+
+export interface ReconcileRecord extends ReconcileCounts {
+  at: string;
 }
 
 /** Latencies kept per dataset: enough for a stable p95, small enough for a state file. */

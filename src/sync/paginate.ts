@@ -38,7 +38,7 @@ export interface PaginateOptions
   lastUpdatedDate?: string | undefined;
   maxPages?: number | undefined;
   /**
-   * Continue a read (issue 21): the first request sends this cursor, and pages are numbered from
+   * Continue a read: the first request sends this cursor, and pages are numbered from
    * `firstIndex` (the pages read before), so that maxPages bounds the read as a whole.
    */
   cursor?: string | undefined;

@@ -135,8 +135,8 @@ export async function runRead(
     lastUpdatedDate: sent,
     cursor: from?.cursor,
     firstIndex: from?.pages,
-    // The page before's checkpoint is written while this page is awaited (issue 23); a stop asked
-    // for in that page's event ends the read there, as when the event came before the next page.
+    // The page before's checkpoint is written while this page is awaited (the two overlap); a stop
+    // asked for in that page's event ends the read there, as when the event came before the next page.
     beforeNext: async () => {
       await sink.settle();
       if (options.signal?.aborted) throw stopped();

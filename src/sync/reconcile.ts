@@ -1,7 +1,7 @@
 import { entityAtPath } from '../catalogue/entity-paths.js';
 import { LedgerhookError } from '../errors.js';
 import { compareIds, idKey, type ItemId } from '../dataset/item-id.js';
-import { withReconcile, withRun, type ReconcileRecord } from '../store/dataset-activity.js';
+import { withReconcile, withRun, type ReconcileCounts, type ReconcileRecord } from '../store/dataset-activity.js';
 import type { CommitResult, DatasetRef, StoredItem } from '../store/dataset-store.js';
 import { accessBeforeOwner } from './access-before-owner.js';
 import { explainEntityNotFound } from './entity-not-found.js';
@@ -53,6 +53,18 @@ export interface ReconcileResult {
   lastUpdatedDate: string;
   /** Set when `repair` applied a difference. */
   repaired?: CommitResult | undefined;
+}
+
+/** A result's counts: what the dataset's activity records and a worker's reconcile job reports. */
+export function reconcileCounts(result: ReconcileResult): ReconcileCounts {
+  return {
+    serverItems: result.serverItems,
+    storedItems: result.storedItems,
+    missing: result.missing.length,
+    extra: result.extra.length,
+    different: result.different.length,
+    repaired: result.repaired !== undefined,
+  };
 }
 
 const byId = (a: ItemId, b: ItemId) => compareIds(a, b);
@@ -204,15 +216,7 @@ export async function reconcileDataset(input: ReconcileOptions): Promise<Reconci
       { ...state, lastUpdatedDate: result.lastUpdatedDate, syncedAt: at, items: 0 },
     );
   }
-  const record: ReconcileRecord = {
-    at,
-    serverItems,
-    storedItems: stored.size,
-    missing: missing.length,
-    extra: extra.length,
-    different: different.length,
-    repaired: result.repaired !== undefined,
-  };
+  const record: ReconcileRecord = { at, ...reconcileCounts(result) };
   // Only a repaired difference counts as missed changes: one left standing is found again by the
   // next reconcile and would be counted twice; the last reconcile record shows it meanwhile.
   const changes = record.repaired ? record.missing + record.extra + record.different : 0;

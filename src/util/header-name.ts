@@ -23,3 +23,20 @@ export function headerValueProblem(value: string): string | undefined {
 
 /** Whether the client would send this header value (headerValueProblem finds nothing). */
 export const isHeaderValue = (value: string): boolean => !UNSENDABLE.test(value);
+
+/**
+ * Headers that belong to one connection, not to the message (hop-by-hop, and those the client sets
+ * for its own request): never passed on by a forward, a replay or the recording proxy.
+ */
+export const CONNECTION_HEADERS: readonly string[] = [
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'proxy-connection',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+];

@@ -3,20 +3,17 @@ import { LedgerhookError } from '../errors.js';
 import type { SharedBackoff } from '../http/retry-policy.js';
 import type { DatasetStore } from '../store/dataset-store.js';
 import { normaliseBaseUrl, parseDatasetKey, stateKey, tokenFingerprint } from '../store/identity.js';
-import { reconcileDataset } from '../sync/reconcile.js';
+import type { ReconcileCounts } from '../store/dataset-activity.js';
+import { reconcileCounts, reconcileDataset } from '../sync/reconcile.js';
 import type { SyncScheduler } from './sync-scheduler.js';
 
 export type ReconcileEvent =
-  | {
+  | ({
       type: 'reconcile-done';
       userId: string;
       dataset: string;
       equal: boolean;
-      missing: number;
-      extra: number;
-      different: number;
-      repaired: boolean;
-    }
+    } & Pick<ReconcileCounts, 'missing' | 'extra' | 'different' | 'repaired'>)
   | { type: 'reconcile-failed'; userId: string; dataset: string; error: string };
 
 export interface ReconcileTimerOptions {
@@ -69,15 +66,16 @@ export function startReconcileTimer(options: ReconcileTimerOptions): () => void 
             signal: options.signal,
             repair: true,
           });
+          const { missing, extra, different, repaired } = reconcileCounts(result);
           options.emit({
             type: 'reconcile-done',
             userId: ref.userId,
             dataset: ref.dataset,
             equal: result.equal,
-            missing: result.missing.length,
-            extra: result.extra.length,
-            different: result.different.length,
-            repaired: result.repaired !== undefined,
+            missing,
+            extra,
+            different,
+            repaired,
           });
         } catch (error) {
           if (options.signal?.aborted) return;

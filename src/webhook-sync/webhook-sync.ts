@@ -86,7 +86,7 @@ function handleParsed(runner: SyncRunner, parsed: ParsedWebhookBody, receipt?: R
 }
 
 /**
- * Spec section 1: on ENTITY_UPDATE, fetch fresh data through the list endpoints instead of polling.
+ * On ENTITY_UPDATE, fetch fresh data through the list endpoints instead of polling (spec 1.1).
  * Each named entity of the user gets an incremental sync; bursts coalesce per dataset.
  */
 export function createWebhookSync(input: WebhookSyncOptions): {

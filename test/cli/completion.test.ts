@@ -43,7 +43,7 @@ describe('completion', () => {
       { words: ['ledgerhook', 'listen', '--port', ''], expected: [] },
       { words: ['ledgerhook', 'config', 'set', 'hea'], expected: ['headerName'] },
       { words: ['ledgerhook', 'sync', 'expenses', '--wa'], expected: ['--watch'] },
-      // Issue 19: catalogue names match whatever the case typed; --type, --env and --store have values.
+      // Catalogue names match whatever the case typed; --type, --env and --store have values.
       { words: ['ledgerhook', 'send-sample', 'invoice_v'], expected: ['INVOICE_VIEWED'] },
       { words: ['ledgerhook', 'replay', 'x.jsonl', '--event', 'expense_ad'], expected: ['EXPENSE_ADDED'] },
       { words: ['ledgerhook', 'sync', 'expenses', '--type', ''], expected: ['PENDING'] },

@@ -43,7 +43,7 @@ describe('everyday habits', () => {
   it('--json failures print one JSON error document on stdout and one line on stderr', async () => {
     const { file } = await writeMixedCapture();
     const cases: Array<{ args: string[]; exit: number; code: string; reason: string }> = [
-      // Every usage error names its reason (issue 20), not a generic "usage".
+      // Every usage error names its reason, not a generic "usage".
       { args: ['send-sample', 'NOPE', '--to', '3000'], exit: 2, code: 'ERR_USAGE', reason: 'unknown_webhook_type' },
       {
         args: ['check-receiver', '--to', '127.0.0.1:1', '--secret', 's'],

@@ -7,7 +7,7 @@ import { runCli, startCli, tempDir } from '../helpers/cli.js';
 
 const SECRET = 'whsec_body_mismatch_cause';
 
-describe('a body_mismatch is explained once the sender was answered, and on demand (issues 17 and 19)', () => {
+describe('a body_mismatch is explained once the sender was answered, and on demand', () => {
   it('listen prints the cause on the line; captures show and verify --delivery explain it from the capture', async () => {
     const dir = tempDir();
     const secretFile = join(dir, 'secret');

@@ -1,5 +1,5 @@
 /**
- * Freshness (issue 21) as a user gets it: `listen --sync` records each webhook-caused run (with its
+ * Freshness as a user gets it: `listen --sync` records each webhook-caused run (with its
  * time from receipt to committed data), `reconcile --repair` records what no webhook announced, and
  * `ledgerhook freshness` reports both per user and dataset, with the deliveries from the capture.
  */

@@ -1,5 +1,5 @@
 /**
- * Tombstones and provenance (issue 21) as a user gets them, against a list server written in the
+ * Tombstones and provenance as a user gets them, against a list server written in the
  * test that filters by type as spec 4.3 says: an expense retyped out of PENDING is a `left_filter`
  * tombstone, a deleted one a `deleted` tombstone, each with its last content; every change carries
  * its run, cause and page, and a webhook-caused one the delivery id.

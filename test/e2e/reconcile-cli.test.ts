@@ -1,5 +1,5 @@
 /**
- * `ledgerhook reconcile` as a user runs it (issue 21): against a server written in the test, three
+ * `ledgerhook reconcile` as a user runs it: against a server written in the test, three
  * changes no webhook announced are found (exit 1, ids in --json), --repair applies them, and a
  * second run is equal (exit 0). Unusable input is one line and exit 2.
  */

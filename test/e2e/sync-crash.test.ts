@@ -60,7 +60,7 @@ describe('sync survives being killed', () => {
         if (kill % 4 === 3) {
           let rerun = await runCli([...args, '--json'], { env, timeoutMs: 60_000 });
           assert.equal(rerun.code, 0, rerun.stderr);
-          // A full read continued from a killed run's checkpoint is as of its first page (issue 21): an
+          // A full read continued from a killed run's checkpoint is as of its first page: an
           // edit made in between is the next (incremental) run's, as for any long read edited while read.
           if (JSON.parse(rerun.stdout).resumed) rerun = await runCli([...args, '--json'], { env, timeoutMs: 60_000 });
           assert.equal(rerun.code, 0, rerun.stderr);

@@ -1,5 +1,5 @@
 /**
- * Issue #10: `listen --sync` keeps every user's data in a directory of its own, derived with the
+ * `listen --sync` keeps every user's data in a directory of its own, derived with the
  * one identity encoding: `..` cannot climb out of --out, and ids that a lossy replacement
  * merged (a/b and a_b, non-ASCII ids) stay apart.
  */

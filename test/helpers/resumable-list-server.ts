@@ -1,5 +1,5 @@
 /**
- * A list endpoint (spec 4.3, node:http, no ledgerhook code) for the resume tests of issue 21:
+ * A list endpoint (spec 4.3, node:http, no ledgerhook code) for the tests of resumed reads:
  * - each access token has its own items; every answer carries the server's clock at that moment
  *   (it ticks on every request and edit), so a test can tell which run's first page a state names;
  * - cursors are opaque offsets of a cursor "generation": `expireCursors()` makes every cursor handed

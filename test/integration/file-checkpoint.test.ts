@@ -1,5 +1,5 @@
 /**
- * The file store's checkpoints (issue 21), in-process: what is kept beside the data, when it is
+ * The file store's checkpoints, in-process: what is kept beside the data, when it is
  * continued, and when it is dropped. The end-to-end kill tests are in test/e2e/sync-resume.test.ts.
  */
 import assert from 'node:assert/strict';

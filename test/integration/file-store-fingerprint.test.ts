@@ -1,5 +1,5 @@
 /**
- * Issue 23: an incremental run with nothing to merge trusts the data file while its fingerprint
+ * An incremental run with nothing to merge trusts the data file while its fingerprint
  * (device, inode, size, mtime, ctime: file-fingerprint.ts) is the one committed with the state, and
  * does not read it; any write moves the ctime, so damage is still found; `verify` reads it anyway.
  * Reads are counted by wrapping node:fs's open (both the callback and the promise API, synced into

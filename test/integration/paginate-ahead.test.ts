@@ -1,9 +1,8 @@
 /**
- * paginate requests the next page while the caller works on the current one (issue 23), and while
- * it parses it, on the cursor the page's bytes end with (issue 39): a caller that stops cancels that
- * request, a page refused after it went out cancels it too, nothing it leaves behind rejects
- * unhandled, and `beforeNext` holds the read back until the caller's background work on the page
- * before has ended.
+ * paginate requests the next page while the caller works on the current one, and while it parses
+ * it, on the cursor the page's bytes end with: a caller that stops cancels that request, a page
+ * refused after it went out cancels it too, nothing it leaves behind rejects unhandled, and
+ * `beforeNext` holds the read back until the caller's background work on the page before has ended.
  */
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';

@@ -218,7 +218,7 @@ describe('sync rides out a rate limit end to end', () => {
       assert.equal(code, 130, sync.stderr());
       assert.match(sync.stderr(), /interrupted|stopped/i);
       assert.match(sync.stderr(), /1 page|2 items|nothing (was )?(written|committed)/i);
-      // A full read is all or nothing: no data file. Its page is kept, hidden, for the next run (issue 21).
+      // A full read is all or nothing: no data file. Its page is kept, hidden, for the next run.
       assert.match(sync.stderr(), /kept: the next run goes on at page 2/);
       assert.deepEqual(
         readdirSync(out).map((name) => name.replace(/\.\d+\.[0-9a-f]{8}\./, '.PID.NONCE.')),

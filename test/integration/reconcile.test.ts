@@ -1,5 +1,5 @@
 /**
- * Reconcile (issue 21): a full read compared with the stored copy by id and content, without
+ * Reconcile: a full read compared with the stored copy by id and content, without
  * touching it; `repair` applies the difference in one commit. The server is written in the test,
  * and the differences are planted the way they happen: changes no webhook announced.
  */

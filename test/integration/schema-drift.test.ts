@@ -1,5 +1,5 @@
 /**
- * Schema drift (issue 21) against a list server written in the test (not the mock, whose items never
+ * Schema drift against a list server written in the test (not the mock, whose items never
  * change shape): a field appears, a type changes, a field leaves every item; the drift is reported
  * once, and `--contract freeze` fails the run with the data file and the state as they were.
  */

@@ -1,4 +1,4 @@
-/** Issue #14: `sync --all` ends with a summary, says what Ctrl-C left; `sync --watch` keeps a dataset current. */
+/** `sync --all` ends with a summary, says what Ctrl-C left; `sync --watch` keeps a dataset current. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startMockServer } from '../../src/index.js';

@@ -1,5 +1,5 @@
 /**
- * A boundary that loses a row, and the lag that keeps it (issue 21): a server written in the test
+ * A boundary that loses a row, and the lag that keeps it: a server written in the test
  * (not the mock) whose lastUpdatedDate has whole seconds and whose filter is a strict `>` at whole
  * seconds. An item changed after a read but in the same second is never sent again without a lag.
  */

@@ -1,8 +1,7 @@
 /**
- * Issue #10: sync never mixes, loses or damages data. Each test here failed on the code before
- * the fix (CLI-level, so the same test runs against either version). The commands run in-process
- * (runInProcess: the same definitions, command modules and exit-code mapping) except two spawned
- * end-to-end runs: a damaged file (exit 2, one line, the --full advice) and a hanging server
+ * Sync never mixes, loses or damages data, asserted through the CLI (so each test holds however
+ * the code under it is written). The commands run in-process (runInProcess: the same definitions,
+ * command modules and exit-code mapping) except two spawned end-to-end runs: a damaged file (exit 2, one line, the --full advice) and a hanging server
  * (exit 3 on --timeout: a real process must not end early while undici lets go of its socket).
  */
 import assert from 'node:assert/strict';

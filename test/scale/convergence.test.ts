@@ -5,7 +5,7 @@ import { startRig, sendWebhook } from './helpers/scale-rig.js';
 import { servicesSkip } from './helpers/services.js';
 
 const skip = await servicesSkip();
-// 40 users by default (issue #13's figure); 200 only in the soak tier (LEDGERHOOK_SOAK=1).
+// 40 users by default; 200 only in the soak tier (LEDGERHOOK_SOAK=1).
 const USERS = Number(process.env.LEDGERHOOK_SOAK === '1' ? 200 : 40);
 
 async function converge(backend: Backend): Promise<void> {

@@ -7,7 +7,7 @@ import { startMultiUserApi } from './helpers/multi-user-api.js';
 import { createTestSchema, servicesSkip } from './helpers/services.js';
 
 const skip = await servicesSkip();
-// 20 runs (5 per lane) by default (issue #13's figure); 200 only in the soak tier (LEDGERHOOK_SOAK=1).
+// 20 runs (5 per lane) by default; 200 only in the soak tier (LEDGERHOOK_SOAK=1).
 const RUNS = process.env.LEDGERHOOK_SOAK === '1' ? 200 : 20;
 /** Four datasets crash side by side (each its own lane of runs), so that the runs take a quarter of the time. */
 const LANES = [
@@ -20,7 +20,7 @@ const LANES = [
 type Api = Awaited<ReturnType<typeof startMultiUserApi>>;
 
 /**
- * Issue #13's crash test: `sync --store postgres://` SIGKILLed at a random moment of its run
+ * The crash test: `sync --store postgres://` SIGKILLed at a random moment of its run
  * (once its k-th page is answered: mid-read, or while it commits). After every kill, Postgres holds
  * exactly the data of the run its state names, never rows of a run whose state did not commit,
  * and a final run converges.
@@ -45,7 +45,7 @@ describe(`sync into Postgres, SIGKILLed at random moments over ${RUNS} runs`, { 
     let continued = 0;
     const lane = async ({ path, entity, fullPages }: (typeof LANES)[number]) => {
       for (let run = 0; run < RUNS / LANES.length; run += 1) {
-        // A full read killed mid-way left a checkpoint (issue 21): this run continues it. No edit in
+        // A full read killed mid-way left a checkpoint: this run continues it. No edit in
         // between, so that its rows are still those of its first page's snapshot (a read continued
         // across an edit is as of its first page plus what the next incremental run brings).
         const kept = await db

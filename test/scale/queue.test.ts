@@ -124,8 +124,8 @@ describe('sync queue', { skip }, () => {
     }
   });
 
-  // A slot that was waiting for a job when the shutdown began used to take the job another slot had just
-  // put back, and run it against an already-fired signal: close() then never returned (about 1 run in 6).
+  // A slot still waiting for a job when the shutdown begins must not take the job another slot has just
+  // put back and run it against an already-fired signal: close() would then never return.
   it('on shutdown a worker finishes its runs, or after the grace period puts their jobs back unused', {
     timeout: 30_000,
   }, async () => {

@@ -1,5 +1,5 @@
 /**
- * Reconcile against the Postgres store (issue 21): rows changed behind the sync's back (a lost
+ * Reconcile against the Postgres store: rows changed behind the sync's back (a lost
  * webhook on the server, a hand edit in the table) are found by id and content, and repaired in
  * one transaction; the activity column keeps the last reconcile.
  */

@@ -1,5 +1,5 @@
 /**
- * Schema drift with the Postgres store (issue 21): the schema lives in ledgerhook_state.schema and
+ * Schema drift with the Postgres store: the schema lives in ledgerhook_state.schema and
  * moves with the state in the commit's transaction; a frozen contract leaves rows and state row as
  * they were, on an incremental run and on a full one (whose staged rows are dropped).
  */

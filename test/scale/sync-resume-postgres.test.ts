@@ -1,5 +1,5 @@
 /**
- * Resumable full reads into Postgres (issue 21): `sync --store postgres://` killed mid-read keeps its
+ * Resumable full reads into Postgres: `sync --store postgres://` killed mid-read keeps its
  * pages in ledgerhook_staged_pages with a checkpoint row, and the rerun goes on from there; nothing of it
  * is in ledgerhook_items or ledgerhook_state before the commit. Each test has a schema of its own.
  */

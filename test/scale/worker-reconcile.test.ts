@@ -1,5 +1,5 @@
 /**
- * `worker --reconcile-every` (issue 21): the queue's job scheduler fires reconcile-all, a worker
+ * `worker --reconcile-every`: the queue's job scheduler fires reconcile-all, a worker
  * fans out one reconcile job per synced (user, dataset), and each compares with the service and
  * repairs what no webhook announced. Real Redis and Postgres; a list server written in the test.
  */

@@ -109,7 +109,7 @@ describe('buildSampleBody', () => {
   });
 
   it('refuses mixed-up options', () => {
-    // The library states the fact and its reason; the CLI adds the flag advice (issue #11).
+    // The library states the fact and its reason; the CLI adds the flag advice.
     assert.throws(() => buildSampleBody({ type: 'LIFECYCLE_EVENT' }), {
       message: /needs an event name/,
       details: { reason: 'missing_event' },

@@ -1,5 +1,5 @@
 /**
- * The file store's change log (issue 21): only committed runs count, and pruning to the kept days
+ * The file store's change log: only committed runs count, and pruning to the kept days
  * drops old versions but never a current tombstone.
  */
 import assert from 'node:assert/strict';

@@ -134,7 +134,7 @@ describe('handleDelivery (pure: no transport)', async () => {
       assert.equal(delivery.verdict.valid, c.valid);
       if (c.code) assert.equal(delivery.verdict.code, c.code);
       assert.equal(delivery.receivedAt, new Date(NOW).toISOString());
-      // A refused body is parsed only when its signature verified (issue 17: a forgery costs one hash).
+      // A refused body is parsed only when its signature verified (a forgery costs one hash).
       assert.equal(delivery.parsed.ok, c.valid !== false);
       assert.equal(delivery.body, c.body ?? BODY, 'the raw bytes, not a copy or a re-serialisation');
       assert.equal(delivery.forward?.status, c.forwardStatus);

@@ -1,8 +1,7 @@
 /**
- * A page serialised at once (issue 23) must give the bytes of the item-by-item path, whatever the
- * items hold; where it cannot tell the items apart it gives way to that path. A page written from its
- * response's bytes (issue 39) must give those bytes too: compact items as they stand, the others
- * serialised.
+ * A page serialised at once must give the bytes of the item-by-item path, whatever the items
+ * hold; where it cannot tell the items apart it gives way to that path. A page written from its
+ * response's bytes must give those bytes too: compact items as they stand, the others serialised.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

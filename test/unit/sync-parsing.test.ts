@@ -57,7 +57,7 @@ describe('classifyBody', () => {
     ['data not an array', { ...page, data: {} }, 'invalid', /data is not an array/],
     ['no lastUpdatedDate', { data: [] }, 'invalid', /missing/],
     ['a bad lastUpdatedDate', { ...page, lastUpdatedDate: 'yesterday' }, 'invalid', /not a timestamp/],
-    // A serialiser's habit on the last page (issue 18): ends the read, recorded as a quirk.
+    // A serialiser's habit on the last page: ends the read, recorded as a quirk.
     ['an empty cursor', { ...page, cursor: '' }, 'page'],
     ['a null cursor', { ...page, cursor: null }, 'page'],
     ['a numeric cursor', { ...page, cursor: 5 }, 'invalid', /cursor/],

@@ -1,5 +1,5 @@
 /**
- * A file written behind the caller is flushed to the disk behind it too (issue 39): an fdatasync once
+ * A file written behind the caller is flushed to the disk behind it too: an fdatasync once
  * `syncEvery` bytes more are written, one at a time and never waited for by the writes; the commit's
  * fsync waits for it, and its failure fails the commit (else an fsync after it could report success).
  */

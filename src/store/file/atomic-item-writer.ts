@@ -168,9 +168,9 @@ export class AtomicItemWriter {
     try {
       await this.#out.flush();
       const digest = this.#result();
-      // Both must be on disk before the rename, in either order (issue 23: one waits for the other's
-      // disk flush no longer): the data (else a crash could leave the new name on unwritten blocks),
-      // and what `beforeRename` records (the state noting this file as pending).
+      // Both must be on disk before the rename, in either order, so they are flushed together rather
+      // than one after the other: the data (else a crash could leave the new name on unwritten
+      // blocks), and what `beforeRename` records (the state noting this file as pending).
       await settleBoth(this.#out.sync(), beforeRename?.(digest));
       await this.#out.close();
       this.#done = true;

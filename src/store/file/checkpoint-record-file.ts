@@ -9,8 +9,9 @@ import { openRegular } from './regular-file.js';
  * record. A run writes its first record whole (temporary file + rename) and every later one into the
  * older slot with one positioned write on a handle it keeps: a crash, even mid-write, leaves the
  * record before or the one after, and a page costs one write rather than a file created, written,
- * closed and renamed over the last (which costs a busy disk up to ~12% of a full read). A record too long for a slot (none is: a cursor is at most 4 KiB) is not written: the
- * one before it stands, and a resumed read goes on from there.
+ * closed and renamed over the last (a cost a busy disk feels on every page). A record too long for a
+ * slot (none is: a cursor is at most 4 KiB) is not written: the one before it stands, and a resumed
+ * read goes on from there.
  */
 export const SLOT_BYTES = 32 * 1024;
 

@@ -3,6 +3,7 @@ import type { DatasetRef } from '../dataset-store.js';
 import { isReadCheckpoint, type ReadCheckpoint, type TakenCheckpoint } from '../read-checkpoint.js';
 import { dropKept, type KeptCount } from './postgres-page-keeper.js';
 import { datasetLockKey } from './postgres-rows.js';
+import { checkOut } from './postgres-connect.js';
 
 /**
  * A dedicated connection holding the dataset's advisory lock for as long as a resumable read runs,
@@ -29,12 +30,7 @@ export class DatasetSession {
     wrap: (error: unknown) => Error,
     wait: boolean,
   ): Promise<DatasetSession | undefined> {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw wrap(error);
-    }
+    const client = await checkOut(pool, wrap);
     const key = datasetLockKey(ref);
     try {
       if (wait) await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);

@@ -23,8 +23,14 @@ export function createPostgresPool(url: string, maxConnections: number): pg.Pool
   return pool;
 }
 
-/** The URL without its password: what may appear in messages and logs (shared with the queue). */
-export { redactUrl };
+/** A client checked out of the pool; a failure to connect is said as `wrap` says it (storeError). */
+export async function checkOut(pool: pg.Pool, wrap: (error: unknown) => Error): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw wrap(error);
+  }
+}
 
 /** Turns a connection or query failure into one neutral line naming the store. */
 export function storeError(error: unknown, url: string): LedgerhookError {

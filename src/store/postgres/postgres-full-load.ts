@@ -6,6 +6,7 @@ import { allowRepeats, beginMerge, finishMerge, STAGE_COPY } from './postgres-me
 import { pageRows } from './postgres-page-text.js';
 import { upsertRepeating } from './postgres-repeats.js';
 import { datasetLockKey, dedupeById, writeState } from './postgres-rows.js';
+import { checkOut } from './postgres-connect.js';
 
 /** What a load built on this one (a resumable read, postgres-resumable-load.ts) adds to it. */
 export interface FullLoadHooks {
@@ -68,12 +69,7 @@ export class PostgresFullLoad implements FullLoad {
   }
 
   static async begin(pool: pg.Pool, ref: DatasetRef, wrap: (error: unknown) => Error): Promise<PostgresFullLoad> {
-    let client: pg.PoolClient;
-    try {
-      client = await pool.connect();
-    } catch (error) {
-      throw wrap(error);
-    }
+    const client = await checkOut(pool, wrap);
     return PostgresFullLoad.start(client, ref, wrap, {});
   }
 

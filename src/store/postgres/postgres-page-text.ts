@@ -52,8 +52,8 @@ const bytesOf = (text: string) =>
 /**
  * A page as COPY rows, one chunk of bytes per few hundred items, serialised once for everything the
  * store does with them: the load's COPY, and a resumable read's kept pages. The bytes of each item are
- * those of JSON.stringify of the item (a few hundred items serialised at once: a third less time than
- * one call per item).
+ * those of JSON.stringify of the item (a few hundred items serialised in one call, which costs less
+ * than one call per item).
  */
 export function pageRows(items: readonly StoredItem[], prefix: string): Buffer[] {
   const rows: Buffer[] = [];

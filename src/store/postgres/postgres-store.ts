@@ -20,7 +20,8 @@ import type {
 } from '../dataset-store.js';
 import { takePostgresCheckpoint } from './postgres-checkpoint.js';
 import { PostgresResumableLoad } from './postgres-resumable-load.js';
-import { createPostgresPool, redactUrl, storeError } from './postgres-connect.js';
+import { checkOut, createPostgresPool, storeError } from './postgres-connect.js';
+import { redactUrl } from '../../util/service-url.js';
 import { PostgresFullLoad } from './postgres-full-load.js';
 import { assertStorable, STATE_COLUMNS, stateFromRow, writeState, type StateRow } from './postgres-rows.js';
 import { migrate, type MigrationResult } from './postgres-schema.js';
@@ -226,12 +227,7 @@ export class PostgresStore implements DatasetStore {
   }
 
   async #withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw storeError(error, this.url);
-    }
+    const client = await checkOut(this.#pool, (error) => storeError(error, this.url));
     try {
       return await work(client);
     } catch (error) {

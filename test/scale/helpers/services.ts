@@ -1,5 +1,5 @@
 /**
- * Real Redis and Postgres for the scale tests (issue #13). Where they are not reachable the tests
+ * Real Redis and Postgres for the scale tests. Where they are not reachable the tests
  * are skipped with ONE loud line saying how to run them; with LEDGERHOOK_REQUIRE_SERVICES=1 (CI)
  * they fail instead. Every test gets its own schema and queue name, and removes them at the end.
  */

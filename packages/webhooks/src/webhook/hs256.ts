@@ -20,8 +20,8 @@ export function keyOf(secret: string): KeyObject {
  * True when the token's HS256 signature verifies with this secret's UTF-8 bytes.
  *
  * Signing goes through jose; this check uses node:crypto directly. jose's build for Node runs
- * every verification through WebCrypto, which is ~20x slower than an HMAC here (see
- * `npm run bench`), too slow for `listen` under load and for a fast cold `verify`. The algorithm
+ * every verification through WebCrypto, many times slower than an HMAC here (`npm run bench`
+ * measures it), too slow for `listen` under load and for a fast cold `verify`. The algorithm
  * is pinned by the caller (only HS256 reaches this function), and the comparison is constant-time.
  * The expected signature is compared as its canonical Base64url text, not as decoded bytes, so
  * that the spare bits of the last character cannot give one signature several spellings.

@@ -17,12 +17,7 @@ import { createProgressView } from '../../progress.js';
 import { printableLine } from '../../render-delivery.js';
 import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
 import type { CheckConsumerCommandOptions } from './definition.js';
-
-const list = (value: string | undefined) =>
-  value
-    ?.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+import { commaList } from '../../parsers.js';
 
 const ID_WIDTH = Math.max(...CONSUMER_CASE_TABLE.map((c) => c.id.length)) + 2;
 
@@ -111,8 +106,8 @@ export async function run(options: CheckConsumerCommandOptions, ctx: CliContext)
       },
       state: source,
       cases: {
-        only: list(options.only),
-        skip: list(options.skip),
+        only: commaList(options.only),
+        skip: commaList(options.skip),
         withReceiverChecks: options.withReceiverChecks === true,
       },
       limits: { settleMs: options.settle, burst: options.burst, timeoutMs: Math.round(options.timeout * 1000) },

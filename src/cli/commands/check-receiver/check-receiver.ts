@@ -5,12 +5,7 @@ import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { CheckReceiverCommandOptions } from './definition.js';
 import { requireSigningSecret, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
 import { table } from '../../table.js';
-
-const list = (value: string | undefined) =>
-  value
-    ?.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+import { commaList } from '../../parsers.js';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -19,8 +14,8 @@ export async function run(options: CheckReceiverCommandOptions, ctx: CliContext)
   const secret = await requireSigningSecret(options, ctx, { createLocal: true });
   const headerName = await resolveHeaderName(options, ctx);
   const verificationPrefix = await resolveVerificationPrefix(options, ctx);
-  const only = list(options.only);
-  const skip = list(options.skip);
+  const only = commaList(options.only);
+  const skip = commaList(options.skip);
   const c = ctx.color;
   // Progress, not result: stderr, so that stdout holds only the table (with --json the document says it all).
   if (!options.json)
@@ -35,7 +30,7 @@ export async function run(options: CheckReceiverCommandOptions, ctx: CliContext)
       only,
       skip,
       strict: options.strict === true,
-      reject: { statuses: list(options.rejectStatus), bodyContains: options.rejectBody },
+      reject: { statuses: commaList(options.rejectStatus), bodyContains: options.rejectBody },
     },
     limits: { timeoutMs: Math.round(options.timeout * 1000) },
     signal: ctx.signal,

@@ -2,21 +2,14 @@ import { usageError } from '../../../errors.js';
 import { readTokenMap } from '../../token-map.js';
 import { createWebhookSync, type WebhookSyncEvent } from '../../../webhook-sync/webhook-sync.js';
 import { printable, quoted } from '../../render-delivery.js';
-import { describeDrift } from '../../../sync/schema-drift.js';
-import { describeStampBehind } from '../../../sync/server-stamp.js';
+import { syncDoneLine } from '../../sync-done-line.js';
 import type { CliContext } from '../../context.js';
 import type { ListenCommandOptions } from './definition.js';
 import { readInputFile } from '../../read-input.js';
-import { fileStore, resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
+import { fileStore, resolveBaseUrl, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths, resolveEnvironment, settingsStore } from '../../resolve-settings.js';
 import type { Telemetry } from '../../../telemetry/telemetry.js';
-import {
-  rateDispatcher,
-  resolveLag,
-  resolveMaxStampAhead,
-  resolvePageLimit,
-  resolveRateLimit,
-} from '../../resolve-service-settings.js';
+import { rateDispatcher, resolveReadSettings } from '../../resolve-service-settings.js';
 
 /** An access token kept in a file (out of shell history and process lists); surrounding whitespace dropped. */
 async function readTokenFile(path: string): Promise<string> {
@@ -54,22 +47,20 @@ export async function createListenSync(
     const token = options.tokenFile ? await readTokenFile(options.tokenFile) : await resolveToken(options, ctx);
     tokenFor = () => token;
   }
+  // Each user's files in a directory of their own under --out (src/store/identity.ts).
+  const store = await fileStore(ctx, options.out, { create: true });
+  const paths = await resolveEntityPaths(options, ctx);
+  const { rateLimit, ...read } = await resolveReadSettings(options, ctx);
   return createWebhookSync({
     baseUrl,
     tokenFor,
-    // Each user's files in a directory of their own under --out (src/store/identity.ts).
-    store: await fileStore(ctx, options.out, { create: true }),
-    paths: await resolveEntityPaths(options, ctx),
+    store,
+    paths,
     keepDeleted: options.keepDeleted,
-    read: {
-      expiredCursorStatuses: await resolveExpiredCursorStatuses(options, ctx),
-      limit: await resolvePageLimit(options, ctx),
-      lagMs: await resolveLag({ env: options.env }, ctx),
-      maxStampAheadMs: await resolveMaxStampAhead({ env: options.env }, ctx),
-    },
+    read,
     limits: { concurrency: options.syncConcurrency },
     reconcileEveryMs: options.reconcileEvery,
-    dispatcher: await rateDispatcher(await resolveRateLimit({ env: options.env }, ctx), ctx),
+    dispatcher: await rateDispatcher(rateLimit, ctx),
     signal: ctx.signal,
     onEvent,
     telemetry,
@@ -82,12 +73,8 @@ export function syncEventLine(event: WebhookSyncEvent, ctx: CliContext): string 
   switch (event.type) {
     case 'sync-start':
       return c.dim(`  ↻ syncing ${event.dataset} for ${quoted(event.userId)}`);
-    case 'sync-done': {
-      const s = event.summary;
-      const drift = s.drift ? `; schema: ${describeDrift(s.drift)}` : '';
-      const behind = s.stampBehind ? c.yellow(`; ${describeStampBehind(s.stampBehind)}`) : '';
-      return `  ${c.green('✔')} ${s.dataset} for ${quoted(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items${drift}${behind}`;
-    }
+    case 'sync-done':
+      return syncDoneLine(event.summary, event.userId, c);
     case 'sync-failed':
       return `  ${c.red('✖')} ${event.dataset} for ${quoted(event.userId)}: ${printable(event.error)}`;
     case 'sync-coalesced':

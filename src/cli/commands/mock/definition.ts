@@ -1,6 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import { DEFAULT_MOCK_PORT, DEFAULT_MOCK_TOKEN } from '../../../defaults.js';
 import { DEFAULT_EXPENSE_ITEMS, DEFAULT_OTHER_ITEMS, MAX_PAGE_SIZE } from '../../../mock/mock-types.js';
+import type { MockFaults } from '../../../mock/mock-types.js';
 import type { OptionsOf, RunCommand } from '../../runner.js';
 import { decimal, durationList, examples, integer, rateLimit } from '../../parsers.js';
 import { addJsonOption, addSecretOptions, addVerificationHeaderOptions } from '../../common-options.js';
@@ -106,6 +107,18 @@ function mockCommand(program: Command) {
 }
 
 export type MockCommandOptions = OptionsOf<typeof mockCommand>;
+
+/** The Faults: flags as the mock takes them, generated or from a recording. */
+export function faultsOf(
+  options: Pick<MockCommandOptions, 'latency' | 'failRate' | 'dropRate' | 'rateLimit'>,
+): MockFaults {
+  return {
+    latencyMs: options.latency,
+    failRate: options.failRate,
+    dropRate: options.dropRate,
+    rateLimit: options.rateLimit,
+  };
+}
 
 export function defineMock(program: Command, run: RunCommand): void {
   const command = layOutOptions(

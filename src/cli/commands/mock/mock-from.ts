@@ -13,7 +13,7 @@ import {
   resolveVerificationPrefix,
   resolveWebhookSecrets,
 } from '../../resolve-settings.js';
-import type { MockCommandOptions } from './definition.js';
+import { faultsOf, type MockCommandOptions } from './definition.js';
 import { webhookLine } from './webhook-line.js';
 
 /** What generates data, which a recording replaces: given with --from, it is a mistake worth saying. */
@@ -82,12 +82,7 @@ export async function runFromRecording(options: MockCommandOptions, ctx: CliCont
     host: options.host,
     token: options.token,
     recordedFaults: options.faults === 'recorded',
-    faults: {
-      latencyMs: options.latency,
-      failRate: options.failRate,
-      dropRate: options.dropRate,
-      rateLimit: options.rateLimit,
-    },
+    faults: faultsOf(options),
     deletedIdsOn: options.deletedIdsOn,
     since: options.since,
     granularity: options.granularity,

@@ -6,7 +6,7 @@ import type { MutationResult } from '../../../mock/mock-types.js';
 import { batchedLineWriter } from '../../batched-lines.js';
 import { type CliContext, writeLine } from '../../context.js';
 import { jsonLine, markJsonLines } from '../../json-output.js';
-import type { MockCommandOptions } from './definition.js';
+import { faultsOf, type MockCommandOptions } from './definition.js';
 import { runFromRecording } from './mock-from.js';
 import { webhookLine } from './webhook-line.js';
 import { requireWebhookSecrets, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
@@ -80,12 +80,7 @@ export async function run(options: MockCommandOptions, ctx: CliContext): Promise
     webhookRetryScheduleMs: options.webhookRetries,
     headerName,
     verificationPrefix,
-    faults: {
-      latencyMs: options.latency,
-      failRate: options.failRate,
-      dropRate: options.dropRate,
-      rateLimit: options.rateLimit,
-    },
+    faults: faultsOf(options),
     onMutation: (result) =>
       out.write(options.json ? jsonLine('mutation', { ...result, items: undefined }) : mutationLine(result, ctx.color)),
     onWebhook: (event) =>

@@ -21,6 +21,7 @@ import {
 import { localListenerTarget, meansLocalListener } from '../../local-listener.js';
 import { configDirOf } from '../../local-environment.js';
 import { plural } from '../../../util/plural.js';
+import { commaList } from '../../parsers.js';
 
 function parseEventData(raw: string | undefined): Record<string, unknown> | undefined {
   if (raw === undefined) return undefined;
@@ -53,10 +54,7 @@ async function bodyFor(options: SendSampleCommandOptions): Promise<Buffer> {
     );
   const { type, event } = resolveSampleType(options.type);
   const eventData = parseEventData(options.eventData);
-  const entities = options.entities
-    ?.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const entities = commaList(options.entities);
   const body = buildSampleBody({
     type,
     event: event?.name ?? options.event,

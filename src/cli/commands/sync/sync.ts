@@ -14,25 +14,12 @@ import { withAdvice } from '../../error-advice.js';
 import { jsonError, jsonLine, markJsonLines } from '../../json-output.js';
 import { formatDuration } from '../../durations.js';
 import { createProgressView } from '../../progress.js';
-import {
-  fileStore,
-  resolveBaseUrl,
-  resolveDatasetPath,
-  resolveExpiredCursorStatuses,
-  resolveFilter,
-  resolveToken,
-} from '../../resolve-dataset.js';
+import { fileStore, resolveBaseUrl, resolveDatasetPath, resolveFilter, resolveToken } from '../../resolve-dataset.js';
 import { postgresStore, resolveStoreUrl } from '../../resolve-scale.js';
 import { progressHandler, type ReadSoFar } from './sync-output.js';
 import { report, verdict } from './sync-report.js';
 import { resolveTelemetry } from '../../telemetry-flag.js';
-import {
-  rateDispatcher,
-  resolveLag,
-  resolveMaxStampAhead,
-  resolvePageLimit,
-  resolveRateLimit,
-} from '../../resolve-service-settings.js';
+import { rateDispatcher, resolveReadSettings } from '../../resolve-service-settings.js';
 
 export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
   // --watch runs until stopped: JSON Lines (a failure at start-up is its error line).
@@ -65,12 +52,9 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
   const baseUrl = await resolveBaseUrl(options, ctx);
   if (baseUrl === undefined) throw usageError('no base URL', 'missing_base_url');
   const token = await resolveToken(options, ctx);
-  const expiredCursorStatuses = await resolveExpiredCursorStatuses(options, ctx);
-  const limit = await resolvePageLimit(options, ctx);
-  const lagMs = await resolveLag(options, ctx);
-  const maxStampAheadMs = await resolveMaxStampAhead(options, ctx);
+  const { expiredCursorStatuses, limit, lagMs, maxStampAheadMs, rateLimit } = await resolveReadSettings(options, ctx);
   // The stored rateLimit: every dataset of the run shares one pace.
-  const dispatcher = await rateDispatcher(await resolveRateLimit(options, ctx), ctx);
+  const dispatcher = await rateDispatcher(rateLimit, ctx);
   const storeUrl = resolveStoreUrl(options, ctx);
   const store = storeUrl
     ? await postgresStore(storeUrl, options.concurrency + 1, options.historyDays)

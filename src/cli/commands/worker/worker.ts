@@ -4,18 +4,12 @@ import type { SyncWorkerEvent } from '../../../queue/sync-worker.js';
 import type { CliContext } from '../../context.js';
 import { jsonLine, markJsonLines } from '../../json-output.js';
 import { printable, quoted } from '../../render-delivery.js';
-import { describeDrift } from '../../../sync/schema-drift.js';
-import { describeStampBehind } from '../../../sync/server-stamp.js';
+import { syncDoneLine } from '../../sync-done-line.js';
 import type { WorkerCommandOptions } from './definition.js';
-import { resolveBaseUrl, resolveExpiredCursorStatuses, resolveToken } from '../../resolve-dataset.js';
+import { resolveBaseUrl, resolveToken } from '../../resolve-dataset.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import { resolveQueue, resolveStoreUrl } from '../../resolve-scale.js';
-import {
-  resolveLag,
-  resolveMaxStampAhead,
-  resolvePageLimit,
-  resolveRateLimit,
-} from '../../resolve-service-settings.js';
+import { resolveReadSettings } from '../../resolve-service-settings.js';
 import { batchedLineWriter } from '../../batched-lines.js';
 import { formatDuration } from '../../durations.js';
 import { resolveTelemetry } from '../../telemetry-flag.js';
@@ -32,12 +26,8 @@ function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined 
       return c.dim(
         `  ↻ syncing ${event.dataset} for ${user(event.userId)} (job ${event.run}, attempt ${event.attempt})`,
       );
-    case 'sync-done': {
-      const s = event.summary;
-      const drift = s.drift ? `; schema: ${describeDrift(s.drift)}` : '';
-      const behind = s.stampBehind ? c.yellow(`; ${describeStampBehind(s.stampBehind)}`) : '';
-      return `  ${c.green('✔')} ${s.dataset} for ${user(event.userId)}: ${s.mode}, ${s.upserted} upserted, ${s.deleted} deleted, ${s.total} items${drift}${behind}`;
-    }
+    case 'sync-done':
+      return syncDoneLine(event.summary, event.userId, c);
     case 'sync-failed':
       return `  ${c.red('✖')} ${event.dataset} for ${user(event.userId)}: ${printable(event.error)}${event.retryInMs !== undefined ? ` (transient: retry ${event.retries} in ${Math.round(event.retryInMs / 1000)} s)` : event.willRetry ? ' (will retry)' : ''}`;
     case 'no-token':
@@ -77,14 +67,10 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   const baseUrl = await resolveBaseUrl(options, ctx);
   if (baseUrl === undefined)
     throw usageError('no base URL: pass --base-url or set LEDGERHOOK_BASE_URL', 'missing_base_url');
-  // Off unless set: the spec shows no rate limit; a limit is the user's own knowledge (or probe's finding).
-  const rateLimit = await resolveRateLimit(options, ctx);
-  const limit = await resolvePageLimit(options, ctx);
-  const lagMs = await resolveLag(options, ctx);
-  const maxStampAheadMs = await resolveMaxStampAhead(options, ctx);
+  // The rate is off unless set: the spec shows no rate limit; one is the user's own knowledge (or probe's finding).
+  const { rateLimit, limit, lagMs, maxStampAheadMs, expiredCursorStatuses } = await resolveReadSettings(options, ctx);
   const telemetry = await resolveTelemetry(options, ctx);
   const paths = await resolveEntityPaths(options, ctx);
-  const expiredCursorStatuses = await resolveExpiredCursorStatuses(options, ctx);
   let tokenFor: (userId: string) => string | undefined;
   if (options.tokens) {
     const map = await readTokenMap(options.tokens);
