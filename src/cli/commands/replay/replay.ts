@@ -4,9 +4,9 @@ import { printable, printableLine } from '../../render-delivery.js';
 import { readCaptures, selectCaptures } from '../../../capture/read-captures.js';
 import { EVENTS, WEBHOOK_TYPES } from '@ledgerhook/webhooks';
 import { didYouMean } from '@ledgerhook/webhooks/advanced';
-import { LedgerhookError, usageError } from '../../../errors.js';
+import { usageError } from '../../../errors.js';
 import { describeVerdict } from '../../../replay/captured-delivery.js';
-import { noAnswerError, type DeliveryOutcome } from '../../../delivery/send-deliveries.js';
+import { sendSummaryError, type DeliveryOutcome } from '../../../delivery/send-deliveries.js';
 import { assertResignable } from '../../../capture/original-token.js';
 import {
   planReplay,
@@ -202,11 +202,6 @@ export async function run(options: ReplayCommandOptions, ctx: CliContext): Promi
         ctx.color.dim(`recorded in ${options.file} as attempts of route ${printableLine(owedRoute ?? '')}`),
       );
   }
-  const unanswered = noAnswerError(summary, url);
-  if (unanswered) throw unanswered;
-  if (summary.failed > 0)
-    throw new LedgerhookError(
-      'ERR_CHECK_FAILED',
-      `${summary.failed} of ${summary.sent} replayed ${summary.sent === 1 ? 'delivery was' : 'deliveries were'} not answered with 2xx`,
-    );
+  const failed = sendSummaryError(summary, url, 'replayed');
+  if (failed) throw failed;
 }
