@@ -106,11 +106,23 @@ async function* prepend<T>(first: T, rest: AsyncGenerator<T>): AsyncGenerator<T>
   yield* rest;
 }
 
+/**
+ * How a type or event name is compared, on the command line and in a capture alike: case, a dash
+ * or an underscore do not matter (invoice-viewed is INVOICE_VIEWED), on both sides, so that a
+ * captured custom event whose name has a dash is selected by that name as typed.
+ */
+export function nameKey(name: string): string {
+  return name.trim().toUpperCase().replaceAll('-', '_');
+}
+
+const sameName = (given: string | undefined, wanted: string) =>
+  given !== undefined && nameKey(given) === nameKey(wanted);
+
 function matches(record: CaptureRecord, index: number, selector: CaptureSelector): boolean {
   if (selector.id !== undefined && record.id !== selector.id) return false;
   if (selector.index !== undefined && index !== selector.index) return false;
-  if (selector.type !== undefined && record.type?.toUpperCase() !== selector.type.toUpperCase()) return false;
-  if (selector.event !== undefined && record.event?.toUpperCase() !== selector.event.toUpperCase()) return false;
+  if (selector.type !== undefined && !sameName(record.type, selector.type)) return false;
+  if (selector.event !== undefined && !sameName(record.event, selector.event)) return false;
   return selector.user === undefined || record.userId === selector.user;
 }
 
@@ -123,7 +135,10 @@ export interface CaptureSelector {
   user?: string;
 }
 
-/** Chooses deliveries by id, 0-based index, the last N, type, event or user (all given must hold). */
+/**
+ * Chooses deliveries by id, 0-based index, the last N, type, event or user (all given must hold);
+ * type and event as nameKey compares them.
+ */
 export function selectCaptures(records: readonly CaptureRecord[], selector: CaptureSelector): CaptureRecord[] {
   let chosen = records.map((record, index) => ({ record, index }));
   if (selector.id !== undefined) {
@@ -139,8 +154,8 @@ export function selectCaptures(records: readonly CaptureRecord[], selector: Capt
     chosen = chosen.filter(({ index }) => index === selector.index);
   }
   const { type, event } = selector;
-  if (type !== undefined) chosen = chosen.filter(({ record }) => record.type?.toUpperCase() === type.toUpperCase());
-  if (event !== undefined) chosen = chosen.filter(({ record }) => record.event?.toUpperCase() === event.toUpperCase());
+  if (type !== undefined) chosen = chosen.filter(({ record }) => sameName(record.type, type));
+  if (event !== undefined) chosen = chosen.filter(({ record }) => sameName(record.event, event));
   if (selector.user !== undefined) chosen = chosen.filter(({ record }) => record.userId === selector.user);
   if (selector.last !== undefined) chosen = chosen.slice(-selector.last);
   return chosen.map(({ record }) => record);
