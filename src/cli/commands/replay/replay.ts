@@ -20,6 +20,7 @@ import { captureSelector } from '../captures/capture-selector.js';
 import { checkFlags, chooseRecords, nothingToResend } from './replay-selection.js';
 import { owedAttempts } from './replay-owed.js';
 import { describeRecord } from '../../delivery-line.js';
+import { sayCaptureWarnings } from '../../capture-warnings.js';
 import { requireWebhookSecrets, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
 
 const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
@@ -113,8 +114,9 @@ async function resigning(plan: ReplayPlan, options: ReplayCommandOptions, ctx: C
 export async function run(options: ReplayCommandOptions, ctx: CliContext): Promise<void> {
   // Flags before the file: a missing target is said without reading anything.
   checkFlags(options);
-  const { records: all, warnings } = await readCaptures(options.file);
-  for (const warning of warnings) writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${options.file}: ${warning}`);
+  const capture = await readCaptures(options.file);
+  sayCaptureWarnings(options.file, capture, ctx);
+  const all = capture.records;
   const selector = captureSelector(options, all);
   if (options.edit) return (await import('./replay-edit.js')).runEdit(options, ctx, all);
   if (options.capture !== undefined) throw usageError('--capture goes with --edit', 'conflicting_flags');
