@@ -11,6 +11,8 @@ import { MAX_CAPTURE_LINE_BYTES } from '../../src/capture/capture-lines.js';
 import { MAX_LINE_WARNINGS, skippedLines } from '../../src/capture/json-lines.js';
 import { readPendingForwards } from '../../src/capture/pending-forwards.js';
 import { readCaptures } from '../../src/capture/read-captures.js';
+import { forwardPrinter } from '../../src/cli/commands/listen/listen-routes.js';
+import type { CliContext } from '../../src/cli/context.js';
 import { readRecording } from '../../src/record/read-recording.js';
 import { captureRecord, VALID_BODY } from '../helpers/capture-file.js';
 import { tempDir } from '../helpers/cli.js';
@@ -68,5 +70,30 @@ describe('one JSON Lines reader for captures, recordings and owed forwards', () 
     assert.equal(read.warnings.length, MAX_LINE_WARNINGS + 1);
     assert.equal(read.warnings[0], 'line 1 is JSON but not a captured delivery; skipped');
     assert.equal(read.warnings.at(-1), '50 more lines skipped');
+  });
+});
+
+describe('listen --retry says the lines of its capture file it could not read, once, at start', () => {
+  const event = { type: 'forwards-resumed', resumed: 0, waiting: 0, dropped: 0, unverified: 0, skipped: 2 } as const;
+  function printed(json: boolean) {
+    const stderr: string[] = [];
+    const stdout: string[] = [];
+    const ctx = {
+      color: { yellow: String, red: String, green: String, dim: String },
+      stderr: { write: (text: string) => stderr.push(text) },
+    } as unknown as CliContext;
+    forwardPrinter({ ...(json ? { json: true as const } : {}), capture: 'cap.jsonl' }, ctx, {
+      write: (line) => stdout.push(line),
+      flush: () => {},
+    })(event);
+    return { stderr: stderr.join(''), stdout: stdout.join('') };
+  }
+
+  it('on its own when nothing is owed; in --json as skipped', () => {
+    assert.equal(
+      printed(false).stderr,
+      '2 lines of the capture file cap.jsonl not read (not JSON, cut, or too long)\n',
+    );
+    assert.equal(JSON.parse(printed(true).stdout).skipped, 2);
   });
 });
