@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { isAttemptRecord } from './attempt-record.js';
-import { captureLines } from './capture-lines.js';
+import { jsonLines, type SkippedLines, skippedLines } from './json-lines.js';
 import { captureBody, isCaptureRecord, type CaptureRecord } from './capture-record.js';
 import { standingsIn } from './route-standings.js';
 
@@ -23,17 +23,14 @@ export interface CapturedPendingForward {
  * is `retrying`, or that has no attempt at all (the listener stopped before the first): route-standings'
  * `owed`. Streamed: a delivery is held only while it is still owed. A missing file owes nothing.
  */
-export async function readPendingForwards(path: string): Promise<CapturedPendingForward[]> {
+export async function readPendingForwards(
+  path: string,
+  /** Where the lines that are not JSON go, as readCaptures says them; lines of another shape are not this reader's. */
+  skipped: SkippedLines = skippedLines('', 'the writer'),
+): Promise<CapturedPendingForward[]> {
   if (!existsSync(path)) return [];
   const owed = new Map<string, CaptureRecord>();
-  for await (const line of captureLines(path)) {
-    if (line.kind !== 'line' || line.text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line.text);
-    } catch {
-      continue;
-    }
+  for await (const { value } of jsonLines(path, skipped)) {
     if (isAttemptRecord(value)) {
       const record = owed.get(value.deliveryId);
       if (!record) continue;

@@ -1,5 +1,6 @@
 import { access, constants } from 'node:fs/promises';
-import { type CaptureLine, captureLines, MAX_CAPTURE_LINE_BYTES } from './capture-lines.js';
+import { type CaptureLine, captureLines } from './capture-lines.js';
+import { jsonLines, skipLine, skippedLines } from './json-lines.js';
 import { errnoSentence } from '../util/fs-errors.js';
 import { LedgerhookError, usageError } from '../errors.js';
 import { isCaptureRecord, type CaptureRecord } from './capture-record.js';
@@ -7,8 +8,10 @@ import { isAttemptRecord } from './attempt-record.js';
 
 export interface CaptureFile {
   records: CaptureRecord[];
-  /** Lines skipped, each with why (a torn last line after a crash, say). */
+  /** Lines skipped, each with why (a torn last line after a crash, say); past a hundred, one line counts the rest. */
   warnings: string[];
+  /** Every line skipped. */
+  skipped: number;
 }
 
 /** Where to start: a missing or unreadable file is a usage error naming it. */
@@ -40,12 +43,12 @@ export interface CaptureFileSelection extends CaptureFile {
 /**
  * Reads a capture file as a stream (never one string: a capture of any size can be read), keeping
  * only what `select` chooses (`last` through a ring of that many): memory follows the selection,
- * not the file. A torn or foreign line is skipped with a warning; a hole of zero bytes silently.
+ * not the file. A torn or foreign line is skipped with a warning (jsonLines); a hole of zero bytes silently.
  */
 export async function readCaptures(path: string, select?: CaptureSelector): Promise<CaptureFileSelection> {
   const records: CaptureRecord[] = [];
   const indexes: number[] = [];
-  const warnings: string[] = [];
+  const skipped = skippedLines('', 'the writer');
   // The kept records by id: each attempt line (listen --retry) joins its delivery; memory follows the selection.
   const kept = new Map<string, CaptureRecord>();
   let total = 0;
@@ -58,31 +61,14 @@ export async function readCaptures(path: string, select?: CaptureSelector): Prom
   } catch (error) {
     throw unreadable(path, error);
   }
-  for await (const line of lines) {
-    if (line.kind === 'skipped') {
-      if (!line.zeros)
-        warnings.push(`line ${line.number} is longer than ${MAX_CAPTURE_LINE_BYTES} bytes (${line.bytes}); skipped`);
-      continue;
-    }
-    if (line.text.replaceAll('\0', '').trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line.text);
-    } catch {
-      warnings.push(
-        line.last
-          ? `line ${line.number} is incomplete (the writer was stopped mid-line); skipped`
-          : `line ${line.number} is not JSON; skipped`,
-      );
-      continue;
-    }
+  for await (const { number, value } of jsonLines(lines, skipped)) {
     if (isAttemptRecord(value)) {
       const record = kept.get(value.deliveryId);
       if (record) record.attempts = [...(record.attempts ?? []), value];
       continue;
     }
     if (!isCaptureRecord(value)) {
-      warnings.push(`line ${line.number} is JSON but not a captured delivery; skipped`);
+      skipLine(skipped, number, 'JSON but not a captured delivery');
       continue;
     }
     const index = total;
@@ -98,7 +84,7 @@ export async function readCaptures(path: string, select?: CaptureSelector): Prom
       indexes.shift();
     }
   }
-  return { records, indexes, total, warnings };
+  return { records, indexes, total, warnings: skipped.warnings, skipped: skipped.count };
 }
 
 async function* prepend<T>(first: T, rest: AsyncGenerator<T>): AsyncGenerator<T> {
@@ -106,11 +92,23 @@ async function* prepend<T>(first: T, rest: AsyncGenerator<T>): AsyncGenerator<T>
   yield* rest;
 }
 
+/**
+ * How a type or event name is compared, on the command line and in a capture alike: case, a dash
+ * or an underscore do not matter (invoice-viewed is INVOICE_VIEWED), on both sides, so that a
+ * captured custom event whose name has a dash is selected by that name as typed.
+ */
+export function nameKey(name: string): string {
+  return name.trim().toUpperCase().replaceAll('-', '_');
+}
+
+const sameName = (given: string | undefined, wanted: string) =>
+  given !== undefined && nameKey(given) === nameKey(wanted);
+
 function matches(record: CaptureRecord, index: number, selector: CaptureSelector): boolean {
   if (selector.id !== undefined && record.id !== selector.id) return false;
   if (selector.index !== undefined && index !== selector.index) return false;
-  if (selector.type !== undefined && record.type?.toUpperCase() !== selector.type.toUpperCase()) return false;
-  if (selector.event !== undefined && record.event?.toUpperCase() !== selector.event.toUpperCase()) return false;
+  if (selector.type !== undefined && !sameName(record.type, selector.type)) return false;
+  if (selector.event !== undefined && !sameName(record.event, selector.event)) return false;
   return selector.user === undefined || record.userId === selector.user;
 }
 
@@ -123,7 +121,10 @@ export interface CaptureSelector {
   user?: string;
 }
 
-/** Chooses deliveries by id, 0-based index, the last N, type, event or user (all given must hold). */
+/**
+ * Chooses deliveries by id, 0-based index, the last N, type, event or user (all given must hold);
+ * type and event as nameKey compares them.
+ */
 export function selectCaptures(records: readonly CaptureRecord[], selector: CaptureSelector): CaptureRecord[] {
   let chosen = records.map((record, index) => ({ record, index }));
   if (selector.id !== undefined) {
@@ -139,8 +140,8 @@ export function selectCaptures(records: readonly CaptureRecord[], selector: Capt
     chosen = chosen.filter(({ index }) => index === selector.index);
   }
   const { type, event } = selector;
-  if (type !== undefined) chosen = chosen.filter(({ record }) => record.type?.toUpperCase() === type.toUpperCase());
-  if (event !== undefined) chosen = chosen.filter(({ record }) => record.event?.toUpperCase() === event.toUpperCase());
+  if (type !== undefined) chosen = chosen.filter(({ record }) => sameName(record.type, type));
+  if (event !== undefined) chosen = chosen.filter(({ record }) => sameName(record.event, event));
   if (selector.user !== undefined) chosen = chosen.filter(({ record }) => record.userId === selector.user);
   if (selector.last !== undefined) chosen = chosen.slice(-selector.last);
   return chosen.map(({ record }) => record);

@@ -19,6 +19,21 @@ export function recordingDeliveries(path: string): string {
 }
 
 /**
+ * The lines of a capture that were skipped, on stderr: the first few each with why, then how many
+ * more. Said once per file read, whichever command read it.
+ */
+export function sayCaptureWarnings(
+  file: string,
+  { warnings, skipped }: { warnings: readonly string[]; skipped: number },
+  ctx: CliContext,
+): void {
+  for (const warning of warnings.slice(0, SHOWN))
+    writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${file}: ${warning}`);
+  if (skipped > SHOWN)
+    writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${file}: ${plural(skipped - SHOWN, 'more line')} skipped`);
+}
+
+/**
  * Reads a capture for the commands that show it. Skipped lines (a torn last line after a crash)
  * are warnings, a few at most; a file with lines but no capture at all is the wrong file.
  */
@@ -29,18 +44,11 @@ export async function readCaptureFile(
 ): Promise<CaptureFileSelection> {
   const file = recordingDeliveries(given);
   const capture = await readCaptures(file, select);
-  const { total, warnings } = capture;
-  if (total === 0 && warnings.length > 0)
+  if (capture.total === 0 && capture.skipped > 0)
     throw usageError(
-      `${file} holds no captured delivery (${plural(warnings.length, 'line')} skipped): is it a file written by listen --capture?`,
+      `${file} holds no captured delivery (${plural(capture.skipped, 'line')} skipped): is it a file written by listen --capture?`,
       'capture_selection',
     );
-  for (const warning of warnings.slice(0, SHOWN))
-    writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${file}: ${warning}`);
-  if (warnings.length > SHOWN)
-    writeLine(
-      ctx.stderr,
-      `${ctx.color.yellow('warning:')} ${file}: ${plural(warnings.length - SHOWN, 'more line')} skipped`,
-    );
+  sayCaptureWarnings(file, capture, ctx);
   return capture;
 }

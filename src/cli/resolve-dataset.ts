@@ -118,6 +118,21 @@ export function findToken(flags: DatasetFlags & { token?: string | undefined }, 
   return findSetting(given, flags.env, ctx);
 }
 
+/**
+ * An access token kept in a file (out of shell history and process lists): the token alone, on one
+ * line; surrounding whitespace is dropped. A bearer token holds no space, so one inside means the
+ * file holds something else (a note, two tokens, a token map).
+ */
+export async function readTokenFile(path: string): Promise<string> {
+  const text = (await readInputFile(path, 'token file')).toString('utf8').trim();
+  if (text === '' || /\s/.test(text))
+    throw usageError(
+      `the token file ${path} ${text === '' ? 'is empty' : 'holds more than a token'}: it must hold the access token alone (one line, no spaces)`,
+      'invalid_token_file',
+    );
+  return text;
+}
+
 /** --token, --token-file, then LEDGERHOOK_TOKEN, then the stored token of the environment. */
 export async function resolveToken(
   flags: DatasetFlags & { token?: string | undefined; tokenFile?: string | undefined },
@@ -125,15 +140,7 @@ export async function resolveToken(
 ): Promise<string> {
   if (flags.token !== undefined && flags.tokenFile !== undefined)
     throw usageError('give --token or --token-file, not both', 'conflicting_flags');
-  if (flags.tokenFile !== undefined) {
-    const text = (await readInputFile(flags.tokenFile, 'token file')).toString('utf8').trim();
-    if (text === '' || /\s/.test(text))
-      throw usageError(
-        `${flags.tokenFile} must hold the access token alone (one line, no spaces)`,
-        'invalid_token_file',
-      );
-    return text;
-  }
+  if (flags.tokenFile !== undefined) return readTokenFile(flags.tokenFile);
   const found = await findToken(flags, ctx);
   if (found) return found.value;
   throw usageError(

@@ -1,5 +1,9 @@
 import { usageError } from '../errors.js';
+import type { DatasetFlags } from './commands/sync/definition.js';
+import type { CliContext } from './context.js';
 import { readInputFile } from './read-input.js';
+import { resolveToken } from './resolve-dataset.js';
+import { resolveEnvironment, settingsStore } from './resolve-settings.js';
 
 /**
  * userId → access token, from a JSON file (`listen --sync --tokens`, `worker --tokens`, the stored
@@ -27,4 +31,42 @@ export async function readTokenMap(path: string): Promise<Map<string, string>> {
       'invalid_token_file',
     );
   return new Map(Object.entries(value as Record<string, string>));
+}
+
+export type TokenFlags = DatasetFlags & {
+  token?: string | undefined;
+  tokenFile?: string | undefined;
+  tokens?: string | undefined;
+};
+
+/** Several ways to give tokens at once is a usage error, said before anything is read. */
+export function checkTokenFlags(flags: TokenFlags): void {
+  if ([flags.tokens, flags.token, flags.tokenFile].filter((flag) => flag !== undefined).length > 1)
+    throw usageError(
+      'give one of --token or --token-file (one token for every user) or --tokens FILE (per user), not several',
+      'conflicting_flags',
+    );
+}
+
+/**
+ * The access token of each user, for the commands that sync for many (listen --sync, worker):
+ * --tokens FILE, then --token, --token-file or LEDGERHOOK_TOKEN (one for every user), then the
+ * stored tokensFile, then the stored token (local: the mock's).
+ */
+export async function resolveTokenFor(
+  flags: TokenFlags,
+  ctx: CliContext,
+): Promise<(userId: string) => string | undefined> {
+  checkTokenFlags(flags);
+  const tokensFile =
+    flags.tokens ??
+    (flags.token !== undefined || flags.tokenFile !== undefined || ctx.env.LEDGERHOOK_TOKEN
+      ? undefined
+      : (await settingsStore(ctx)).get(await resolveEnvironment(flags.env, ctx), 'tokensFile'));
+  if (tokensFile) {
+    const map = await readTokenMap(tokensFile);
+    return (userId) => map.get(userId);
+  }
+  const token = await resolveToken(flags, ctx);
+  return () => token;
 }

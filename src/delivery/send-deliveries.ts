@@ -39,15 +39,24 @@ export interface SendSummary {
 }
 
 /**
- * When no delivery got an answer at all: the first failure, as the network error it was (its reason
- * and the origin the advice keys on), so that a refused connection is `connection_refused` whether
- * one delivery was sent or many.
+ * What a run of deliveries means as an outcome, for send-sample and replay alike: none answered is
+ * the first failure as the network error it was (its reason and the origin the advice keys on), so
+ * that a refused connection is `connection_refused` whether one delivery was sent or many; some
+ * answered but not all with 2xx is a failed check, counted, with the first network error when there
+ * was one. `what` qualifies the deliveries in the message ("replayed").
  */
-export function noAnswerError(summary: SendSummary, url: URL): LedgerhookError | undefined {
-  if (summary.sent === 0 || summary.networkErrors < summary.sent) return undefined;
-  return new LedgerhookError('ERR_NETWORK', summary.firstNetworkError ?? 'no delivery got an answer', {
-    details: { reason: summary.firstNetworkReason ?? 'network_failed', origin: url.origin },
-  });
+export function sendSummaryError(summary: SendSummary, url: URL, what = ''): LedgerhookError | undefined {
+  if (summary.sent === 0) return undefined;
+  if (summary.networkErrors >= summary.sent)
+    return new LedgerhookError('ERR_NETWORK', summary.firstNetworkError ?? 'no delivery got an answer', {
+      details: { reason: summary.firstNetworkReason ?? 'network_failed', origin: url.origin },
+    });
+  if (summary.failed === 0) return undefined;
+  const deliveries = `${what === '' ? '' : `${what} `}${summary.sent === 1 ? 'delivery' : 'deliveries'}`;
+  return new LedgerhookError(
+    'ERR_CHECK_FAILED',
+    `${summary.failed} of ${summary.sent} ${deliveries} ${summary.failed === 1 ? 'was' : 'were'} not answered with 2xx${summary.firstNetworkError ? ` (${summary.firstNetworkError})` : ''}`,
+  );
 }
 
 /** Sends `count` deliveries with at most `concurrency` in flight, and summarises the answers. */

@@ -1,5 +1,6 @@
 import type { AttemptRecord } from '../capture/attempt-record.js';
 import type { CaptureSubscriber } from '../capture/capture-subscriber.js';
+import { skippedLines } from '../capture/json-lines.js';
 import { type CapturedPendingForward, readPendingForwards } from '../capture/pending-forwards.js';
 import { verifyOriginalToken } from '../capture/original-token.js';
 import type { DeliveryEvents } from '../delivery/delivery-events.js';
@@ -25,6 +26,8 @@ export type ForwardEvent =
       dropped: number;
       /** Owed, but the original token does not verify with this run's secrets: not sent. */
       unverified: number;
+      /** Lines of the capture file not read (not JSON, cut, or over the length bound). */
+      skipped: number;
     };
 
 /** What a capture file still owes, read before the port is bound. */
@@ -32,6 +35,8 @@ export interface OwedForwards {
   forwards: CapturedPendingForward[];
   /** Left out: the original token does not verify with the listener's secrets now. */
   unverified: number;
+  /** Lines of the file not read (not JSON, cut, or over the length bound): counted, said once at start. */
+  skipped: number;
 }
 
 /**
@@ -44,8 +49,9 @@ export async function readOwedForwards(
   path: string,
   options: Pick<HandleDeliveryOptions, 'secrets' | 'verificationPrefix'>,
 ): Promise<OwedForwards> {
-  const all = await readPendingForwards(path);
-  if (options.secrets.length === 0) return { forwards: all, unverified: 0 };
+  const lines = skippedLines('', 'the writer');
+  const all = await readPendingForwards(path, lines);
+  if (options.secrets.length === 0) return { forwards: all, unverified: 0, skipped: lines.count };
   const verdicts = new Map<CapturedPendingForward['record'], boolean>();
   const forwards: CapturedPendingForward[] = [];
   for (const forward of all) {
@@ -56,7 +62,7 @@ export async function readOwedForwards(
     }
     if (ok) forwards.push(forward);
   }
-  return { forwards, unverified: all.length - forwards.length };
+  return { forwards, unverified: all.length - forwards.length, skipped: lines.count };
 }
 
 type EdgeFor = (url: URL) => ForwardEdge;
@@ -91,7 +97,7 @@ export function startRetrier(
   handleOptions: HandleDeliveryOptions,
   capture: CaptureSubscriber | undefined,
   events: DeliveryEvents,
-  { forwards: owed, unverified }: OwedForwards,
+  { forwards: owed, unverified, skipped }: OwedForwards,
 ): { close(): Promise<number> } {
   const retry = options.retry;
   const retrier = new ForwardRetrier({
@@ -148,13 +154,14 @@ export function startRetrier(
     }
     retrier.add({ ...forward, headers: forwardHeaders(forward.headers), edge });
   }
-  if (owed.length > 0 || unverified > 0)
+  if (owed.length > 0 || unverified > 0 || skipped > 0)
     options.onForward?.({
       type: 'forwards-resumed',
       resumed: owed.length - waiting - dropped,
       waiting,
       dropped,
       unverified,
+      skipped,
     });
   return { close: async () => (await retrier.close()) + waiting };
 }

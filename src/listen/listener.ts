@@ -70,7 +70,7 @@ export async function startListener(input: ListenerOptions = {}): Promise<Runnin
   const owed =
     options.retry && options.capture
       ? await readOwedForwards(options.capture.path, verification)
-      : { forwards: [], unverified: 0 };
+      : { forwards: [], unverified: 0, skipped: 0 };
   events.subscribe({ onEvent: countInto(stats) });
   const handleOptions: HandleDeliveryOptions = {
     path: options.path,

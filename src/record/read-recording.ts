@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { captureLines, MAX_CAPTURE_LINE_BYTES } from '../capture/capture-lines.js';
+import { jsonLines, skipLine, type SkippedLines, skippedLines } from '../capture/json-lines.js';
 import type { CaptureRecord } from '../capture/capture-record.js';
 import { readCaptures } from '../capture/read-captures.js';
 import { DEFAULT_MAX_REPLAYED_RECORDING_BYTES } from '../defaults.js';
@@ -59,26 +59,11 @@ async function sizeOf(path: string): Promise<number | undefined> {
 }
 
 /** The timeline file: its header, then its exchanges and marks, each line checked, bad ones skipped with a warning. */
-async function readTimeline(dir: string, path: string, warnings: string[]) {
+async function readTimeline(dir: string, path: string, skipped: SkippedLines) {
   let header: RecordingHeader | undefined;
   const exchanges: RecordedExchange[] = [];
   const marks = new Map<string, { seq: number; at: string }>();
-  for await (const line of captureLines(path)) {
-    if (line.kind === 'skipped') {
-      if (!line.zeros)
-        warnings.push(`${RECORDING_FILE} line ${line.number} is longer than ${MAX_CAPTURE_LINE_BYTES} bytes; skipped`);
-      continue;
-    }
-    if (line.text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line.text);
-    } catch {
-      warnings.push(
-        `${RECORDING_FILE} line ${line.number} is ${line.last ? 'incomplete (the recorder was stopped mid-line)' : 'not JSON'}; skipped`,
-      );
-      continue;
-    }
+  for await (const { number, value } of jsonLines(path, skipped)) {
     if (header === undefined) {
       if (!isRecordingHeader(value))
         throw unreadable(dir, `the first line of ${RECORDING_FILE} is not a recording header`);
@@ -86,7 +71,7 @@ async function readTimeline(dir: string, path: string, warnings: string[]) {
     } else if (isRecordedExchange(value)) exchanges.push(value);
     else if (isDeliveryMark(value)) {
       if (!marks.has(value.id)) marks.set(value.id, { seq: value.seq, at: value.at });
-    } else warnings.push(`${RECORDING_FILE} line ${line.number} is not an exchange or a delivery mark; skipped`);
+    } else skipLine(skipped, number, 'not an exchange or a delivery mark');
   }
   if (header === undefined) throw unreadable(dir, `${RECORDING_FILE} is empty`);
   exchanges.sort((a, b) => a.seq - b.seq);
@@ -126,8 +111,9 @@ export async function readRecording(dir: string, options: ReadRecordingOptions =
     throw unreadable(dir, `${RECORDING_FILE} or ${DELIVERIES_FILE} is not a regular file`);
   if (timelineBytes + deliveryBytes > maxBytes)
     throw unreadable(dir, `it holds ${timelineBytes + deliveryBytes} bytes, more than the ${maxBytes} a replay reads`);
-  const warnings: string[] = [];
-  const { header, exchanges, marks } = await readTimeline(dir, timelinePath, warnings);
+  const timeline = skippedLines(`${RECORDING_FILE} `, 'the recorder');
+  const { header, exchanges, marks } = await readTimeline(dir, timelinePath, timeline);
+  const warnings = timeline.warnings;
   const deliveries: RecordedDelivery[] = [];
   if (sizes[1] !== undefined) {
     const captured = await readCaptures(deliveriesPath);

@@ -26,7 +26,7 @@ export const SETTING_KEYS = {
   },
   tokensFile: {
     secret: false,
-    describe: 'JSON file mapping userId to access token, for listen --sync with several users',
+    describe: 'JSON file mapping userId to access token, for listen --sync and worker with several users',
   },
   expiredCursorStatuses: {
     secret: false,

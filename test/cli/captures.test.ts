@@ -68,6 +68,80 @@ describe('captures list and show', () => {
     }
   });
 
+  it('a captured custom event is chosen by its name with a dash or an underscore, by replay and captures list alike', async () => {
+    const records = [
+      await captureRecord('{"userId":"u","type":"LIFECYCLE_EVENT","event":"payroll-synced","eventData":{}}', {
+        id: 'dlv_dashed',
+      }),
+      await captureRecord(VALID_BODY, { id: 'dlv_catalogue' }),
+      // A hostile name in the file: matched like any other, but never offered as a suggestion.
+      await captureRecord('{"userId":"u","type":"LIFECYCLE_EVENT","event":"PAYROLL_SYNCE\\u001b[2J","eventData":{}}', {
+        id: 'dlv_hostile',
+      }),
+    ];
+    const file = join(tempDir(), 'custom.jsonl');
+    writeFileSync(file, `${records.map((record) => JSON.stringify(record)).join('\n')}\n`);
+    for (const event of ['payroll-synced', 'PAYROLL_SYNCED', 'Payroll_Synced']) {
+      assert.deepEqual(
+        selectCaptures(records, captureSelector({ event }, records)).map((record) => record.id),
+        ['dlv_dashed'],
+        event,
+      );
+      const listed = await runInProcess(['captures', 'list', file, '--event', event, '--json']);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.deepEqual(
+        JSON.parse(listed.stdout).deliveries.map((d: { id: string }) => d.id),
+        ['dlv_dashed'],
+      );
+      const replayed = await runInProcess([
+        'replay',
+        file,
+        '--to',
+        'http://127.0.0.1:1/',
+        '--as-captured',
+        '--dry-run',
+        '--json',
+        '--event',
+        event,
+      ]);
+      assert.equal(replayed.code, 0, replayed.stderr);
+      assert.deepEqual(
+        JSON.parse(replayed.stdout).deliveries.map((d: { id: string }) => d.id),
+        ['dlv_dashed'],
+      );
+    }
+    assert.deepEqual(
+      selectCaptures(records, captureSelector({ event: 'invoice-viewed', type: 'lifecycle-event' }, records)).map(
+        (record) => record.id,
+      ),
+      ['dlv_catalogue'],
+    );
+    // One check, one wording, from both commands. A name from the file is suggested only when plain, and
+    // only by replay, which holds the file: captures list streams it, so its suggestions are the catalogue's.
+    for (const command of [
+      ['replay', file, '--to', 'http://127.0.0.1:1/', '--as-captured'],
+      ['captures', 'list', file],
+    ]) {
+      const type = await runInProcess([...command, '--type', 'ENTITY_UPDAT']);
+      assert.equal(type.code, 2);
+      assert.match(
+        type.stderr,
+        /^error: unknown webhook type "ENTITY_UPDAT" \(did you mean ENTITY_UPDATE\?\); use ENTITY_UPDATE or LIFECYCLE_EVENT$/m,
+      );
+      const event = await runInProcess([...command, '--event', 'PAYROLL_SYNCE']);
+      assert.equal(event.code, 2);
+      assert.match(
+        event.stderr,
+        command[0] === 'replay'
+          ? /^error: unknown event "PAYROLL_SYNCE" \(did you mean payroll-synced\?\); `ledgerhook events` lists them$/m
+          : /^error: unknown event "PAYROLL_SYNCE"; `ledgerhook events` lists them$/m,
+      );
+    }
+    const hostile = await runInProcess(['replay', file, '--to', 'http://127.0.0.1:1/', '--event', 'PAYROLL_SYNCE[2J']);
+    assert.equal(hostile.code, 2);
+    assert.ok(!hostile.stderr.includes('\u001b'), 'no escape from the file reaches the terminal');
+  });
+
   it('shows one delivery: headers, decoded token, checklist with a secret, pretty body', async () => {
     const { file } = await writeMixedCapture();
     const forged = await runCli(['captures', 'show', `${file}#dlv_forged`, '--secret', CAPTURE_SECRET]);

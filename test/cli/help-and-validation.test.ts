@@ -114,7 +114,7 @@ describe('help and input checks', () => {
   it('replay and captures list check --type and --event, with a suggestion; a custom event in the capture is fine', async () => {
     const { file } = await writeMixedCapture();
     const cases: Array<[string[], RegExp]> = [
-      [['--type', 'ENTITY_UPDAT'], /unknown (webhook )?type "ENTITY_UPDAT" \(did you mean ENTITY_UPDATE\?\)/],
+      [['--type', 'ENTITY_UPDAT'], /unknown webhook type "ENTITY_UPDAT" \(did you mean ENTITY_UPDATE\?\)/],
       [['--event', 'INVOICE_VIEWD'], /unknown event "INVOICE_VIEWD" \(did you mean INVOICE_VIEWED\?\)/],
     ];
     for (const [args, message] of cases) {

@@ -455,8 +455,13 @@ describe('readOwedForwards', () => {
       });
     };
     const file = join(tempDir(), 'capture.jsonl');
-    writeFileSync(file, `${await line('genuine', secret)}\n${await line('forged', 'not-the-secret')}\n`);
+    // A line that is not JSON and a torn last one: counted (listen says them once, at start), never resumed.
+    writeFileSync(
+      file,
+      `${await line('genuine', secret)}\nnot json\n${await line('forged', 'not-the-secret')}\n{"id":"torn","bo`,
+    );
     const owed = await readOwedForwards(file, { secrets: [secret] });
+    assert.equal(owed.skipped, 2);
     assert.deepEqual(
       owed.forwards.map((forward) => forward.deliveryId),
       ['genuine'],

@@ -1,5 +1,7 @@
 import { type CapturedPendingForward, readPendingForwards } from '../../../capture/pending-forwards.js';
+import { skippedLines } from '../../../capture/json-lines.js';
 import { assertReadableCapture, selectCaptures } from '../../../capture/read-captures.js';
+import { sayCaptureWarnings } from '../../capture-warnings.js';
 import { usageError } from '../../../errors.js';
 import { plural } from '../../../util/plural.js';
 import { shellQuote } from '../../../util/shell-quote.js';
@@ -34,7 +36,9 @@ export async function listOwed(options: CapturesListOptions, ctx: CliContext): P
   if (options.index !== undefined) throw usageError('--index does not go with --owed', 'conflicting_flags');
   const { last, ...selector } = captureSelector(options, undefined);
   await assertReadableCapture(options.file);
-  const owed = await readPendingForwards(options.file);
+  const skipped = skippedLines('', 'the writer');
+  const owed = await readPendingForwards(options.file, skipped);
+  sayCaptureWarnings(options.file, { warnings: skipped.warnings, skipped: skipped.count }, ctx);
   const kept = new Set(
     selectCaptures(
       owed.map((forward) => forward.record),

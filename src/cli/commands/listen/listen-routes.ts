@@ -76,8 +76,8 @@ export function forwardPrinter(
   const c = ctx.color;
   return (event: ForwardEvent) => {
     if (event.type === 'forwards-resumed') {
-      const { resumed, waiting, dropped, unverified } = event;
-      if (options.json) out.write(jsonLine(event.type, { resumed, waiting, dropped, unverified }));
+      const { resumed, waiting, dropped, unverified, skipped } = event;
+      if (options.json) out.write(jsonLine(event.type, { resumed, waiting, dropped, unverified, skipped }));
       else writeLine(ctx.stderr, resumedLine(event, options.capture ?? ''));
       return;
     }
@@ -106,13 +106,18 @@ export function forwardPrinter(
 
 /** What was resumed, what waits, and what this run will not send (with the commands that can). */
 function resumedLine(event: Extract<ForwardEvent, { type: 'forwards-resumed' }>, capture: string): string {
-  const { resumed, waiting, dropped, unverified } = event;
-  const parts = [`resuming ${plural(resumed, 'forward')} still due in the capture file`];
+  const { resumed, waiting, dropped, unverified, skipped } = event;
+  const owed = resumed + waiting + dropped + unverified > 0;
+  const parts = owed ? [`resuming ${plural(resumed, 'forward')} still due in the capture file`] : [];
   if (waiting > 0) parts.push(`${waiting} more wait for room`);
   if (dropped > 0)
     parts.push(`${plural(dropped, 'forward')} to routes this run does not have (by name and URL) not sent`);
   if (unverified > 0)
     parts.push(`${plural(unverified, 'forward')} whose original token does not verify with the secret now not sent`);
+  if (skipped > 0)
+    parts.push(
+      `${plural(skipped, 'line')} of the capture file${owed ? '' : ` ${printableLine(capture)}`} not read (not JSON, cut, or too long)`,
+    );
   const file = shellQuote(capture);
   const hint =
     dropped > 0

@@ -2,11 +2,9 @@ import type { CaptureRecord } from '../../../capture/capture-record.js';
 import { roundMs } from '../../../util/percentiles.js';
 import { printable, printableLine } from '../../render-delivery.js';
 import { readCaptures, selectCaptures } from '../../../capture/read-captures.js';
-import { EVENTS, WEBHOOK_TYPES } from '@ledgerhook/webhooks';
-import { didYouMean } from '@ledgerhook/webhooks/advanced';
-import { LedgerhookError, usageError } from '../../../errors.js';
+import { usageError } from '../../../errors.js';
 import { describeVerdict } from '../../../replay/captured-delivery.js';
-import { noAnswerError, type DeliveryOutcome } from '../../../delivery/send-deliveries.js';
+import { sendSummaryError, type DeliveryOutcome } from '../../../delivery/send-deliveries.js';
 import { assertResignable } from '../../../capture/original-token.js';
 import {
   planReplay,
@@ -18,33 +16,14 @@ import {
 import type { LabelledSecret } from '@ledgerhook/webhooks';
 import { writeJson, writeLine, type CliContext } from '../../context.js';
 import type { ReplayCommandOptions } from './definition.js';
+import { captureSelector } from '../captures/capture-selector.js';
 import { checkFlags, chooseRecords, nothingToResend } from './replay-selection.js';
 import { owedAttempts } from './replay-owed.js';
 import { describeRecord } from '../../delivery-line.js';
+import { sayCaptureWarnings } from '../../capture-warnings.js';
 import { requireWebhookSecrets, resolveHeaderName, resolveVerificationPrefix } from '../../resolve-settings.js';
 
 const deliveries = (count: number) => `${count} ${count === 1 ? 'delivery' : 'deliveries'}`;
-
-/** --type and --event are checked against the catalogue (and the capture: custom events exist). */
-function validateFilters(
-  options: Pick<ReplayCommandOptions, 'type' | 'event'>,
-  records: readonly CaptureRecord[],
-): void {
-  const type = options.type;
-  if (type !== undefined && !WEBHOOK_TYPES.some((known) => known === type.toUpperCase()))
-    throw usageError(
-      `unknown type "${type}"${didYouMean(type, WEBHOOK_TYPES)}; use ${WEBHOOK_TYPES.join(' or ')}`,
-      'unknown_webhook_type',
-    );
-  const event = options.event;
-  if (event === undefined) return;
-  const known = new Set([...EVENTS.map((e) => e.name), ...records.flatMap((r) => (r.event ? [r.event] : []))]);
-  if (![...known].some((name) => name.toUpperCase() === event.toUpperCase()))
-    throw usageError(
-      `unknown event "${event}"${didYouMean(event, [...known])}; \`ledgerhook events\` lists them`,
-      'unknown_event',
-    );
-}
 
 interface ReplayLine {
   id: string;
@@ -135,15 +114,15 @@ async function resigning(plan: ReplayPlan, options: ReplayCommandOptions, ctx: C
 export async function run(options: ReplayCommandOptions, ctx: CliContext): Promise<void> {
   // Flags before the file: a missing target is said without reading anything.
   checkFlags(options);
-  const { records: all, warnings } = await readCaptures(options.file);
-  for (const warning of warnings) writeLine(ctx.stderr, `${ctx.color.yellow('warning:')} ${options.file}: ${warning}`);
-  validateFilters(options, all);
+  const capture = await readCaptures(options.file);
+  sayCaptureWarnings(options.file, capture, ctx);
+  const all = capture.records;
+  const selector = captureSelector(options, all);
   if (options.edit) return (await import('./replay-edit.js')).runEdit(options, ctx, all);
   if (options.capture !== undefined) throw usageError('--capture goes with --edit', 'conflicting_flags');
   const { records, url, owedRoute } = chooseRecords(options, all);
   if ((options.failed || options.owed) && records.length === 0) return nothingToResend(options, ctx);
-  // The options are a CaptureSelector themselves (id, index, last, type, event, user).
-  const plan = planReplay(selectCaptures(records, options), {
+  const plan = planReplay(selectCaptures(records, selector), {
     includeUnverified: options.includeUnverified,
     includeRefused: options.includeRefused,
     resignRefused: options.resignRefused,
@@ -202,11 +181,6 @@ export async function run(options: ReplayCommandOptions, ctx: CliContext): Promi
         ctx.color.dim(`recorded in ${options.file} as attempts of route ${printableLine(owedRoute ?? '')}`),
       );
   }
-  const unanswered = noAnswerError(summary, url);
-  if (unanswered) throw unanswered;
-  if (summary.failed > 0)
-    throw new LedgerhookError(
-      'ERR_CHECK_FAILED',
-      `${summary.failed} of ${summary.sent} replayed ${summary.sent === 1 ? 'delivery was' : 'deliveries were'} not answered with 2xx`,
-    );
+  const failed = sendSummaryError(summary, url, 'replayed');
+  if (failed) throw failed;
 }

@@ -2,7 +2,7 @@ import { resolveSampleType } from '../../../catalogue/resolve.js';
 import { roundMs } from '../../../util/percentiles.js';
 import { LedgerhookError, usageError } from '../../../errors.js';
 import { buildDelivery, type OutgoingDelivery } from '../../../delivery/build-delivery.js';
-import { noAnswerError, sendDeliveries, type SendSummary } from '../../../delivery/send-deliveries.js';
+import { sendDeliveries, sendSummaryError, type SendSummary } from '../../../delivery/send-deliveries.js';
 import { postWebhook, type DeliveryResponse } from '../../../delivery/post-webhook.js';
 import { resolveTarget } from '../../../delivery/target.js';
 import { buildSampleBody } from '../../../samples/sample-body.js';
@@ -20,7 +20,6 @@ import {
 } from '../../resolve-settings.js';
 import { localListenerTarget, meansLocalListener } from '../../local-listener.js';
 import { configDirOf } from '../../local-environment.js';
-import { plural } from '../../../util/plural.js';
 import { commaList } from '../../parsers.js';
 
 function parseEventData(raw: string | undefined): Record<string, unknown> | undefined {
@@ -216,17 +215,6 @@ function printSummary(
   writeLine(ctx.stdout, `  latency p50 ${l.p50.toFixed(1)} ms, p95 ${l.p95.toFixed(1)} ms, max ${l.max.toFixed(1)} ms`);
 }
 
-/** No answer at all is a network failure; any answer but 2xx is a failed check. */
-function checkSummary(summary: SendSummary, url: URL): void {
-  const unanswered = noAnswerError(summary, url);
-  if (unanswered) throw unanswered;
-  if (summary.failed > 0)
-    throw new LedgerhookError(
-      'ERR_CHECK_FAILED',
-      `${summary.failed} of ${plural(summary.sent, 'delivery', 'deliveries')} ${summary.failed === 1 ? 'was' : 'were'} not answered with 2xx${summary.firstNetworkError ? ` (${summary.firstNetworkError})` : ''}`,
-    );
-}
-
 /** --count N: sent with a progress line, each with a fresh token, then summarised. */
 async function sendMany(
   send: Send,
@@ -250,11 +238,8 @@ async function sendMany(
   });
   progress.stop();
   printSummary(send.url, summary, options, ctx);
-  try {
-    checkSummary(summary, send.url);
-  } catch (error) {
-    throw noListener(error, send);
-  }
+  const failed = sendSummaryError(summary, send.url);
+  if (failed) throw noListener(failed, send);
 }
 
 export async function run(options: SendSampleCommandOptions, ctx: CliContext): Promise<void> {

@@ -23,8 +23,14 @@ function workerCommand(program: Command) {
         '--env <name>',
         'stored environment to use (default: LEDGERHOOK_ENV, else sandbox once anything is configured for sandbox or production, else local: ledgerhook mock)',
       )
-      .option('--tokens <file>', 'JSON file mapping userId to access token: { "user_1": "token..." }')
-      .option('--token-file <file>', 'read one access token for every user from a file (default: LEDGERHOOK_TOKEN)')
+      .option(
+        '--tokens <file>',
+        'JSON file mapping userId to access token: { "user_1": "token..." } (default: the stored tokensFile)',
+      )
+      .option(
+        '--token-file <file>',
+        'read one access token for every user from a file (default: LEDGERHOOK_TOKEN, else the stored token when no tokensFile is stored)',
+      )
       .option('--token <token>', 'the same token as a value: visible in ps while the worker runs, prefer --token-file')
       .option('--concurrency <n>', 'jobs run at once by this worker', integer('--concurrency', { min: 1, max: 64 }), 4)
       .option(

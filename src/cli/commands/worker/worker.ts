@@ -1,12 +1,12 @@
 import { usageError } from '../../../errors.js';
-import { readTokenMap } from '../../token-map.js';
+import { checkTokenFlags, resolveTokenFor } from '../../token-map.js';
 import type { SyncWorkerEvent } from '../../../queue/sync-worker.js';
 import type { CliContext } from '../../context.js';
 import { jsonLine, markJsonLines } from '../../json-output.js';
 import { printable, quoted } from '../../render-delivery.js';
 import { syncDoneLine } from '../../sync-done-line.js';
 import type { WorkerCommandOptions } from './definition.js';
-import { resolveBaseUrl, resolveToken } from '../../resolve-dataset.js';
+import { resolveBaseUrl } from '../../resolve-dataset.js';
 import { resolveEntityPaths } from '../../resolve-settings.js';
 import { resolveQueue, resolveStoreUrl } from '../../resolve-scale.js';
 import { resolveReadSettings } from '../../resolve-service-settings.js';
@@ -59,11 +59,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   const target = resolveQueue(options, ctx);
   const storeUrl = resolveStoreUrl(options, ctx);
   if (!storeUrl) throw usageError('no store: pass --store postgres://... or set LEDGERHOOK_STORE', 'missing_store');
-  if (options.tokens && (options.token || options.tokenFile))
-    throw usageError(
-      'give --token-file or --token (every user) or --tokens FILE (per user), not several',
-      'conflicting_flags',
-    );
+  checkTokenFlags(options);
   const baseUrl = await resolveBaseUrl(options, ctx);
   if (baseUrl === undefined)
     throw usageError('no base URL: pass --base-url or set LEDGERHOOK_BASE_URL', 'missing_base_url');
@@ -71,14 +67,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
   const { rateLimit, limit, lagMs, maxStampAheadMs, expiredCursorStatuses } = await resolveReadSettings(options, ctx);
   const telemetry = await resolveTelemetry(options, ctx);
   const paths = await resolveEntityPaths(options, ctx);
-  let tokenFor: (userId: string) => string | undefined;
-  if (options.tokens) {
-    const map = await readTokenMap(options.tokens);
-    tokenFor = (userId) => map.get(userId);
-  } else {
-    const token = await resolveToken(options, ctx);
-    tokenFor = () => token;
-  }
+  const tokenFor = await resolveTokenFor(options, ctx);
   const [{ startSyncWorker }, { PostgresStore }, { storeReconcile, storeSync }, { reconcileJobs }] = await Promise.all([
     import('../../../queue/sync-worker.js'),
     import('../../../store/postgres/postgres-store.js'),
