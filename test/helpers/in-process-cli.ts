@@ -6,6 +6,7 @@ import { programHelp } from '../../src/cli/help-layout.js';
 import { jsonOutcome } from '../../src/cli/json-output.js';
 import { outcomeOf } from '../../src/cli/outcome.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
+import { secretFlagWarningsOnce } from '../../src/cli/secret-flag-warnings.js';
 import type { RunCommand } from '../../src/cli/runner.js';
 import { type CliResult, tempDir } from './cli.js';
 
@@ -17,6 +18,7 @@ import { type CliResult, tempDir } from './cli.js';
 export function programFromDefinitions(
   run: RunCommand,
   write: { out: (text: string) => void; err: (text: string) => void },
+  env?: NodeJS.ProcessEnv,
 ) {
   const program = new Command('ledgerhook')
     .option('--debug', 'print stack traces for unexpected errors')
@@ -26,6 +28,10 @@ export function programFromDefinitions(
       writeOut: write.out,
       writeErr: write.err,
       outputError: (text, emit) => emit(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`),
+    })
+    // main.ts's hook: a line for each credential typed as a flag, once per configuration directory.
+    .hook('preAction', (_program, command) => {
+      if (env) for (const line of secretFlagWarningsOnce(command, env)) write.err(`${line}\n`);
     });
   programHelp.configure(program);
   defineCommands(program, run);
@@ -78,10 +84,14 @@ export async function runInProcess(
     const text = json ? jsonOutcome(ctx) : undefined;
     if (text) stdout.stream.write(text);
   };
-  const program = programFromDefinitions(run, {
-    out: (text) => stdout.stream.write(text),
-    err: (text) => stderr.stream.write(text),
-  });
+  const program = programFromDefinitions(
+    run,
+    {
+      out: (text) => stdout.stream.write(text),
+      err: (text) => stderr.stream.write(text),
+    },
+    env,
+  );
   let code: number;
   try {
     await program.parseAsync(args, { from: 'user' });
