@@ -2,7 +2,8 @@
  * The one --json contract (docs/json.md), for every command that takes --json: the list is read from
  * the command tree, so a command added with --json and not added here fails the first test.
  * Answer-once commands run in-process (same definitions, command modules and json-output.ts as main.ts)
- * with a spawned sample through main.ts itself; JSON Lines commands are spawned.
+ * with a spawned sample through main.ts itself; JSON Lines commands are spawned (Ctrl-C ends them
+ * with 130) and their failures at start-up run in-process.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -353,7 +354,8 @@ describe('one JSON contract for every --json', () => {
         assert.ok(!Number.isNaN(Date.parse(event.time)), `${name}: ${line}`);
       }
 
-      const failed = await runCli([...row.fail(fixtures), '--json']);
+      // A failure at start-up, in-process: the same command module and json-output.ts as main.ts.
+      const failed = await runInProcess([...row.fail(fixtures), '--json']);
       const lines = failed.stdout.trim().split('\n');
       const last = JSON.parse(lines.at(-1) ?? '');
       assert.equal(last.kind, 'error', `${name}: ${failed.stdout}${failed.stderr}`);
