@@ -302,14 +302,17 @@ describe('listen, capture and replay (end to end)', () => {
   });
 
   it('exits 2 with one line when the port is taken or the capture file cannot be opened', async () => {
-    const { listen, url } = await startListen([]);
+    // Refused at start-up, so in-process: the port held by a server of this process.
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = String((holder.address() as AddressInfo).port);
     // sandbox: the local environment's first use would add its own lines (the development secret).
-    const taken = await runCli(['listen', '--port', new URL(url).port, '--env', 'sandbox']);
+    const taken = await runInProcess(['listen', '--port', port, '--env', 'sandbox']);
+    await new Promise((resolve) => holder.close(resolve));
     assert.equal(taken.code, 2);
     assert.match(taken.stderr, /already in use/);
     assertOneLineError(taken);
-    await listen.stop();
-    const badCapture = await runCli(
+    const badCapture = await runInProcess(
       ['listen', '--port', '0', '--capture', join(tempDir(), 'no', 'such', 'dir.jsonl')].concat('--env', 'sandbox'),
     );
     assert.equal(badCapture.code, 2);
