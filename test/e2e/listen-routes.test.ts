@@ -10,7 +10,7 @@ import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { buildSampleBody } from '../../src/samples/sample-body.js';
 import { verifyWebhook } from '@ledgerhook/webhooks';
-import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { assertOneLineError, startCli, tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 
 const SECRET = 'whsec_listen_routes_test';
@@ -175,7 +175,7 @@ describe('listen routes and retries (end to end)', () => {
       assert.equal((await listen.stop()).code, 130);
       await app?.close();
     }
-    const shown = await runCli(['captures', 'show', capture, '--json', '--secret', SECRET]);
+    const shown = await runInProcess(['captures', 'show', capture, '--json', '--secret', SECRET]);
     assert.equal(shown.code, 0, shown.stderr);
     const detail = JSON.parse(shown.stdout);
     assert.deepEqual(
@@ -194,7 +194,7 @@ describe('listen routes and retries (end to end)', () => {
     assert.deepEqual(detail.routes, [
       { route: 'default', url: `http://localhost:${port}/`, attempts: 3, outcome: 'delivered', status: 200 },
     ]);
-    const text = await runCli(['captures', 'show', capture, '--secret', SECRET]);
+    const text = await runInProcess(['captures', 'show', capture, '--secret', SECRET]);
     assert.match(text.stdout, /default #3 → 200 in [\d.]+ ms \(delivered\)/);
     // The inspector's detail of the same capture lists them too.
     const inspect = startCli(['inspect', capture, '--port', '0', '--json']);
@@ -276,17 +276,26 @@ describe('listen routes and retries (end to end)', () => {
     await moved.stop();
     assert.equal(app.received.length, 0);
 
-    const listed = await runCli(['captures', 'list', capture, '--owed', '--json']);
+    const listed = await runInProcess(['captures', 'list', capture, '--owed', '--json']);
     assert.equal(listed.code, 0, listed.stderr);
     const owed = JSON.parse(listed.stdout).owed as Array<{ route: string; url: string; attempts: number }>;
     assert.deepEqual(
       owed.map((o) => [o.route, o.url, o.attempts]),
       Array.from({ length: 3 }, () => ['default', `http://localhost:${was}/`, 1]),
     );
-    const failed = await runCli(['replay', capture, '--failed', '--to', `:${app.port}`, '--secret', SECRET]);
+    const failed = await runInProcess(['replay', capture, '--failed', '--to', `:${app.port}`, '--secret', SECRET]);
     assert.equal(failed.stdout.trim(), `no delivery in ${capture} failed at its last attempt`);
 
-    const replayed = await runCli(['replay', capture, '--owed', '--to', `:${app.port}`, '--secret', SECRET, '--json']);
+    const replayed = await runInProcess([
+      'replay',
+      capture,
+      '--owed',
+      '--to',
+      `:${app.port}`,
+      '--secret',
+      SECRET,
+      '--json',
+    ]);
     assert.equal(replayed.code, 0, replayed.stderr);
     const report = JSON.parse(replayed.stdout);
     assert.deepEqual([report.sent, report.succeeded, report.recorded], [3, 3, 3]);
@@ -298,7 +307,7 @@ describe('listen routes and retries (end to end)', () => {
       assert.ok((await verifyWebhook({ body: received.body, token: received.token, secrets: SECRET })).ok);
 
     // Owed no more: not listed, not resumed by the next listen, not sent twice.
-    const after = await runCli(['captures', 'list', capture, '--owed']);
+    const after = await runInProcess(['captures', 'list', capture, '--owed']);
     assert.equal(after.stdout.trim(), `no forward is still owed in ${capture}`);
     const again = await startListen(args);
     await again.listen.stop();
@@ -328,11 +337,11 @@ describe('listen routes and retries (end to end)', () => {
       await listen.stop();
     }
     try {
-      const untargeted = await runCli(['replay', capture, '--failed', '--secret', SECRET]);
+      const untargeted = await runInProcess(['replay', capture, '--failed', '--secret', SECRET]);
       assert.equal(untargeted.code, 2);
       assertOneLineError(untargeted);
       assert.match(untargeted.stderr, new RegExp(`needs --to TARGET.*http://localhost:${app.port}/hooks`));
-      const replayed = await runCli([
+      const replayed = await runInProcess([
         'replay',
         capture,
         '--failed',
@@ -383,10 +392,10 @@ describe('listen routes and retries (end to end)', () => {
       [['--forward-to', ':3000', '--retry', '5s'], /--retry goes with --capture FILE/],
       [['--forward-to', ':3000', '--retry-resign'], /--retry-resign goes with --retry/],
     ];
-    for (const [index, [args, pattern]] of cases.entries()) {
+    for (const [args, pattern] of cases) {
       const config = tempDir('ledgerhook-config-');
-      // One spawned as a user runs it; the rest of the table in-process (same definitions and error mapping).
-      const result = await (index === 0 ? runCli : runInProcess)(['listen', '--port', '0', ...args], {
+      // Refused before anything is bound: in-process (same definitions and error mapping as the bin).
+      const result = await runInProcess(['listen', '--port', '0', ...args], {
         env: { LEDGERHOOK_CONFIG_DIR: config },
       });
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
