@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
-import { runInProcess } from '../helpers/in-process-cli.js';
+import { runInProcess, startInProcess } from '../helpers/in-process-cli.js';
 import { type Quirks, startQuirkyServer } from '../helpers/quirky-list-server.js';
 
 const settingsOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'));
@@ -156,7 +156,8 @@ describe('ledgerhook probe against a service that is not the mock', () => {
 describe('ledgerhook probe against ledgerhook mock with its quirk flags', () => {
   it('whole seconds compared with >, a 50-item maximum, a rate limit: named, written, and sync converges', async () => {
     const config = tempDir();
-    const mock = startCli(
+    // The mock in-process: its quirk flags are under test here, its start as a process is json-contract.test.ts's.
+    const mock = startInProcess(
       [
         'mock',
         '--port',
