@@ -35,16 +35,18 @@ describe('replay --edit (end to end: an independent receiver, a node script as t
   let file: string;
   let receiver: Awaited<ReturnType<typeof startSpecReceiver>>;
   const original = () => readFileSync(file, 'utf8');
-  // The built bin: the editor it starts inherits the process's environment (EDIT_MODE, EDIT_LOG) and stdio.
-  const edit = (mode: string, args: string[] = ['--id', 'dlv_valid']) =>
-    runCli(['replay', file, '--to', receiver.url, '--edit', ...args], {
+  /**
+   * replay --edit with the fake editor. The editor setting is a shell command (run with `sh -c`), so
+   * EDIT_MODE and EDIT_LOG are given in it, as a user could: the editor gets them whether replay runs
+   * as the built bin (the first test) or in-process (the others: same definitions and command module).
+   */
+  const edit = (mode: string, args: string[] = ['--id', 'dlv_valid'], { spawned = false } = {}) =>
+    (spawned ? runCli : runInProcess)(['replay', file, '--to', receiver.url, '--edit', ...args], {
       env: {
         LEDGERHOOK_WEBHOOK_SECRET: CAPTURE_SECRET,
         // A path with a space, quoted as a person would write it in EDITOR.
-        EDITOR: `${shellQuote(process.execPath)} ${shellQuote(script)}`,
+        EDITOR: `EDIT_MODE=${shellQuote(mode)} EDIT_LOG=${shellQuote(log)} ${shellQuote(process.execPath)} ${shellQuote(script)}`,
         VISUAL: undefined,
-        EDIT_MODE: mode,
-        EDIT_LOG: log,
       },
     });
 
@@ -64,7 +66,7 @@ describe('replay --edit (end to end: an independent receiver, a node script as t
 
   it('sends the edited body re-signed; the independent receiver accepts it; the capture links it to its original', async () => {
     const before = original();
-    const result = await edit('amount');
+    const result = await edit('amount', undefined, { spawned: true });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /edited from dlv_valid, re-signed → 200/);
     // The receiver (spec 5.2, no ledgerhook code) verified the fresh token over the new body.
