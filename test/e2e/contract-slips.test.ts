@@ -2,8 +2,9 @@
  * Small slips of the CLI's contract: `sign --json`, one reason for a refused connection, exit 130 on
  * Ctrl-C, exit 4 for a refused token, an unreachable Redis in one line, a Postgres URL without a user,
  * a missing --body file named first. What a process shows (a signal's exit code, a worker that exits,
- * a user name that the Postgres driver reads from the process environment) runs the built CLI; the
- * rest runs in-process through the same definitions, command modules and error mapping.
+ * a user name that the Postgres driver reads from the process environment) and the queue command's one
+ * end-to-end run use the built CLI; the rest runs in-process through the same definitions, command
+ * modules and error mapping.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -126,7 +127,8 @@ describe('services named in one line', async () => {
 
   it('an unreachable Redis: one line naming it and why, none of ioredis\u2019 internals', async () => {
     const queue = `redis://127.0.0.1:${await closedPort()}`;
-    const status = await runInProcess(['queue', 'status', '--queue', queue]);
+    // The built bin: the one spawned run of a queue command.
+    const status = await runCli(['queue', 'status', '--queue', queue], { timeoutMs: 20_000 });
     assert.equal(status.code, 3, status.stderr);
     assertOneLineError(status);
     assert.match(

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
-import { startCli, tempDir, type RunningCli } from '../helpers/cli.js';
+import { runCli, startCli, tempDir, type RunningCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { startSpecReceiver } from '../helpers/spec-receiver.js';
 
@@ -294,7 +294,8 @@ describe('record a sandbox, replay it as a mock', () => {
     // eyJhbGci: the start of every JWT (`{"alg":`), the verification token included.
     for (const forbidden of [ACCESS_TOKEN, SANDBOX_SECRET, 'Bearer', 'eyJhbGci', ...PERSONAL])
       assert.equal(bytes.indexOf(Buffer.from(forbidden)), -1, `the recording holds ${forbidden}`);
-    const shown = await runInProcess(['recordings', 'show', recording, '--json'], { env });
+    // The built bin: the one spawned run of recordings show.
+    const shown = await runCli(['recordings', 'show', recording, '--json'], { env });
     assert.equal(shown.code, 0, shown.stderr);
     const timeline = JSON.parse(shown.stdout);
     assert.deepEqual(
