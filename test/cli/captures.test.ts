@@ -17,6 +17,7 @@ import { CAPTURE_SECRET, FORGED_BODY, VALID_BODY, captureRecord, writeMixedCaptu
 describe('captures list and show', () => {
   it('lists valid and refused deliveries and warns about a torn last line', async () => {
     const { file } = await writeMixedCapture();
+    // The built bin for this one; the other runs in-process (same definitions, command modules, error mapping).
     const result = await runCli(['captures', 'list', file]);
     assert.equal(result.code, 0, result.stderr);
     const lines = result.stdout.trimEnd().split('\n');
@@ -144,7 +145,7 @@ describe('captures list and show', () => {
 
   it('shows one delivery: headers, decoded token, checklist with a secret, pretty body', async () => {
     const { file } = await writeMixedCapture();
-    const forged = await runCli(['captures', 'show', `${file}#dlv_forged`, '--secret', CAPTURE_SECRET]);
+    const forged = await runInProcess(['captures', 'show', `${file}#dlv_forged`, '--secret', CAPTURE_SECRET]);
     assert.equal(forged.code, 0, forged.stderr);
     assert.match(forged.stdout, /refused: bad_signature/);
     assert.match(forged.stdout, /✖ signature\s+does not verify/);
@@ -165,7 +166,7 @@ describe('captures list and show', () => {
 
   it('--raw writes the exact body bytes; the default delivery is the last', async () => {
     const { file } = await writeMixedCapture();
-    const last = await runCli(['captures', 'show', file, '--raw']);
+    const last = await runInProcess(['captures', 'show', file, '--raw']);
     assert.equal(last.stdout, FORGED_BODY);
     const first = await runInProcess(['captures', 'show', `${file}:0`, '--raw']);
     assert.equal(first.stdout, VALID_BODY);
@@ -226,7 +227,7 @@ describe('captures list and show', () => {
       assert.equal(errors.length, 1, result.stderr);
       assert.doesNotMatch(result.stderr, /\n\s+at /);
     }
-    const missing = await runCli(['captures', 'list', join(tempDir(), 'missing.jsonl')]);
+    const missing = await runInProcess(['captures', 'list', join(tempDir(), 'missing.jsonl')]);
     assertOneLineError(missing);
   });
 });

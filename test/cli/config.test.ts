@@ -33,7 +33,7 @@ describe('config set: secrets', () => {
     const warnings = argv.stderr.split('\n').filter((line) => /shell history/.test(line));
     assert.equal(warnings.length, 1);
     assert.ok(!argv.stderr.includes(SECRET) && !argv.stdout.includes(SECRET), 'the secret is never printed');
-    const stdin = await runCli(['config', 'set', 'token', '-'], { env, input: 'tok_123\n' });
+    const stdin = await runInProcess(['config', 'set', 'token', '-'], { env, input: 'tok_123\n' });
     assert.equal(stdin.code, 0, stdin.stderr);
     assert.doesNotMatch(stdin.stderr, /shell history/);
     const notSecret = await runInProcess(['config', 'set', 'baseUrl', 'https://sandbox.example.com/rest/v5'], { env });
@@ -92,28 +92,27 @@ describe('config set: validation', () => {
   it('headerName must be a valid HTTP token', async () => {
     const { env } = configEnv();
     for (const bad of ['Service Verification', 'Service-Verification:', 'Ünïcode']) {
-      // The first end to end, the others in-process through the same definitions and command.
-      const run = bad === 'Service Verification' ? runCli : runInProcess;
-      const result = await run(['config', 'set', 'headerName', bad], { env });
+      const result = await runInProcess(['config', 'set', 'headerName', bad], { env });
       assert.equal(result.code, 2, bad);
       assertOneLineError(result);
       assert.match(result.stderr, /not a valid HTTP header name/);
     }
     assert.equal((await runInProcess(['config', 'set', 'headerName', 'Acme-Verification'], { env })).code, 0);
-    assert.equal((await runCli(['config', 'get', 'headerName'], { env })).stdout.trim(), 'Acme-Verification');
+    assert.equal((await runInProcess(['config', 'get', 'headerName'], { env })).stdout.trim(), 'Acme-Verification');
   });
 
   it('tokensFile must exist and is stored as an absolute path', async () => {
     const { env } = configEnv();
     const cwd = tempDir();
     writeFileSync(join(cwd, 'tokens.json'), '{"user_1":"tok"}');
+    // A process of its own: the relative path is resolved against that process's working directory.
     const stored = await runCli(['config', 'set', 'tokensFile', 'tokens.json'], { env, cwd });
     assert.equal(stored.code, 0, stored.stderr);
     assert.equal(
       (await runInProcess(['config', 'get', 'tokensFile'], { env })).stdout.trim(),
       join(cwd, 'tokens.json'),
     );
-    const missing = await runCli(['config', 'set', 'tokensFile', 'nope.json'], { env, cwd });
+    const missing = await runInProcess(['config', 'set', 'tokensFile', join(cwd, 'nope.json')], { env });
     assert.equal(missing.code, 2);
     assertOneLineError(missing);
     assert.match(missing.stderr, /does not exist/);
@@ -122,8 +121,6 @@ describe('config set: validation', () => {
 
 describe('config: a settings file that cannot be used', () => {
   for (const content of ['[]', '{"environments":5}', '{"environments":{"sandbox":{"baseUrl":5}}}', '"text"']) {
-    // The first shape end to end; the others in-process through the same definitions and commands.
-    const run = content === '[]' ? runCli : runInProcess;
     it(`exits 2 naming the file for valid JSON of the wrong shape: ${content}`, async () => {
       const { dir, env } = configEnv();
       const file = join(dir, 'settings.json');
@@ -133,8 +130,7 @@ describe('config: a settings file that cannot be used', () => {
         ['config', 'set', 'baseUrl', 'https://x.example.com'],
         ['verify', '--data', '{}', '--token', 'a.b.c'],
       ]) {
-        // For the first shape, config list end to end and the other commands in-process.
-        const result = await (args[1] === 'list' ? run : runInProcess)(args, { env });
+        const result = await runInProcess(args, { env });
         assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
         assertOneLineError(result);
         assert.ok(result.stderr.includes(file), result.stderr);
@@ -148,7 +144,7 @@ describe('config: a settings file that cannot be used', () => {
     writeFileSync(join(parent, 'a-file'), '');
     // A directory below a regular file can never be created, whoever runs the test (even root).
     const dir = join(parent, 'a-file', 'ledgerhook');
-    const result = await runCli(['config', 'set', 'baseUrl', 'https://x.example.com'], {
+    const result = await runInProcess(['config', 'set', 'baseUrl', 'https://x.example.com'], {
       env: { LEDGERHOOK_CONFIG_DIR: dir },
     });
     assert.equal(result.code, 2, result.stderr);
@@ -161,8 +157,8 @@ describe('config: a settings file that cannot be used', () => {
 describe('config --help', () => {
   it('every subcommand has an example', async () => {
     for (const sub of ['get', 'set', 'unset', 'list', 'path']) {
-      // One page end to end, the others rendered in-process from the same definitions.
-      const help = await (sub === 'set' ? runCli : runInProcess)(['config', sub, '--help']);
+      // Rendered in-process from the same definitions (help-and-validation.test.ts spawns pages of the bin).
+      const help = await runInProcess(['config', sub, '--help']);
       assert.equal(help.code, 0);
       assert.match(help.stdout, new RegExp(`Examples:\\n(.*\\n)*  \\$ ledgerhook config ${sub}`), sub);
     }

@@ -2,7 +2,8 @@
  * The one --json contract (docs/json.md), for every command that takes --json: the list is read from
  * the command tree, so a command added with --json and not added here fails the first test.
  * Answer-once commands run in-process (same definitions, command modules and json-output.ts as main.ts)
- * with a spawned sample through main.ts itself; JSON Lines commands are spawned.
+ * with a spawned sample through main.ts itself; JSON Lines commands are spawned (Ctrl-C ends them
+ * with 130) and their failures at start-up run in-process.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { startListener } from '../../src/listen/listener.js';
 import { startMockServer, type RunningMockServer } from '../../src/mock/mock-server.js';
 import { signWebhook } from '@ledgerhook/webhooks';
 import { type CliResult, runCli, startCli, tempDir } from '../helpers/cli.js';
-import { programFromDefinitions, runInProcess } from '../helpers/in-process-cli.js';
+import { programFromDefinitions, runInProcess, startInProcess } from '../helpers/in-process-cli.js';
 import { startSpecReceiver } from '../helpers/spec-receiver.js';
 import { createTestSchema, dropQueueKeys, REDIS_URL, servicesSkip, testQueueName } from '../scale/helpers/services.js';
 
@@ -200,6 +201,14 @@ const LINES: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
   },
 };
 
+/**
+ * JSON Lines commands run in-process (startInProcess) where a process of the same command is started
+ * elsewhere: mock in this table, sync --watch in reconcile-cli.test.ts, record in record-replay.test.ts.
+ * inspect needs its built page beside the bin, and the worker's Postgres pool would keep this process
+ * alive: those stay processes.
+ */
+const IN_PROCESS_LINES = new Set(['mock --from', 'sync --watch', 'record']);
+
 /** A consumer for check-consumer's row: accepts every delivery; its state is the mock's own data. */
 async function startTruthConsumer(mockPort: string): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer(async (req, res) => {
@@ -342,18 +351,23 @@ describe('one JSON contract for every --json', () => {
   it('long-running commands print JSON Lines with kind and time; a failure is an error line', async () => {
     for (const [name, row] of Object.entries(LINES)) {
       if (row.services && skip) continue;
-      const running = startCli([...row.ok(fixtures), '--json'], { env: { LEDGERHOOK_CONFIG_DIR: tempDir() } });
+      const args = [...row.ok(fixtures), '--json'];
+      const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
+      const inProcess = IN_PROCESS_LINES.has(name);
+      const running = inProcess ? startInProcess(args, { env }) : startCli(args, { env });
       await running.waitFor((line) => typeof line === 'object' && line !== null, 30_000);
-      // Ctrl-C is an interruption (130, the exit-code table), after the summary line.
-      const { code, signal } = await running.stop('SIGINT');
-      assert.equal(code, 130, `${name}: ${signal} ${running.stderr()}`);
+      // Ctrl-C is an interruption (130, the exit-code table), after the summary line; in-process the
+      // command ends with 0, main.ts turns the interruption into 130.
+      const { code } = await running.stop();
+      assert.equal(code, inProcess ? 0 : 130, `${name}: ${running.stderr()}`);
       for (const line of running.lines) {
         const event = JSON.parse(line);
         assert.deepEqual(Object.keys(event).slice(0, 2), ['kind', 'time'], `${name}: ${line}`);
         assert.ok(!Number.isNaN(Date.parse(event.time)), `${name}: ${line}`);
       }
 
-      const failed = await runCli([...row.fail(fixtures), '--json']);
+      // A failure at start-up, in-process: the same command module and json-output.ts as main.ts.
+      const failed = await runInProcess([...row.fail(fixtures), '--json']);
       const lines = failed.stdout.trim().split('\n');
       const last = JSON.parse(lines.at(-1) ?? '');
       assert.equal(last.kind, 'error', `${name}: ${failed.stdout}${failed.stderr}`);

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 const SECRET = 'whsec_flag_test_secret_0123456789abcdef';
 const TOKEN = 'tok_flag_test_0123456789abcdef';
@@ -20,9 +21,20 @@ describe('a credential given as a flag is warned about', () => {
 
   it('sync --token and worker --token warn before they run (even when they then fail)', async () => {
     const out = tempDir();
-    const sync = await runCli(['sync', 'invoice', '--token', TOKEN, '--base-url', 'http://127.0.0.1:1', '--out', out]);
+    const sync = await runInProcess([
+      'sync',
+      'invoice',
+      '--token',
+      TOKEN,
+      '--base-url',
+      'http://127.0.0.1:1',
+      '--out',
+      out,
+      '--max-wait',
+      '0',
+    ]);
     assert.match(warnings(sync.stderr).join('\n'), /--token .*--token-file FILE, LEDGERHOOK_TOKEN/);
-    const worker = await runCli(['worker', '--token', TOKEN]);
+    const worker = await runInProcess(['worker', '--token', TOKEN]);
     assert.equal(worker.code, 2, worker.stderr);
     assert.equal(warnings(worker.stderr).length, 1, worker.stderr);
     for (const result of [sync, worker]) assert.ok(!result.stderr.includes(TOKEN) && !result.stdout.includes(TOKEN));
@@ -42,19 +54,19 @@ describe('a credential given as a flag is warned about', () => {
     const dir = tempDir();
     const file = join(dir, 'secret');
     writeFileSync(file, `${SECRET}\n`);
-    const fromFile = await runCli(['sign', '--data', '{}', '--secret-file', file]);
+    const fromFile = await runInProcess(['sign', '--data', '{}', '--secret-file', file]);
     assert.equal(fromFile.code, 0, fromFile.stderr);
-    const fromEnv = await runCli(['sign', '--data', '{}'], { env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET } });
+    const fromEnv = await runInProcess(['sign', '--data', '{}'], { env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET } });
     assert.equal(fromEnv.code, 0, fromEnv.stderr);
     const token = fromEnv.stdout.trim();
-    const verify = await runCli(['verify', '--data', '{}', '--token', token, '--secret-file', file]);
+    const verify = await runInProcess(['verify', '--data', '{}', '--token', token, '--secret-file', file]);
     assert.equal(verify.code, 0, verify.stderr);
     for (const result of [fromFile, fromEnv, verify]) assert.deepEqual(warnings(result.stderr), []);
   });
 
   it('--help shows the file form only; --help-all lists it before the value form', async () => {
     for (const command of ['listen', 'sync', 'worker', 'sign']) {
-      const [help, all] = await Promise.all([runCli([command, '--help']), runCli([command, '--help-all'])]);
+      const [help, all] = await Promise.all([runInProcess([command, '--help']), runInProcess([command, '--help-all'])]);
       const flag = command === 'sync' || command === 'worker' ? 'token' : 'secret';
       assert.ok(
         help.stdout.includes(`--${flag}-file`) && !help.stdout.includes(`--${flag} <`),
@@ -75,9 +87,16 @@ describe('an empty secret is refused where it is given', () => {
       const dir = tempDir();
       const file = join(dir, 'webhook.secret');
       writeFileSync(file, content);
-      const result = await runCli(['listen', '--port', '0', '--secret-file', file, '--sync', '--token-file', file], {
-        timeoutMs: 10_000,
-      });
+      const result = await runInProcess([
+        'listen',
+        '--port',
+        '0',
+        '--secret-file',
+        file,
+        '--sync',
+        '--token-file',
+        file,
+      ]);
       assert.equal(result.code, 2, result.stderr);
       assertOneLineError(result);
       assert.ok(result.stderr.includes(file), result.stderr);
@@ -86,10 +105,10 @@ describe('an empty secret is refused where it is given', () => {
   }
 
   it('an empty --secret or a blank LEDGERHOOK_WEBHOOK_SECRET is refused too', async () => {
-    const flag = await runCli(['sign', '--data', '{}', '--secret', '']);
+    const flag = await runInProcess(['sign', '--data', '{}', '--secret', '']);
     assert.equal(flag.code, 2, flag.stderr);
     assert.match(flag.stderr, /--secret is empty/);
-    const env = await runCli(['sign', '--data', '{}'], { env: { LEDGERHOOK_WEBHOOK_SECRET: '   ' } });
+    const env = await runInProcess(['sign', '--data', '{}'], { env: { LEDGERHOOK_WEBHOOK_SECRET: '   ' } });
     assert.equal(env.code, 2, env.stderr);
     assertOneLineError(env);
     assert.match(env.stderr, /LEDGERHOOK_WEBHOOK_SECRET is only whitespace/);
@@ -100,14 +119,14 @@ describe('config list shows that a secret is set, never a character of it', () =
   it('a fingerprint tells two secrets apart; no prefix, no length', async () => {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
     const other = `${SECRET.slice(0, 20)}_other_ending`;
-    assert.equal((await runCli(['config', 'set', 'webhookSecret', '-'], { env, input: SECRET })).code, 0);
+    assert.equal((await runInProcess(['config', 'set', 'webhookSecret', '-'], { env, input: SECRET })).code, 0);
     assert.equal(
-      (await runCli(['config', 'set', 'webhookSecret', '-', '--env', 'production'], { env, input: other })).code,
+      (await runInProcess(['config', 'set', 'webhookSecret', '-', '--env', 'production'], { env, input: other })).code,
       0,
     );
-    const human = await runCli(['config', 'list'], { env });
-    const json = await runCli(['config', 'list', '--json'], { env });
-    const get = await runCli(['config', 'get', 'webhookSecret'], { env });
+    const human = await runInProcess(['config', 'list'], { env });
+    const json = await runInProcess(['config', 'list', '--json'], { env });
+    const get = await runInProcess(['config', 'get', 'webhookSecret'], { env });
     for (const output of [human.stdout, json.stdout, get.stdout]) {
       assert.ok(!output.includes(SECRET.slice(0, 5)), output);
       assert.doesNotMatch(output, new RegExp(`${SECRET.length}|${other.length}`));
@@ -121,7 +140,7 @@ describe('config list shows that a secret is set, never a character of it', () =
 
 describe('the mock token is not a credential', () => {
   it('sync --token ledgerhook-mock-token (the README quick start) prints no warning', async () => {
-    const result = await runCli([
+    const result = await runInProcess([
       'sync',
       'invoice',
       '--token',
@@ -130,6 +149,9 @@ describe('the mock token is not a credential', () => {
       'http://127.0.0.1:1',
       '--out',
       tempDir(),
+      // Refused at once: the warning is decided before the first request.
+      '--max-wait',
+      '0',
     ]);
     assert.deepEqual(warnings(result.stderr), []);
   });

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startMockServer, type RunningMockServer } from '../../src/mock/mock-server.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 describe('a base URL that is not the API root', () => {
   let mock: RunningMockServer;
@@ -21,19 +22,20 @@ describe('a base URL that is not the API root', () => {
 
   it('config set baseUrl warns when it has no /rest/vN segment, and stores it as given', async () => {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
-    const set = await runCli(['config', 'set', 'baseUrl', origin], { env });
+    const set = await runInProcess(['config', 'set', 'baseUrl', origin], { env });
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stderr, new RegExp(`warning: ${origin} has no /rest/vN segment`));
     assert.ok(set.stderr.includes(`ledgerhook config set baseUrl ${origin}/rest/v5`), set.stderr);
-    assert.equal((await runCli(['config', 'get', 'baseUrl'], { env })).stdout.trim(), origin);
-    const good = await runCli(['config', 'set', 'baseUrl', `${origin}/rest/v5`], { env });
+    assert.equal((await runInProcess(['config', 'get', 'baseUrl'], { env })).stdout.trim(), origin);
+    const good = await runInProcess(['config', 'set', 'baseUrl', `${origin}/rest/v5`], { env });
     assert.equal(good.code, 0, good.stderr);
     assert.doesNotMatch(good.stderr, /warning/);
   });
 
   it('sync expenses says the base URL probably lacks /rest/v5, not "set paths.expense"', async () => {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir(), LEDGERHOOK_TOKEN: mock.token };
-    await runCli(['config', 'set', 'baseUrl', origin], { env });
+    await runInProcess(['config', 'set', 'baseUrl', origin], { env });
+    // The built bin once; the other runs in-process (same definitions, command modules and error mapping).
     const result = await runCli(['sync', 'expenses', '--out', tempDir()], { env });
     assert.equal(result.code, 3, result.stderr);
     assertOneLineError(result);
@@ -43,7 +45,7 @@ describe('a base URL that is not the API root', () => {
     );
     assert.ok(result.stderr.includes(`--base-url ${origin}/rest/v5`), result.stderr);
     assert.doesNotMatch(result.stderr, /paths\.expense/);
-    const json = await runCli(['sync', 'expenses', '--out', tempDir(), '--json'], { env });
+    const json = await runInProcess(['sync', 'expenses', '--out', tempDir(), '--json'], { env });
     assert.equal(JSON.parse(json.stdout).error.reason, 'base_url_not_api_root');
   });
 
@@ -57,7 +59,7 @@ describe('a base URL that is not the API root', () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/rest/v5`;
     try {
       const env = { LEDGERHOOK_CONFIG_DIR: tempDir(), LEDGERHOOK_TOKEN: 'tok' };
-      const result = await runCli(['sync', '--all', '--base-url', base, '--out', tempDir()], { env });
+      const result = await runInProcess(['sync', '--all', '--base-url', base, '--out', tempDir()], { env });
       assert.equal(result.code, 3, result.stderr);
       assertOneLineError(result);
       assert.match(
@@ -67,7 +69,7 @@ describe('a base URL that is not the API root', () => {
       assert.doesNotMatch(result.stderr, /paths\./);
 
       const local = { LEDGERHOOK_CONFIG_DIR: tempDir(), LEDGERHOOK_TOKEN: mock.token };
-      const bare = await runCli(['sync', '--all', '--base-url', origin, '--out', tempDir()], { env: local });
+      const bare = await runInProcess(['sync', '--all', '--base-url', origin, '--out', tempDir()], { env: local });
       assert.equal(bare.code, 3, bare.stderr);
       assertOneLineError(bare);
       assert.match(bare.stderr, /every one of the 24 datasets answered 404: .* \(it lacks \/rest\/v5\)/);

@@ -1,7 +1,10 @@
 /**
- * Small slips of the CLI's contract, each met as a user meets it through the built CLI: `sign --json`,
- * one reason for a refused connection, exit 130 on Ctrl-C, exit 4 for a refused token, an unreachable
- * Redis in one line, a Postgres URL without a user, a missing --body file named first.
+ * Small slips of the CLI's contract: `sign --json`, one reason for a refused connection, exit 130 on
+ * Ctrl-C, exit 4 for a refused token, an unreachable Redis in one line, a Postgres URL without a user,
+ * a missing --body file named first. What a process shows (a signal's exit code, a worker that exits,
+ * a user name that the Postgres driver reads from the process environment) and the queue command's one
+ * end-to-end run use the built CLI; the rest runs in-process through the same definitions, command
+ * modules and error mapping.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -11,6 +14,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { captureRecord } from '../helpers/capture-file.js';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { createTestSchema, DATABASE_URL, servicesSkip } from '../scale/helpers/services.js';
 
 const SECRET = 'whsec_contract_slips';
@@ -42,7 +46,9 @@ describe('small contract slips', () => {
   });
 
   it('sign --json prints one document with ok', async () => {
-    const result = await runCli(['sign', '--data', BODY, '--json'], { env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET } });
+    const result = await runInProcess(['sign', '--data', BODY, '--json'], {
+      env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET },
+    });
     assert.equal(result.code, 0, result.stderr);
     const document = JSON.parse(result.stdout);
     assert.equal(document.ok, true);
@@ -59,7 +65,7 @@ describe('small contract slips', () => {
       ['replay', capture, '--to', to, '--json'],
     ];
     for (const args of runs) {
-      const result = await runCli(args, { env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET } });
+      const result = await runInProcess(args, { env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET } });
       assert.equal(result.code, 3, `${args.join(' ')}: ${result.stderr}`);
       const { error } = JSON.parse(result.stdout);
       assert.deepEqual([error.code, error.reason], ['ERR_NETWORK', 'connection_refused'], args.join(' '));
@@ -76,10 +82,10 @@ describe('small contract slips', () => {
       try {
         const args = ['sync', 'expenses', '--base-url', url, '--out', tempDir()];
         const env = { LEDGERHOOK_TOKEN: 'tok_wrong' };
-        const human = await runCli(args, { env });
+        const human = await runInProcess(args, { env });
         assert.equal(human.code, 4, human.stderr);
         assertOneLineError(human);
-        const json = await runCli([...args, '--json'], { env });
+        const json = await runInProcess([...args, '--json'], { env });
         const { error } = JSON.parse(json.stdout);
         assert.deepEqual([json.code, error.code, error.reason, error.exitCode], [4, 'ERR_AUTH', reason, 4]);
       } finally {
@@ -109,7 +115,7 @@ describe('small contract slips', () => {
 
   it('send-sample --body with a missing file names the file first (no --to needed to say so)', async () => {
     const missing = join(tempDir(), 'missing-body.json');
-    const result = await runCli(['send-sample', '--body', missing]);
+    const result = await runInProcess(['send-sample', '--body', missing]);
     assert.equal(result.code, 2, result.stderr);
     assertOneLineError(result);
     assert.equal(result.stderr.trim(), `error: cannot read body file ${missing}: no such file`);
@@ -121,6 +127,7 @@ describe('services named in one line', async () => {
 
   it('an unreachable Redis: one line naming it and why, none of ioredis\u2019 internals', async () => {
     const queue = `redis://127.0.0.1:${await closedPort()}`;
+    // The built bin: the one spawned run of a queue command.
     const status = await runCli(['queue', 'status', '--queue', queue], { timeoutMs: 20_000 });
     assert.equal(status.code, 3, status.stderr);
     assertOneLineError(status);
@@ -137,6 +144,7 @@ describe('services named in one line', async () => {
     const schema = await createTestSchema();
     try {
       const queue = `redis://127.0.0.1:${await closedPort()}`;
+      // The built bin: that the process exits is the point.
       const worker = await runCli(
         ['worker', '--queue', queue, '--store', schema.url, '--base-url', 'http://127.0.0.1:9/rest/v5'],
         { env: { LEDGERHOOK_TOKEN: 'tok' }, timeoutMs: 30_000 },

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { signWebhook } from '@ledgerhook/webhooks';
-import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess, startInProcess } from '../helpers/in-process-cli.js';
 
 /**
  * Not the project's mock: a server written from the spec's one real request, which serves expenses
@@ -53,6 +54,7 @@ describe('an entity the service serves at another path', () => {
     const { dir, tokenFile, env } = setup();
     try {
       const args = ['sync', 'expense', '--base-url', server.baseUrl, '--token-file', tokenFile, '--out', dir, '--json'];
+      // The built bin once; the runs after it in-process (same definitions, command modules and error mapping).
       const failed = await runCli(args, { env });
       assert.equal(failed.code, 3, failed.stderr);
       assert.match(failed.stderr, /\/expenses answered 404/);
@@ -60,9 +62,9 @@ describe('an entity the service serves at another path', () => {
       assert.match(failed.stderr, /spec's own sample request uses \/expenses\/expenses/);
       assert.match(failed.stderr, /ledgerhook config set paths\.expense \/expenses\/expenses/);
 
-      const set = await runCli(['config', 'set', 'paths.expense', '/expenses/expenses'], { env });
+      const set = await runInProcess(['config', 'set', 'paths.expense', '/expenses/expenses'], { env });
       assert.equal(set.code, 0, set.stderr);
-      const synced = await runCli(args, { env });
+      const synced = await runInProcess(args, { env });
       assert.equal(synced.code, 0, synced.stderr);
       const summary = JSON.parse(synced.stdout);
       assert.deepEqual(
@@ -72,7 +74,7 @@ describe('an entity the service serves at another path', () => {
         [1, 2],
       );
       assert.deepEqual(server.requests, ['GET /rest/v5/expenses', 'GET /rest/v5/expenses/expenses']);
-      assert.match((await runCli(['config', 'get', 'paths.expense'], { env })).stdout, /^\/expenses\/expenses$/m);
+      assert.match((await runInProcess(['config', 'get', 'paths.expense'], { env })).stdout, /^\/expenses\/expenses$/m);
     } finally {
       await server.close();
     }
@@ -83,8 +85,9 @@ describe('an entity the service serves at another path', () => {
     const { dir, tokenFile, env } = setup();
     const secretFile = join(dir, 'secret');
     writeFileSync(secretFile, 'whsec_entity_paths_test');
-    await runCli(['config', 'set', 'paths.expense', '/expenses/expenses'], { env });
-    const listen = startCli(
+    await runInProcess(['config', 'set', 'paths.expense', '/expenses/expenses'], { env });
+    // In-process: listen --sync of the built bin is listen-flags.test.ts's.
+    const listen = startInProcess(
       ['listen', '--port', '0', '--json', '--secret-file', secretFile, '--sync', '--base-url', server.baseUrl].concat([
         '--token-file',
         tokenFile,
@@ -117,11 +120,11 @@ describe('an entity the service serves at another path', () => {
   it('refuses an override that is not a plain path, and an unknown entity, naming the key', async () => {
     const { env } = setup();
     for (const bad of ['expenses', '/../secrets', '/a?b=1', '/a//b', 'http://evil.example/x']) {
-      const result = await runCli(['config', 'set', 'paths.expense', bad], { env });
+      const result = await runInProcess(['config', 'set', 'paths.expense', bad], { env });
       assert.equal(result.code, 2, `${bad}: ${result.stderr}`);
       assert.match(result.stderr, /not a usable list path/);
     }
-    const unknown = await runCli(['config', 'set', 'paths.expens', '/x'], { env });
+    const unknown = await runInProcess(['config', 'set', 'paths.expens', '/x'], { env });
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /unknown entity in "paths\.expens".*expense/);
   });

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { assertOneLineError, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startPagedListServer } from '../helpers/paged-list-server.js';
 
 const NAME = 'expenses.type=PENDING@14-20';
@@ -20,7 +21,8 @@ async function setUp() {
   const out = join(dir, 'out');
   const env = { LEDGERHOOK_CONFIG_DIR: join(dir, 'config') };
   const dataset = ['expenses', '--type', 'PENDING', '--out', out];
-  const sync = () => runCli(['sync', ...dataset, '--base-url', server.baseUrl, '--token', 't', '--json'], { env });
+  const sync = () =>
+    runInProcess(['sync', ...dataset, '--base-url', server.baseUrl, '--token', 't', '--json'], { env });
   const stateFile = join(dir, 'config', 'state.json');
   /** Lays the folder out as an earlier build did, and its state saying so. */
   const asBefore = () => {
@@ -50,12 +52,12 @@ describe('where files live', () => {
       assert.equal(JSON.parse(moved.stdout).mode, 'incremental');
       assert.equal(JSON.parse(moved.stdout).file, join(s.out, `${NAME}.json`));
       assert.deepEqual(readdirSync(s.out).sort(), [`${NAME}.changes.jsonl`, `${NAME}.json`]);
-      const list = JSON.parse((await runCli(['state', 'list', '--json'], { env: s.env })).stdout);
+      const list = JSON.parse((await runInProcess(['state', 'list', '--json'], { env: s.env })).stdout);
       assert.deepEqual(
         list.datasets.map((entry: { data: string }) => entry.data),
         [join(s.out, `${NAME}.json`)],
       );
-      const history = await runCli(['history', ...s.dataset, '3', '--json'], { env: s.env });
+      const history = await runInProcess(['history', ...s.dataset, '3', '--json'], { env: s.env });
       assert.deepEqual(
         JSON.parse(history.stdout).entries.map((entry: { item: { amount: number } }) => entry.item.amount),
         [30],

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startPagedListServer } from '../helpers/paged-list-server.js';
 
 const SECRET = 'whsec_freshness';
@@ -48,10 +49,10 @@ describe('ledgerhook freshness', () => {
       // A change the service made without a webhook: only reconcile finds it.
       server.put({ id: 31, amount: 31, type: 'BUSINESS' });
       const reconcile = ['reconcile', 'invoices', '--user', 'u1', '--base-url', server.baseUrl, '--token', 't'];
-      const repaired = await runCli([...reconcile, '--out', out, '--repair'], { env });
+      const repaired = await runInProcess([...reconcile, '--out', out, '--repair'], { env });
       assert.equal(repaired.code, 1, repaired.stderr);
 
-      const report = await runCli(['freshness', '--capture', capture, '--json'], { env });
+      const report = await runInProcess(['freshness', '--capture', capture, '--json'], { env });
       assert.equal(report.code, 0, report.stderr);
       const [row] = JSON.parse(report.stdout).datasets;
       assert.equal(row.userId, 'u1');
@@ -66,6 +67,7 @@ describe('ledgerhook freshness', () => {
       assert.equal(row.lastReconcile.missing, 1);
       assert.equal(row.lastReconcile.repaired, true);
 
+      // The built bin for this one; the other runs in-process (same definitions, command modules, error mapping).
       const human = await runCli(['freshness', '--capture', capture], { env });
       assert.equal(human.code, 0, human.stderr);
       assert.match(
@@ -102,7 +104,7 @@ describe('ledgerhook freshness', () => {
       assert.equal(repaired.userId, 'u1');
       assert.equal(repaired.repaired, true);
       assert.equal((await listen.stop('SIGINT')).code, 130);
-      const report = await runCli(['freshness', '--json'], { env });
+      const report = await runInProcess(['freshness', '--json'], { env });
       const [row] = JSON.parse(report.stdout).datasets;
       assert.equal(row.missedChanges, 1);
       assert.equal(row.lastReconcile.repaired, true);

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startPagedListServer } from '../helpers/paged-list-server.js';
 
 describe('sync --keep-deleted and ledgerhook history', () => {
@@ -20,15 +21,15 @@ describe('sync --keep-deleted and ledgerhook history', () => {
     const dataset = ['expenses', '--type', 'PENDING', '--out', join(dir, 'out')];
     const sync = ['sync', ...dataset, '--base-url', server.baseUrl, '--token', 't', '--keep-deleted'];
     try {
-      assert.equal((await runCli(sync, { env })).code, 0);
+      assert.equal((await runInProcess(sync, { env })).code, 0);
       server.put({ id: 3, amount: 3, type: 'BUSINESS' }); // approved: it leaves PENDING
       server.remove(6); // deleted
       server.put({ id: 9, amount: 90, type: 'PENDING' }); // edited, still pending
-      const second = await runCli([...sync, '--json'], { env });
+      const second = await runInProcess([...sync, '--json'], { env });
       assert.equal(second.code, 0, second.stderr);
       assert.deepEqual([JSON.parse(second.stdout).upserted, JSON.parse(second.stdout).deleted], [1, 2]);
 
-      const deleted = await runCli(['history', ...dataset, '--deleted', '--json'], { env });
+      const deleted = await runInProcess(['history', ...dataset, '--deleted', '--json'], { env });
       assert.equal(deleted.code, 0, deleted.stderr);
       const tombstones = JSON.parse(deleted.stdout).entries as Array<Record<string, unknown>>;
       assert.deepEqual(
@@ -38,10 +39,11 @@ describe('sync --keep-deleted and ledgerhook history', () => {
           [6, 'deleted', 'PENDING'],
         ],
       );
+      // The built bin for this one; the other runs in-process (same definitions, command modules, error mapping).
       const human = await runCli(['history', ...dataset, '--deleted'], { env });
       assert.match(human.stdout, /id 3 removed \(left_filter\) {2}by sync, run_/);
 
-      const edited = await runCli(['history', ...dataset, '9', '--json'], { env });
+      const edited = await runInProcess(['history', ...dataset, '9', '--json'], { env });
       const [version] = JSON.parse(edited.stdout).entries;
       assert.equal(version.op, 'upsert');
       assert.equal(version.cause, 'sync');
@@ -60,14 +62,16 @@ describe('sync --keep-deleted and ledgerhook history', () => {
     const dataset = ['expenses', '--type', 'PENDING', '--out', join(dir, 'out')];
     const api = ['--base-url', server.baseUrl, '--token', 't'];
     try {
-      assert.equal((await runCli(['sync', ...dataset, ...api], { env })).code, 0);
+      assert.equal((await runInProcess(['sync', ...dataset, ...api], { env })).code, 0);
       // Changes no webhook announced, found by a reconcile rather than a sync.
       server.put({ id: 3, amount: 3, type: 'BUSINESS' });
       server.remove(6);
-      const repair = await runCli(['reconcile', ...dataset, ...api, '--repair', '--keep-deleted', '--json'], { env });
+      const repair = await runInProcess(['reconcile', ...dataset, ...api, '--repair', '--keep-deleted', '--json'], {
+        env,
+      });
       assert.equal(repair.code, 1, repair.stderr);
       assert.deepEqual(JSON.parse(repair.stdout).extra, [3, 6]);
-      const deleted = await runCli(['history', ...dataset, '--deleted', '--json'], { env });
+      const deleted = await runInProcess(['history', ...dataset, '--deleted', '--json'], { env });
       const tombstones = JSON.parse(deleted.stdout).entries as Array<Record<string, unknown>>;
       assert.deepEqual(tombstones.map((entry) => [entry.id, entry.reason, entry.cause]).sort(), [
         [3, 'left_filter', 'reconcile'],
@@ -112,7 +116,7 @@ describe('sync --keep-deleted and ledgerhook history', () => {
           listen.lines.filter((l) => l.includes('"kind":"delivery"')).length === 2,
       );
       await listen.waitFor((e) => e?.kind === 'sync-done' && e.run === 2);
-      const history = await runCli(['history', 'invoices', '2', '--user', 'u1', '--out', out, '--json'], { env });
+      const history = await runInProcess(['history', 'invoices', '2', '--user', 'u1', '--out', out, '--json'], { env });
       assert.equal(history.code, 0, history.stderr);
       const [version] = JSON.parse(history.stdout).entries;
       assert.equal(version.cause, 'webhook');

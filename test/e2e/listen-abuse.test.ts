@@ -7,12 +7,23 @@ import { Agent, getGlobalDispatcher, request } from 'undici';
 import { signWebhook } from '@ledgerhook/webhooks';
 import { runPool } from '../../src/util/worker-pool.js';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { startInProcess } from '../helpers/in-process-cli.js';
 
 const SECRET = 'whsec_listen_abuse_test';
 const SOAK = process.env.LEDGERHOOK_SOAK === '1';
 
 async function startListen(args: string[]) {
   const listen = startCli(['listen', '--port', '0', '--json', ...args]);
+  const started = await listen.waitFor((line) => line?.kind === 'listening');
+  return { listen, url: started.url as string };
+}
+
+/**
+ * The same command module in this process, stopped as Ctrl-C stops it: for what the listener does with
+ * its sockets and files, where the process's memory, exit code or death are not under test.
+ */
+async function startListenInProcess(args: string[]) {
+  const listen = startInProcess(['listen', '--port', '0', '--json', ...args]);
   const started = await listen.waitFor((line) => line?.kind === 'listening');
   return { listen, url: started.url as string };
 }
@@ -171,7 +182,7 @@ describe('listen under abuse', () => {
 
     // The rate: 2 a second in bursts of 20.
     const byRate = join(tempDir(), 'rate.jsonl');
-    const rated = await startListen(['--secret', SECRET, '--capture', byRate, '--capture-refused-rate', '2']);
+    const rated = await startListenInProcess(['--secret', SECRET, '--capture', byRate, '--capture-refused-rate', '2']);
     const started = Date.now();
     const statuses = await flood(rated.url, 120);
     const elapsedSeconds = (Date.now() - started) / 1000;
@@ -224,7 +235,7 @@ describe('listen under abuse', () => {
 
     // --accept-invalid answers 200 only to what it records: one kept out by the bound gets its 400.
     const none = join(tempDir(), 'none.jsonl');
-    const open = await startListen([
+    const open = await startListenInProcess([
       '--secret',
       SECRET,
       '--capture',
@@ -239,7 +250,7 @@ describe('listen under abuse', () => {
   });
 
   it('still receives a valid body larger than the in-memory cap when --max-body allows it', async () => {
-    const { listen, url } = await startListen(['--secret', SECRET, '--max-body', String(6 * 1024 * 1024)]);
+    const { listen, url } = await startListenInProcess(['--secret', SECRET, '--max-body', String(6 * 1024 * 1024)]);
     const body = JSON.stringify({
       userId: 'u',
       type: 'ENTITY_UPDATE',
@@ -254,7 +265,13 @@ describe('listen under abuse', () => {
 
   it('keeps whole refused bodies with --capture-refused-bodies', async () => {
     const capture = join(tempDir(), 'whole.jsonl');
-    const { listen, url } = await startListen(['--secret', SECRET, '--capture', capture, '--capture-refused-bodies']);
+    const { listen, url } = await startListenInProcess([
+      '--secret',
+      SECRET,
+      '--capture',
+      capture,
+      '--capture-refused-bodies',
+    ]);
     const body = JSON.stringify({ userId: 'u', type: 'ENTITY_UPDATE', entities: [], pad: 'y'.repeat(10_000) });
     const answer = await post(url, body, await signWebhook(body, 'wrong'));
     assert.equal(answer.status, 400);
@@ -269,7 +286,7 @@ describe('listen under abuse', () => {
   });
 
   it('closes connections that send nothing after --idle-timeout', async () => {
-    const { listen, url } = await startListen(['--secret', SECRET, '--idle-timeout', '0.5']);
+    const { listen, url } = await startListenInProcess(['--secret', SECRET, '--idle-timeout', '0.5']);
     const sockets = await openIdleSockets(url, 20);
     // The server, not the client, must close them: the wait is bounded far below the 30 s default.
     assert.equal(await closedWithin(sockets, 10_000), 20);
@@ -277,7 +294,14 @@ describe('listen under abuse', () => {
   });
 
   it('caps concurrent connections with --max-connections and keeps serving once they go', async () => {
-    const { listen, url } = await startListen(['--secret', SECRET, '--max-connections', '3', '--idle-timeout', '60']);
+    const { listen, url } = await startListenInProcess([
+      '--secret',
+      SECRET,
+      '--max-connections',
+      '3',
+      '--idle-timeout',
+      '60',
+    ]);
     const sockets = await openIdleSockets(url, 8);
     // With a 60 s idle timeout, only the cap can close these within the wait.
     assert.ok((await closedWithin(sockets, 10_000, 5)) >= 5, 'connections over the cap are closed on arrival');

@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startMockServer } from '../../src/mock/mock-server.js';
 import { signWebhook } from '@ledgerhook/webhooks';
-import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { assertOneLineError, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess, startInProcess } from '../helpers/in-process-cli.js';
 
 const SECRET = 'whsec_listen_flags_test';
 const JSON_DOC = fileURLToPath(new URL('../../docs/json.md', import.meta.url));
@@ -30,7 +31,8 @@ describe('listen flags', () => {
     const body = JSON.stringify({ userId: 'user_1', type: 'ENTITY_UPDATE', entities: ['expense'] });
     const token = await signWebhook(body, SECRET, { iat: Math.floor(Date.now() / 1000) + 900 });
 
-    const json = startCli(['listen', '--port', '0', '--json', '--secret', SECRET, '--allow-future-iat']);
+    // The JSON verdict in-process (the same command module); the human lines from the built bin.
+    const json = startInProcess(['listen', '--port', '0', '--json', '--secret', SECRET, '--allow-future-iat']);
     const { url } = await json.waitFor((line) => line?.kind === 'listening');
     assert.equal(await post(url, body, token), 200);
     const delivery = await json.waitFor((line) => line?.kind === 'delivery');
@@ -49,7 +51,7 @@ describe('listen flags', () => {
     // sandbox: the local environment's development secret would make it verify.
     const args = ['listen', '--port', '0', '--sync', '--base-url', 'http://127.0.0.1:1/rest/v5', '--token', 't'];
     args.push('--env', 'sandbox');
-    const refused = await runCli(args);
+    const refused = await runInProcess(args);
     assert.equal(refused.code, 2);
     assertOneLineError(refused);
     assert.match(refused.stderr, /needs a webhook secret.*--insecure-no-verify/);
@@ -101,7 +103,7 @@ describe('listen flags', () => {
     const undocumented = [...kinds].filter((kind) => !documented.has(kind));
     assert.deepEqual(undocumented, [], 'every kind printed is in the README table');
 
-    const both = await runCli([
+    const both = await runInProcess([
       'listen',
       '--port',
       '0',

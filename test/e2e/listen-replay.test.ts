@@ -11,7 +11,7 @@ import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { buildSampleBody } from '../../src/samples/sample-body.js';
 import { runCli, startCli, tempDir, assertOneLineError } from '../helpers/cli.js';
-import { runInProcess } from '../helpers/in-process-cli.js';
+import { type RunningInProcess, runInProcess, startInProcess } from '../helpers/in-process-cli.js';
 import { startSpecReceiver } from '../helpers/spec-receiver.js';
 
 const SECRET = 'whsec_listen_replay_test';
@@ -33,8 +33,11 @@ const LOAD = SOAK ? 5000 : 400;
 const KILL_AFTER = SOAK ? 5000 : 300;
 const KILL_LOAD = 100_000;
 
-async function startListen(args: string[]) {
-  const listen = startCli(['listen', '--port', '0', '--json', ...args]);
+/** The built bin's listen, or with `inProcess` the same command module in this process (stopped as Ctrl-C stops it). */
+async function startListen(args: string[], { inProcess = false } = {}) {
+  const command = ['listen', '--port', '0', '--json', ...args];
+  const listen: Omit<RunningInProcess, 'stop'> & { stop(signal?: NodeJS.Signals): Promise<{ code: number | null }> } =
+    inProcess ? startInProcess(command) : startCli(command);
   const started = await listen.waitFor((line) => line?.kind === 'listening');
   return { listen, url: started.url as string };
 }
@@ -95,7 +98,7 @@ describe('listen, capture and replay (end to end)', () => {
     // 2 s, not 1, so that a re-signed token verified just after a second boundary (age 1) still passes.
     const newestIat = Math.max(...records.map(capturedIat));
     await until(() => Math.floor(Date.now() / 1000) - newestIat >= 2, 'the captured tokens are 2 s old');
-    const second = await startListen(['--secret', SECRET, '--tolerance', '2']);
+    const second = await startListen(['--secret', SECRET, '--tolerance', '2'], { inProcess: true });
     // Two replays and a verify spawn (into the independent receiver, --as-captured into the live listener, verify
     // --delivery of the live capture); the other variants run in-process against the same live listener.
     const replayed = await runInProcess([
@@ -230,7 +233,7 @@ describe('listen, capture and replay (end to end)', () => {
       1,
     );
 
-    const lenient = await startListen(['--secret', SECRET, '--accept-invalid']);
+    const lenient = await startListen(['--secret', SECRET, '--accept-invalid'], { inProcess: true });
     const forged = await runInProcess(['send-sample', 'ENTITY_UPDATE', '--to', lenient.url, '--secret', 'nope']);
     assert.equal(forged.code, 0);
     const record = await lenient.listen.waitFor((l) => l?.kind === 'delivery');
@@ -302,14 +305,17 @@ describe('listen, capture and replay (end to end)', () => {
   });
 
   it('exits 2 with one line when the port is taken or the capture file cannot be opened', async () => {
-    const { listen, url } = await startListen([]);
+    // Refused at start-up, so in-process: the port held by a server of this process.
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = String((holder.address() as AddressInfo).port);
     // sandbox: the local environment's first use would add its own lines (the development secret).
-    const taken = await runCli(['listen', '--port', new URL(url).port, '--env', 'sandbox']);
+    const taken = await runInProcess(['listen', '--port', port, '--env', 'sandbox']);
+    await new Promise((resolve) => holder.close(resolve));
     assert.equal(taken.code, 2);
     assert.match(taken.stderr, /already in use/);
     assertOneLineError(taken);
-    await listen.stop();
-    const badCapture = await runCli(
+    const badCapture = await runInProcess(
       ['listen', '--port', '0', '--capture', join(tempDir(), 'no', 'such', 'dir.jsonl')].concat('--env', 'sandbox'),
     );
     assert.equal(badCapture.code, 2);
@@ -319,7 +325,7 @@ describe('listen, capture and replay (end to end)', () => {
   it('replay skips a torn last line with a warning, and refuses bad selectors with one line', async () => {
     const dir = tempDir();
     const capture = join(dir, 'c.jsonl');
-    const { listen, url } = await startListen(['--secret', SECRET, '--capture', capture]);
+    const { listen, url } = await startListen(['--secret', SECRET, '--capture', capture], { inProcess: true });
     assert.equal(await sendSample(url, 'ENTITY_UPDATE', SECRET), 200);
     await listen.waitFor((l) => l?.kind === 'delivery');
     await listen.stop();

@@ -10,8 +10,8 @@ import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { buildSampleBody } from '../../src/samples/sample-body.js';
 import { verifyWebhook } from '@ledgerhook/webhooks';
-import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
-import { runInProcess } from '../helpers/in-process-cli.js';
+import { assertOneLineError, startCli, tempDir } from '../helpers/cli.js';
+import { type RunningInProcess, runInProcess, startInProcess } from '../helpers/in-process-cli.js';
 
 const SECRET = 'whsec_listen_routes_test';
 
@@ -43,8 +43,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function startListen(args: string[]) {
-  const listen = startCli(['listen', '--port', '0', '--json', '--secret', SECRET, ...args]);
+/**
+ * A listener with these flags: in-process (the same command module, stopped as Ctrl-C stops it), or
+ * the built bin for the test that proves the user's path end to end.
+ */
+async function startListen(args: string[], { spawned = false } = {}) {
+  const command = ['listen', '--port', '0', '--json', '--secret', SECRET, ...args];
+  const listen: Omit<RunningInProcess, 'stop'> & { stop(): Promise<{ code: number | null }> } = spawned
+    ? startCli(command)
+    : startInProcess(command);
   const started = await listen.waitFor((line) => line?.kind === 'listening');
   return { listen, url: started.url as string, started };
 }
@@ -75,14 +82,17 @@ describe('listen routes and retries (end to end)', () => {
     const invoices = await startApp();
     const expenses = await startApp();
     const rest = await startApp();
-    const { listen, url, started } = await startListen([
-      '--forward-to',
-      `INVOICE_*=:${invoices.port}/invoices`,
-      '--forward-to',
-      `ENTITY_UPDATE:expense=http://127.0.0.1:${expenses.port}/`,
-      '--forward-to',
-      String(rest.port),
-    ]);
+    const { listen, url, started } = await startListen(
+      [
+        '--forward-to',
+        `INVOICE_*=:${invoices.port}/invoices`,
+        '--forward-to',
+        `ENTITY_UPDATE:expense=http://127.0.0.1:${expenses.port}/`,
+        '--forward-to',
+        String(rest.port),
+      ],
+      { spawned: true },
+    );
     try {
       assert.deepEqual(
         started.routes.map((route: { name: string }) => route.name),
@@ -143,7 +153,8 @@ describe('listen routes and retries (end to end)', () => {
       );
     } finally {
       const stopped = await listen.stop();
-      assert.equal(stopped.code, 130);
+      // In-process a stop ends the command with 0; the bin's 130 for Ctrl-C is contract-slips.test.ts's.
+      assert.equal(stopped.code, 0);
       await Promise.all([ok.close(), failing.close()]);
     }
     const printed = listen.lines.map((l) => JSON.parse(l)).filter((l) => l.kind === 'delivery');
@@ -172,10 +183,10 @@ describe('listen routes and retries (end to end)', () => {
       assert.equal(app.received.length, 2);
       assert.ok(app.received[1]?.body.equals(sent.body), 'the same bytes, each attempt');
     } finally {
-      assert.equal((await listen.stop()).code, 130);
+      assert.equal((await listen.stop()).code, 0);
       await app?.close();
     }
-    const shown = await runCli(['captures', 'show', capture, '--json', '--secret', SECRET]);
+    const shown = await runInProcess(['captures', 'show', capture, '--json', '--secret', SECRET]);
     assert.equal(shown.code, 0, shown.stderr);
     const detail = JSON.parse(shown.stdout);
     assert.deepEqual(
@@ -194,7 +205,7 @@ describe('listen routes and retries (end to end)', () => {
     assert.deepEqual(detail.routes, [
       { route: 'default', url: `http://localhost:${port}/`, attempts: 3, outcome: 'delivered', status: 200 },
     ]);
-    const text = await runCli(['captures', 'show', capture, '--secret', SECRET]);
+    const text = await runInProcess(['captures', 'show', capture, '--secret', SECRET]);
     assert.match(text.stdout, /default #3 → 200 in [\d.]+ ms \(delivered\)/);
     // The inspector's detail of the same capture lists them too.
     const inspect = startCli(['inspect', capture, '--port', '0', '--json']);
@@ -247,7 +258,7 @@ describe('listen routes and retries (end to end)', () => {
     }
     const third = await startListen(args);
     const summary = await third.listen.stop();
-    assert.equal(summary.code, 130);
+    assert.equal(summary.code, 0);
     assert.ok(!third.listen.lines.some((line) => line.includes('forwards-resumed')), 'nothing owed any more');
   });
 
@@ -276,17 +287,26 @@ describe('listen routes and retries (end to end)', () => {
     await moved.stop();
     assert.equal(app.received.length, 0);
 
-    const listed = await runCli(['captures', 'list', capture, '--owed', '--json']);
+    const listed = await runInProcess(['captures', 'list', capture, '--owed', '--json']);
     assert.equal(listed.code, 0, listed.stderr);
     const owed = JSON.parse(listed.stdout).owed as Array<{ route: string; url: string; attempts: number }>;
     assert.deepEqual(
       owed.map((o) => [o.route, o.url, o.attempts]),
       Array.from({ length: 3 }, () => ['default', `http://localhost:${was}/`, 1]),
     );
-    const failed = await runCli(['replay', capture, '--failed', '--to', `:${app.port}`, '--secret', SECRET]);
+    const failed = await runInProcess(['replay', capture, '--failed', '--to', `:${app.port}`, '--secret', SECRET]);
     assert.equal(failed.stdout.trim(), `no delivery in ${capture} failed at its last attempt`);
 
-    const replayed = await runCli(['replay', capture, '--owed', '--to', `:${app.port}`, '--secret', SECRET, '--json']);
+    const replayed = await runInProcess([
+      'replay',
+      capture,
+      '--owed',
+      '--to',
+      `:${app.port}`,
+      '--secret',
+      SECRET,
+      '--json',
+    ]);
     assert.equal(replayed.code, 0, replayed.stderr);
     const report = JSON.parse(replayed.stdout);
     assert.deepEqual([report.sent, report.succeeded, report.recorded], [3, 3, 3]);
@@ -298,7 +318,7 @@ describe('listen routes and retries (end to end)', () => {
       assert.ok((await verifyWebhook({ body: received.body, token: received.token, secrets: SECRET })).ok);
 
     // Owed no more: not listed, not resumed by the next listen, not sent twice.
-    const after = await runCli(['captures', 'list', capture, '--owed']);
+    const after = await runInProcess(['captures', 'list', capture, '--owed']);
     assert.equal(after.stdout.trim(), `no forward is still owed in ${capture}`);
     const again = await startListen(args);
     await again.listen.stop();
@@ -328,11 +348,11 @@ describe('listen routes and retries (end to end)', () => {
       await listen.stop();
     }
     try {
-      const untargeted = await runCli(['replay', capture, '--failed', '--secret', SECRET]);
+      const untargeted = await runInProcess(['replay', capture, '--failed', '--secret', SECRET]);
       assert.equal(untargeted.code, 2);
       assertOneLineError(untargeted);
       assert.match(untargeted.stderr, new RegExp(`needs --to TARGET.*http://localhost:${app.port}/hooks`));
-      const replayed = await runCli([
+      const replayed = await runInProcess([
         'replay',
         capture,
         '--failed',
@@ -383,10 +403,10 @@ describe('listen routes and retries (end to end)', () => {
       [['--forward-to', ':3000', '--retry', '5s'], /--retry goes with --capture FILE/],
       [['--forward-to', ':3000', '--retry-resign'], /--retry-resign goes with --retry/],
     ];
-    for (const [index, [args, pattern]] of cases.entries()) {
+    for (const [args, pattern] of cases) {
       const config = tempDir('ledgerhook-config-');
-      // One spawned as a user runs it; the rest of the table in-process (same definitions and error mapping).
-      const result = await (index === 0 ? runCli : runInProcess)(['listen', '--port', '0', ...args], {
+      // Refused before anything is bound: in-process (same definitions and error mapping as the bin).
+      const result = await runInProcess(['listen', '--port', '0', ...args], {
         env: { LEDGERHOOK_CONFIG_DIR: config },
       });
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { DEFAULT_MOCK_PORT } from '../../src/defaults.js';
 import { startMockServer } from '../../src/index.js';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 /** The mock on its default port, or undefined (said loudly) when something else holds the port. */
 async function mockOnDefaultPort() {
@@ -32,6 +33,7 @@ describe('a first run with nothing to set up: the local environment', () => {
       assert.match(secret, /^whsec_[0-9a-f]{64}$/);
       assert.match(listen.stderr(), /created a local development webhook secret in .*local-webhook\.secret/);
       const port = new URL(ready.url).port;
+      // The built bin for this one; the other runs in-process (same definitions, command modules, error mapping).
       const sent = await runCli(['send-sample', 'ENTITY_UPDATE', '--to', `http://127.0.0.1:${port}/`], { env });
       assert.equal(sent.code, 0, sent.stderr);
       const delivery = await listen.waitFor((line) => line?.kind === 'delivery');
@@ -49,17 +51,20 @@ describe('a first run with nothing to set up: the local environment', () => {
 
   it('sandbox and production never fall back to the local secret; once sandbox is configured it is the default', async () => {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
-    assert.equal((await runCli(['sign', '--data', '{}'], { env })).code, 0, 'local: made and used');
+    assert.equal((await runInProcess(['sign', '--data', '{}'], { env })).code, 0, 'local: made and used');
     for (const args of [
       ['sign', '--data', '{}', '--env', 'sandbox'],
       ['sign', '--data', '{}', '--env', 'production'],
     ]) {
-      const refused = await runCli(args, { env });
+      const refused = await runInProcess(args, { env });
       assert.equal(refused.code, 2, refused.stderr);
       assert.match(refused.stderr, /no webhook secret for (sandbox|production)/);
     }
-    assert.equal((await runCli(['config', 'set', 'baseUrl', 'https://sandbox.example.com/rest/v5'], { env })).code, 0);
-    const nowSandbox = await runCli(['sign', '--data', '{}'], { env });
+    assert.equal(
+      (await runInProcess(['config', 'set', 'baseUrl', 'https://sandbox.example.com/rest/v5'], { env })).code,
+      0,
+    );
+    const nowSandbox = await runInProcess(['sign', '--data', '{}'], { env });
     assert.equal(nowSandbox.code, 2, nowSandbox.stderr);
     assert.match(nowSandbox.stderr, /no webhook secret for sandbox/);
   });
@@ -70,14 +75,16 @@ describe('a first run with nothing to set up: the local environment', () => {
     try {
       const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
       const out = tempDir();
-      const local = await runCli(['sync', 'expenses', '--type', 'PENDING', '--out', out, '--json'], { env });
+      const local = await runInProcess(['sync', 'expenses', '--type', 'PENDING', '--out', out, '--json'], { env });
       assert.equal(local.code, 0, local.stderr);
       assert.match(local.stderr, /using the local environment/);
-      const explicit = await runCli(['sync', 'expenses', '--type', 'PENDING', '--env', 'local', '--out', out], { env });
+      const explicit = await runInProcess(['sync', 'expenses', '--type', 'PENDING', '--env', 'local', '--out', out], {
+        env,
+      });
       assert.equal(explicit.code, 0, explicit.stderr);
       assert.match(explicit.stdout, /incremental/);
-      await runCli(['config', 'set', 'headerName', 'Service-Verification'], { env });
-      const sandbox = await runCli(['sync', 'expenses', '--type', 'PENDING', '--out', out], { env });
+      await runInProcess(['config', 'set', 'headerName', 'Service-Verification'], { env });
+      const sandbox = await runInProcess(['sync', 'expenses', '--type', 'PENDING', '--out', out], { env });
       assert.equal(sandbox.code, 2, sandbox.stderr);
       assert.match(sandbox.stderr, /no base URL for sandbox.*ledgerhook mock is answering at .*add --env local/);
     } finally {

@@ -12,7 +12,8 @@ import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from '
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DEFAULT_LISTEN_PORT } from '../../src/defaults.js';
-import { assertOneLineError, BIN, type CliResult, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { assertOneLineError, BIN, type CliResult, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess, startInProcess } from '../helpers/in-process-cli.js';
 
 /** `unshare -n` with loopback up, or the reason it cannot run here (said once, loudly). */
 const isolation = (() => {
@@ -61,7 +62,7 @@ describe('send-sample finds the listen running here', () => {
         ['send-sample', 'ENTITY_UPDATE'],
         ['send-sample', 'INVOICE_VIEWED', '--to', 'localhost'],
       ]) {
-        const sent = await runCli(args, { env });
+        const sent = await runInProcess(args, { env });
         assert.equal(sent.code, 0, sent.stderr);
         assert.ok(sent.stdout.startsWith(`POST ${ready.url} `), sent.stdout);
       }
@@ -178,7 +179,7 @@ describe('listen prints the local development secret, and only that one', () => 
     for (const env of ['sandbox', 'production'])
       assert.equal(
         (
-          await runCli(['config', 'set', 'webhookSecret', '-', '--env', env], {
+          await runInProcess(['config', 'set', 'webhookSecret', '-', '--env', env], {
             env: { LEDGERHOOK_CONFIG_DIR: config },
             input: secret,
           })
@@ -191,8 +192,10 @@ describe('listen prints the local development secret, and only that one', () => 
       [['listen', '--port', '0', '--secret-file', file], {}],
       [['listen', '--port', '0', '--json'], { LEDGERHOOK_WEBHOOK_SECRET: secret }],
     ];
+    // In-process: the same command module, started and stopped as the bin would run it (the test above
+    // starts the bin).
     for (const [args, extra] of runs) {
-      const listen = startCli([...args], { env: { LEDGERHOOK_CONFIG_DIR: config, ...extra } });
+      const listen = startInProcess([...args], { env: { LEDGERHOOK_CONFIG_DIR: config, ...extra } });
       try {
         if (args.includes('--json')) {
           const ready = await listen.waitFor((line) => line?.kind === 'listening');

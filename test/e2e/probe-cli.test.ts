@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess, startInProcess } from '../helpers/in-process-cli.js';
 import { type Quirks, startQuirkyServer } from '../helpers/quirky-list-server.js';
 
 const settingsOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'));
@@ -33,7 +34,8 @@ describe('ledgerhook probe against a service that is not the mock', () => {
     const cwd = tempDir();
     const env = { LEDGERHOOK_CONFIG_DIR: config, LEDGERHOOK_TOKEN: server.token };
     try {
-      // Without --write: every quirk named, the settings it needs listed, exit 1.
+      // Without --write: every quirk named, the settings it needs listed, exit 1. The built bin here; the
+      // runs after it in-process (the same definitions, command modules and error mapping).
       const first = await runCli(['probe', '--env', 'sandbox', '--base-url', server.baseUrl], { env, cwd });
       assert.equal(first.code, 1, first.stderr);
       for (const quirk of [
@@ -54,10 +56,12 @@ describe('ledgerhook probe against a service that is not the mock', () => {
         /sandbox is not ready to sync: .*paths\.expense.*lag.* needed and not set; run `ledgerhook probe --write`/,
       );
 
-      const written = await runCli(['probe', '--env', 'sandbox', '--base-url', server.baseUrl, '--write', '--json'], {
-        env,
-        cwd,
-      });
+      const written = await runInProcess(
+        ['probe', '--env', 'sandbox', '--base-url', server.baseUrl, '--write', '--json'],
+        {
+          env,
+        },
+      );
       assert.equal(written.code, 0, written.stderr);
       const report = JSON.parse(written.stdout);
       assert.equal(report.ok, true);
@@ -76,7 +80,7 @@ describe('ledgerhook probe against a service that is not the mock', () => {
 
       // The service changes: the next run (no flag but the token) says what.
       quirks.maxLimit = 40;
-      const second = await runCli(['probe'], { env, cwd });
+      const second = await runInProcess(['probe'], { env });
       assert.equal(second.code, 1, second.stderr);
       assert.match(second.stdout, /since the probe of .* \(which wrote .*pageLimit.*\): changed/);
       assert.match(second.stdout, /page-size: limit-400-above-max, pageLimit 50 → limit-400-above-max, pageLimit 40/);
@@ -84,8 +88,9 @@ describe('ledgerhook probe against a service that is not the mock', () => {
       quirks.maxLimit = 50;
 
       // sync with no extra flag: the path, the page size, the lag, the paced rate all come from the settings.
-      const sync = ['sync', 'expenses', '--type', 'PENDING', '--json'];
-      const full = await runCli(sync, { env, cwd });
+      // --out: the directory the bin would make in its working directory.
+      const sync = ['sync', 'expenses', '--type', 'PENDING', '--json', '--out', join(cwd, 'ledgerhook-data')];
+      const full = await runInProcess(sync, { env });
       assert.equal(full.code, 0, full.stderr);
       assert.equal(JSON.parse(full.stdout).mode, 'full');
       assert.ok(server.log().some((entry) => entry.limit === '50'));
@@ -93,7 +98,7 @@ describe('ledgerhook probe against a service that is not the mock', () => {
       server.edit(1, { amount: 1001 }); // in the second the read was stamped with
       server.edit(3, { type: 'BUSINESS' }); // leaves the PENDING dataset in that second too
       clock.now = Date.parse('2026-11-24T10:00:12.000Z');
-      const next = await runCli(sync, { env, cwd });
+      const next = await runInProcess(sync, { env });
       assert.equal(next.code, 0, next.stderr);
       const summary = JSON.parse(next.stdout);
       assert.equal(summary.mode, 'incremental');
@@ -107,13 +112,16 @@ describe('ledgerhook probe against a service that is not the mock', () => {
     const server = await startQuirkyServer({ authStatus: 403 });
     try {
       const env = { LEDGERHOOK_TOKEN: 'wrong' };
-      const human = await runCli(['probe', '--env', 'sandbox', '--base-url', server.baseUrl], { env });
+      const human = await runInProcess(['probe', '--env', 'sandbox', '--base-url', server.baseUrl], { env });
       assert.equal(human.code, 3);
       assertOneLineError(human);
       assert.match(human.stderr, /answered 403.*not allowed to read it; check --token/);
-      const json = await runCli(['probe', '--env', 'sandbox', '--base-url', server.baseUrl, '--json', '--write'], {
-        env,
-      });
+      const json = await runInProcess(
+        ['probe', '--env', 'sandbox', '--base-url', server.baseUrl, '--json', '--write'],
+        {
+          env,
+        },
+      );
       assert.equal(json.code, 3);
       const document = JSON.parse(json.stdout);
       assert.equal(document.ok, false);
@@ -128,13 +136,16 @@ describe('ledgerhook probe against a service that is not the mock', () => {
   it('--max-requests: never more, and what it did not reach is said', async () => {
     const server = await startQuirkyServer({});
     try {
-      const result = await runCli(['probe', '--env', 'sandbox', '--base-url', server.baseUrl, '--max-requests', '4'], {
-        env: { LEDGERHOOK_TOKEN: server.token },
-      });
+      const result = await runInProcess(
+        ['probe', '--env', 'sandbox', '--base-url', server.baseUrl, '--max-requests', '4'],
+        {
+          env: { LEDGERHOOK_TOKEN: server.token },
+        },
+      );
       assert.equal(server.requests(), 4);
       assert.match(result.stdout, /: 4 requests \(at most 4\)/);
       assert.match(result.stdout, /not probed: the other entities \(the budget of 4 requests was spent\)/);
-      const bad = await runCli(['probe', '--max-requests', '0']);
+      const bad = await runInProcess(['probe', '--max-requests', '0']);
       assert.equal(bad.code, 2);
     } finally {
       await server.close();
@@ -145,7 +156,8 @@ describe('ledgerhook probe against a service that is not the mock', () => {
 describe('ledgerhook probe against ledgerhook mock with its quirk flags', () => {
   it('whole seconds compared with >, a 50-item maximum, a rate limit: named, written, and sync converges', async () => {
     const config = tempDir();
-    const mock = startCli(
+    // The mock in-process: its quirk flags are under test here, its start as a process is json-contract.test.ts's.
+    const mock = startInProcess(
       [
         'mock',
         '--port',
@@ -165,7 +177,9 @@ describe('ledgerhook probe against ledgerhook mock with its quirk flags', () => 
     try {
       const { baseUrl } = await mock.waitFor<{ baseUrl: string }>((line) => line.kind === 'listening');
       const env = { LEDGERHOOK_CONFIG_DIR: config };
-      const probe = await runCli(['probe', '--env', 'local', '--base-url', baseUrl, '--write', '--json'], { env });
+      const probe = await runInProcess(['probe', '--env', 'local', '--base-url', baseUrl, '--write', '--json'], {
+        env,
+      });
       assert.equal(probe.code, 0, probe.stderr);
       const report = JSON.parse(probe.stdout);
       const quirks = report.findings.flatMap((finding: { quirk?: string }) => (finding.quirk ? [finding.quirk] : []));
@@ -183,7 +197,7 @@ describe('ledgerhook probe against ledgerhook mock with its quirk flags', () => 
       const out = tempDir();
       let sameSecond = 0;
       for (let cycle = 0; cycle < 6 && sameSecond === 0; cycle += 1) {
-        const read = await runCli([...sync, '--out', out], { env });
+        const read = await runInProcess([...sync, '--out', out], { env });
         assert.equal(read.code, 0, read.stderr);
         const stamp = JSON.parse(read.stdout).lastUpdatedDate as string;
         const mutation = await fetch(new URL('/__mock/mutate', baseUrl), {
@@ -191,7 +205,7 @@ describe('ledgerhook probe against ledgerhook mock with its quirk flags', () => 
           body: JSON.stringify({ path: '/expenses', update: 2, retype: 1 }),
         }).then((response) => response.json() as Promise<{ at: string }>);
         if (Math.floor(Date.parse(mutation.at) / 1000) === Math.floor(Date.parse(stamp) / 1000)) sameSecond += 1;
-        const next = await runCli([...sync, '--out', out], { env });
+        const next = await runInProcess([...sync, '--out', out], { env });
         assert.equal(next.code, 0, next.stderr);
         const truth = await fetch(new URL('/__mock/dataset?path=/expenses&type=PENDING', baseUrl)).then((response) =>
           response.json(),
@@ -217,8 +231,8 @@ describe('the settings probe writes, used by the commands that read the service'
         ['rateLimit', '2/1'],
       ];
       for (const [key, value] of settings)
-        assert.equal((await runCli(['config', 'set', key, value, '--env', 'sandbox'], { env })).code, 0);
-      const result = await runCli(['sync', 'expenses', '--out', tempDir()], { env });
+        assert.equal((await runInProcess(['config', 'set', key, value, '--env', 'sandbox'], { env })).code, 0);
+      const result = await runInProcess(['sync', 'expenses', '--out', tempDir()], { env });
       assert.equal(result.code, 0, result.stderr);
       const log = server.log();
       assert.deepEqual(
@@ -237,7 +251,9 @@ describe('the settings probe writes, used by the commands that read the service'
     const server = await startQuirkyServer({ maxLimit: 50 });
     try {
       const env = { LEDGERHOOK_TOKEN: server.token };
-      const result = await runCli(['sync', 'expenses', '--base-url', server.baseUrl, '--out', tempDir()], { env });
+      const result = await runInProcess(['sync', 'expenses', '--base-url', server.baseUrl, '--out', tempDir()], {
+        env,
+      });
       assert.equal(result.code, 3);
       assertOneLineError(result);
       assert.match(result.stderr, /answered 400.*limit must be at most 50.*ledgerhook config set pageLimit N/);
@@ -248,7 +264,7 @@ describe('the settings probe writes, used by the commands that read the service'
         ['tolerance', '-1'],
       ];
       for (const [key, value] of refused) {
-        const bad = await runCli(['config', 'set', key, value]);
+        const bad = await runInProcess(['config', 'set', key, value]);
         assert.equal(bad.code, 2, `${key} ${value}`);
         assert.match(bad.stderr, new RegExp(`${key}: `));
       }
@@ -264,16 +280,16 @@ describe('the settings probe writes, used by the commands that read the service'
     writeFileSync(secretFile, 'whsec_tolerance');
     const body = JSON.stringify({ userId: 'u1', type: 'ENTITY_UPDATE', entities: ['expense'] });
     const iat = String(Math.floor(Date.now() / 1000) - 400);
-    const signed = await runCli(['sign', '--data', body, '--secret-file', secretFile, '--iat', iat], { env });
+    const signed = await runInProcess(['sign', '--data', body, '--secret-file', secretFile, '--iat', iat], { env });
     const token = signed.stdout.trim();
     const verify = ['verify', '--data', body, '--token', token, '--secret-file', secretFile, '--env', 'sandbox'];
-    const expired = await runCli(verify, { env });
+    const expired = await runInProcess(verify, { env });
     assert.equal(expired.code, 1);
     assert.match(expired.stdout + expired.stderr, /expired/);
-    assert.equal((await runCli(['config', 'set', 'tolerance', '600', '--env', 'sandbox'], { env })).code, 0);
-    const accepted = await runCli(verify, { env });
+    assert.equal((await runInProcess(['config', 'set', 'tolerance', '600', '--env', 'sandbox'], { env })).code, 0);
+    const accepted = await runInProcess(verify, { env });
     assert.equal(accepted.code, 0, accepted.stdout + accepted.stderr);
-    assert.equal((await runCli([...verify, '--tolerance', '300'], { env })).code, 1, 'the flag still wins');
+    assert.equal((await runInProcess([...verify, '--tolerance', '300'], { env })).code, 1, 'the flag still wins');
     const listen = startCli(['listen', '--port', '0', '--json', '--secret-file', secretFile, '--env', 'sandbox'], {
       env,
     });

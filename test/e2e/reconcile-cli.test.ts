@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startPagedListServer } from '../helpers/paged-list-server.js';
 
 describe('ledgerhook reconcile', () => {
@@ -27,12 +28,13 @@ describe('ledgerhook reconcile', () => {
       '50',
     ];
     try {
-      const synced = await runCli(['sync', ...common], { env });
+      const synced = await runInProcess(['sync', ...common], { env });
       assert.equal(synced.code, 0, synced.stderr);
       server.put({ id: 3, amount: 3000, type: 'BUSINESS' });
       server.remove(60);
       server.put({ id: 121, amount: 121, type: 'BUSINESS' });
 
+      // reconcile's report from the built bin; the sync before it and the runs after it in-process.
       const found = await runCli(['reconcile', ...common], { env });
       assert.equal(found.code, 1, found.stderr);
       assert.match(found.stdout, /\/invoices: 1 missing, 1 extra, 1 different \(server 120, stored 120 in /);
@@ -41,14 +43,14 @@ describe('ledgerhook reconcile', () => {
       assert.match(found.stdout, /different: 3\n/);
       assert.match(found.stderr, /differed from the service; --json lists the ids; --repair applies the difference/);
 
-      const json = await runCli(['reconcile', ...common, '--json'], { env });
+      const json = await runInProcess(['reconcile', ...common, '--json'], { env });
       assert.equal(json.code, 1);
       const document = JSON.parse(json.stdout);
       assert.equal(document.ok, false);
       assert.equal(document.error.reason, 'reconcile_different');
       assert.deepEqual([document.missing, document.extra, document.different], [[121], [60], [3]]);
 
-      const repaired = await runCli(['reconcile', ...common, '--repair'], { env });
+      const repaired = await runInProcess(['reconcile', ...common, '--repair'], { env });
       assert.equal(repaired.code, 1, repaired.stderr);
       assert.match(repaired.stdout, /repaired: 2 upserted, 1 removed, 120 in all/);
       // Repaired: the advice no longer asks for the --repair just given.
@@ -60,12 +62,14 @@ describe('ledgerhook reconcile', () => {
         file,
         server.items().sort((a, b) => a.id - b.id),
       );
-      const equal = await runCli(['reconcile', ...common], { env });
+      const equal = await runInProcess(['reconcile', ...common], { env });
       assert.equal(equal.code, 0, equal.stderr);
       assert.match(equal.stdout, /\/invoices: equal \(server 120, stored 120/);
 
       server.put({ id: 5, amount: 5000, type: 'BUSINESS' });
-      const repairedJson = JSON.parse((await runCli(['reconcile', ...common, '--repair', '--json'], { env })).stdout);
+      const repairedJson = JSON.parse(
+        (await runInProcess(['reconcile', ...common, '--repair', '--json'], { env })).stdout,
+      );
       assert.deepEqual([repairedJson.ok, repairedJson.error.reason], [false, 'reconcile_repaired']);
       assert.deepEqual(repairedJson.different, [5]);
     } finally {
@@ -77,7 +81,7 @@ describe('ledgerhook reconcile', () => {
     const server = await startPagedListServer(3);
     const dir = tempDir();
     try {
-      const result = await runCli(
+      const result = await runInProcess(
         ['reconcile', 'invoices', '--base-url', server.baseUrl, '--token', 't', '--out', join(dir, 'out')],
         { env: { LEDGERHOOK_CONFIG_DIR: join(dir, 'config') } },
       );
@@ -131,7 +135,7 @@ describe('sync --watch --reconcile-every', () => {
   });
 
   it('refuses --reconcile-every without --watch in one line (exit 2)', async () => {
-    const result = await runCli([
+    const result = await runInProcess([
       'sync',
       'invoices',
       '--reconcile-every',

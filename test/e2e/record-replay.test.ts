@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { buildDelivery } from '../../src/delivery/build-delivery.js';
 import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { runCli, startCli, tempDir, type RunningCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startSpecReceiver } from '../helpers/spec-receiver.js';
 
 const ACCESS_TOKEN = 'sandbox-access-token-5e3cr3t-0042';
@@ -243,10 +244,14 @@ describe('record a sandbox, replay it as a mock', () => {
       env,
     );
     const proxy = recorder.first.proxyUrl as string;
+    // The syncs, and the reads of the recording, in-process; record and mock --from are the built bin.
     const sync = (base: string, target: string, out: string) =>
-      runCli(['sync', target, '--base-url', base, '--token-file', tokenFile, '--out', out, '--limit', '2', '--json'], {
-        env,
-      });
+      runInProcess(
+        ['sync', target, '--base-url', base, '--token-file', tokenFile, '--out', out, '--limit', '2', '--json'],
+        {
+          env,
+        },
+      );
     const recordedData = join(dir, 'recorded-data');
     const wrongPath = await sync(proxy, 'expense', recordedData);
     assert.equal(wrongPath.code, 3, wrongPath.stderr);
@@ -289,6 +294,7 @@ describe('record a sandbox, replay it as a mock', () => {
     // eyJhbGci: the start of every JWT (`{"alg":`), the verification token included.
     for (const forbidden of [ACCESS_TOKEN, SANDBOX_SECRET, 'Bearer', 'eyJhbGci', ...PERSONAL])
       assert.equal(bytes.indexOf(Buffer.from(forbidden)), -1, `the recording holds ${forbidden}`);
+    // The built bin: the one spawned run of recordings show.
     const shown = await runCli(['recordings', 'show', recording, '--json'], { env });
     assert.equal(shown.code, 0, shown.stderr);
     const timeline = JSON.parse(shown.stdout);
@@ -310,7 +316,7 @@ describe('record a sandbox, replay it as a mock', () => {
         .filter((event: any) => event.kind === 'delivery')
         .every((event: any) => event.receipt === 'verified at receipt'),
     );
-    const captures = await runCli(['captures', 'list', join(recording, 'deliveries.jsonl'), '--json'], { env });
+    const captures = await runInProcess(['captures', 'list', join(recording, 'deliveries.jsonl'), '--json'], { env });
     assert.equal(JSON.parse(captures.stdout).count, 2, captures.stderr);
 
     // 3. Replay: a second recorder in front of `mock --from` shows what the replay answers.

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { shellQuote } from '../../src/util/shell-quote.js';
 import { CAPTURE_SECRET, captureRecord, FORGED_BODY, VALID_BODY } from '../helpers/capture-file.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startSpecReceiver } from '../helpers/spec-receiver.js';
 
 /**
@@ -34,15 +35,18 @@ describe('replay --edit (end to end: an independent receiver, a node script as t
   let file: string;
   let receiver: Awaited<ReturnType<typeof startSpecReceiver>>;
   const original = () => readFileSync(file, 'utf8');
-  const edit = (mode: string, args: string[] = ['--id', 'dlv_valid']) =>
-    runCli(['replay', file, '--to', receiver.url, '--edit', ...args], {
+  /**
+   * replay --edit with the fake editor. The editor setting is a shell command (run with `sh -c`), so
+   * EDIT_MODE and EDIT_LOG are given in it, as a user could: the editor gets them whether replay runs
+   * as the built bin (the first test) or in-process (the others: same definitions and command module).
+   */
+  const edit = (mode: string, args: string[] = ['--id', 'dlv_valid'], { spawned = false } = {}) =>
+    (spawned ? runCli : runInProcess)(['replay', file, '--to', receiver.url, '--edit', ...args], {
       env: {
         LEDGERHOOK_WEBHOOK_SECRET: CAPTURE_SECRET,
         // A path with a space, quoted as a person would write it in EDITOR.
-        EDITOR: `${shellQuote(process.execPath)} ${shellQuote(script)}`,
+        EDITOR: `EDIT_MODE=${shellQuote(mode)} EDIT_LOG=${shellQuote(log)} ${shellQuote(process.execPath)} ${shellQuote(script)}`,
         VISUAL: undefined,
-        EDIT_MODE: mode,
-        EDIT_LOG: log,
       },
     });
 
@@ -62,7 +66,7 @@ describe('replay --edit (end to end: an independent receiver, a node script as t
 
   it('sends the edited body re-signed; the independent receiver accepts it; the capture links it to its original', async () => {
     const before = original();
-    const result = await edit('amount');
+    const result = await edit('amount', undefined, { spawned: true });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /edited from dlv_valid, re-signed → 200/);
     // The receiver (spec 5.2, no ledgerhook code) verified the fresh token over the new body.
@@ -84,18 +88,18 @@ describe('replay --edit (end to end: an independent receiver, a node script as t
     assert.equal(record.editedFrom, 'dlv_valid');
     assert.equal(Buffer.from(record.body, 'base64').toString('utf8'), got?.body.toString('utf8'));
     assert.equal(record.forward.status, 200);
-    const show = await runCli(['captures', 'show', `${file}#${record.id}`, '--json']);
+    const show = await runInProcess(['captures', 'show', `${file}#${record.id}`, '--json']);
     assert.equal(JSON.parse(show.stdout).editedFrom, 'dlv_valid');
-    const list = await runCli(['captures', 'list', file, '--json']);
+    const list = await runInProcess(['captures', 'list', file, '--json']);
     assert.deepEqual(
       JSON.parse(list.stdout).deliveries.map((d: { editedFrom?: string }) => d.editedFrom ?? null),
       [null, null, null, 'dlv_valid'],
     );
     assert.match(
-      (await runCli(['captures', 'list', file])).stdout,
+      (await runInProcess(['captures', 'list', file])).stdout,
       /LIFECYCLE_EVENT INVOICE_VIEWED \(edited from dlv_valid\)/,
     );
-    const human = await runCli(['captures', 'show', `${file}#${record.id}`]);
+    const human = await runInProcess(['captures', 'show', `${file}#${record.id}`]);
     assert.match(human.stdout, /^edited {3}from dlv_valid, re-signed/m);
 
     // The editor got a private file (0600) as one argument, and it is gone.
@@ -169,7 +173,7 @@ describe('replay --edit (end to end: an independent receiver, a node script as t
     assert.equal(asked.code, 0, asked.stderr);
     const edited = JSON.parse(original().trim().split('\n').at(-1) ?? '{}');
     assert.deepEqual([edited.editedFrom, edited.verdict.valid], ['dlv_late', false]);
-    const plain = await runCli(['replay', file, '--to', receiver.url, '--id', edited.id, '--dry-run'], {
+    const plain = await runInProcess(['replay', file, '--to', receiver.url, '--id', edited.id, '--dry-run'], {
       env: { LEDGERHOOK_WEBHOOK_SECRET: CAPTURE_SECRET },
     });
     assert.notEqual(plain.code, 0);

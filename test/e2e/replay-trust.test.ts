@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { shellQuote } from '../../src/util/shell-quote.js';
 import { assertOneLineError, runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { bodyHash, makeToken } from '../../packages/webhooks/test/independent-jwt.js';
 import { startSpecReceiver } from '../helpers/spec-receiver.js';
 
@@ -83,14 +84,14 @@ describe('replay trusts no capture file (end to end)', () => {
       const mine = await receiver();
       const file = hostileCapture(attacker.url, headerValue);
 
-      const failed = await runCli(['replay', file, '--failed'], { env });
+      const failed = await runInProcess(['replay', file, '--failed'], { env });
       assert.equal(failed.code, 2, failed.stderr);
       assertOneLineError(failed);
       assert.match(failed.stderr, /replay --failed needs --to TARGET: a capture file never chooses where/);
       assert.ok(failed.stderr.includes(attacker.url), 'the file’s URL is shown for the person to judge');
 
       for (const args of [['--failed'], [], ['--dry-run']]) {
-        const resigned = await runCli(['replay', file, '--to', mine.url, ...args], { env });
+        const resigned = await runInProcess(['replay', file, '--to', mine.url, ...args], { env });
         assert.equal(resigned.code, 1, `${args}: ${resigned.stderr}`);
         assertOneLineError(resigned);
         assert.match(
@@ -98,7 +99,7 @@ describe('replay trusts no capture file (end to end)', () => {
           /nothing was sent: delivery dlv_paid would be re-signed, but its original token does not verify with the secret now \((missing_token|bad_signature|body_mismatch)/,
         );
       }
-      const json = await runCli(['replay', file, '--to', mine.url, '--json'], { env });
+      const json = await runInProcess(['replay', file, '--to', mine.url, '--json'], { env });
       assert.equal(json.code, 1);
       assert.equal(JSON.parse(json.stdout).error.reason, 'original_token_not_verified');
       assert.equal(attacker.received.length, 0);
@@ -112,7 +113,7 @@ describe('replay trusts no capture file (end to end)', () => {
     const marker = join(dir, 'editor-ran');
     const editor = join(dir, 'editor.mjs');
     writeFileSync(editor, `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(marker)}, 'x');`);
-    const edited = await runCli(['replay', file, '--to', mine.url, '--edit'], {
+    const edited = await runInProcess(['replay', file, '--to', mine.url, '--edit'], {
       env: { ...env, EDITOR: `${shellQuote(process.execPath)} ${shellQuote(editor)}`, VISUAL: undefined },
     });
     assert.equal(edited.code, 1, edited.stderr);
@@ -167,6 +168,7 @@ describe('replay trusts no capture file (end to end)', () => {
       file,
       `${line('dlv_old', { valid: true, status: 200 })}\n${line('dlv_late', { valid: false, code: 'expired', status: 400 })}\n`,
     );
+    // The built bin for this one; the other runs in-process (same definitions, command modules, error mapping).
     const replayed = await runCli(
       ['replay', file, '--to', mine.url, '--include-refused', '--resign-refused', '--json'],
       { env },

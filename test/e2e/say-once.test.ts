@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 const SECRET = 'whsec_say_once_0123456789';
 const BODY = '{"userId":"user_1","type":"ENTITY_UPDATE","entities":["expense"]}';
@@ -14,28 +15,52 @@ const count = (text: string, pattern: RegExp) => text.split('\n').filter((line) 
 describe('say it once', () => {
   it('the local-environment note: the first run of a configuration, not the next ones', async () => {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
-    const runs = [];
-    for (let run = 0; run < 3; run += 1) runs.push(await runCli(['sign', '--data', BODY], { env }));
+    // The first run is the built bin's; the notes are remembered in the configuration directory, so
+    // the runs after it prove the same in-process.
+    const runs = [await runCli(['sign', '--data', BODY], { env })];
+    for (let run = 1; run < 3; run += 1) runs.push(await runInProcess(['sign', '--data', BODY], { env }));
     for (const run of runs) assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(
       runs.map((run) => count(run.stderr, /^using the local environment/)),
       [1, 0, 0],
     );
     // Another configuration directory is another configuration: told again there.
-    const other = await runCli(['sign', '--data', BODY], { env: { LEDGERHOOK_CONFIG_DIR: tempDir() } });
+    const other = await runInProcess(['sign', '--data', BODY], { env: { LEDGERHOOK_CONFIG_DIR: tempDir() } });
     assert.equal(count(other.stderr, /^using the local environment/), 1);
   });
 
   it('the --secret and --token warnings: once per configuration and flag', async () => {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
-    const first = await runCli(['sign', '--data', BODY, '--secret', SECRET], { env });
-    const second = await runCli(['sign', '--data', BODY, '--secret', SECRET], { env });
-    const token = await runCli(
-      ['sync', 'expenses', '--token', 'tok_x', '--base-url', 'http://127.0.0.1:1/rest/v5', '--out', tempDir()],
+    const first = await runInProcess(['sign', '--data', BODY, '--secret', SECRET], { env });
+    const second = await runInProcess(['sign', '--data', BODY, '--secret', SECRET], { env });
+    const token = await runInProcess(
+      [
+        'sync',
+        'expenses',
+        '--token',
+        'tok_x',
+        '--base-url',
+        'http://127.0.0.1:1/rest/v5',
+        '--out',
+        tempDir(),
+        '--max-wait',
+        '0',
+      ],
       { env },
     );
-    const tokenAgain = await runCli(
-      ['sync', 'expenses', '--token', 'tok_x', '--base-url', 'http://127.0.0.1:1/rest/v5', '--out', tempDir()],
+    const tokenAgain = await runInProcess(
+      [
+        'sync',
+        'expenses',
+        '--token',
+        'tok_x',
+        '--base-url',
+        'http://127.0.0.1:1/rest/v5',
+        '--out',
+        tempDir(),
+        '--max-wait',
+        '0',
+      ],
       { env },
     );
     assert.equal(count(first.stderr, /^warning: --secret puts the value/), 1, first.stderr);
@@ -49,15 +74,18 @@ describe('say it once', () => {
     const dir = tempDir();
     writeFileSync(`${dir}/notices.json`, '{"said": "not a list"}');
     const env = { LEDGERHOOK_CONFIG_DIR: dir };
-    const run = await runCli(['sign', '--data', BODY], { env });
+    const run = await runInProcess(['sign', '--data', BODY], { env });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(count(run.stderr, /^using the local environment/), 1);
-    assert.equal(count((await runCli(['sign', '--data', BODY], { env })).stderr, /^using the local environment/), 0);
+    assert.equal(
+      count((await runInProcess(['sign', '--data', BODY], { env })).stderr, /^using the local environment/),
+      0,
+    );
     // A notices file that cannot be written (a directory stands in its place): said each time, never a failure.
     const blocked = tempDir();
     mkdirSync(`${blocked}/notices.json`);
     for (let run = 0; run < 2; run += 1) {
-      const result = await runCli(['sign', '--data', BODY, '--secret', SECRET], {
+      const result = await runInProcess(['sign', '--data', BODY, '--secret', SECRET], {
         env: { LEDGERHOOK_CONFIG_DIR: blocked },
       });
       assert.equal(result.code, 0, result.stderr);
@@ -67,13 +95,15 @@ describe('say it once', () => {
 
   it('verify: the verdict says why; no error: line under it (with --json, stderr keeps the one line)', async () => {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
-    const signed = await runCli(['sign', '--data', BODY, '--secret', 'the-other-secret'], { env });
+    const signed = await runInProcess(['sign', '--data', BODY, '--secret', 'the-other-secret'], { env });
     const token = signed.stdout.trim();
-    const result = await runCli(['verify', '--data', BODY, '--token', token, '--secret', SECRET], { env });
+    const result = await runInProcess(['verify', '--data', BODY, '--token', token, '--secret', SECRET], { env });
     assert.equal(result.code, 1);
     assert.match(result.stdout, /not authentic \(bad_signature\)/);
     assert.doesNotMatch(result.stderr, /^error:/m);
-    const json = await runCli(['verify', '--data', BODY, '--token', token, '--secret', SECRET, '--json'], { env });
+    const json = await runInProcess(['verify', '--data', BODY, '--token', token, '--secret', SECRET, '--json'], {
+      env,
+    });
     assert.equal(json.code, 1);
     assert.equal(JSON.parse(json.stdout).error.reason, 'webhook_not_authentic');
     assert.match(json.stderr, /^error: webhook is not authentic: bad_signature$/m);

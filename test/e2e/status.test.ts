@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 const GOOD = 'tok_status_good_0123456789';
 const OTHER = 'tok_status_other_0123456789';
@@ -32,7 +33,7 @@ describe('ledgerhook status', () => {
 
   async function configured(tokens: { sandbox: string; production?: string }) {
     const env = { LEDGERHOOK_CONFIG_DIR: tempDir() };
-    const set = (args: string[], input = '') => runCli(['config', 'set', ...args], { env, input });
+    const set = (args: string[], input = '') => runInProcess(['config', 'set', ...args], { env, input });
     await set(['baseUrl', base]);
     await set(['token', '-'], tokens.sandbox);
     await set(['webhookSecret', '-'], SECRET);
@@ -46,6 +47,7 @@ describe('ledgerhook status', () => {
   it('ready: exit 0; settings named but never their values; one request per distinct base URL and token', async () => {
     const env = await configured({ sandbox: GOOD, production: GOOD });
     requests.length = 0;
+    // The built bin once; the other runs of status in-process (same definitions and command module).
     const result = await runCli(['status'], { env });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(requests.length, 1, 'sandbox and production share the pair: one request');
@@ -62,7 +64,7 @@ describe('ledgerhook status', () => {
     for (const value of [GOOD, SECRET, base])
       assert.ok(!result.stdout.includes(value) && !result.stderr.includes(value), value);
 
-    const json = await runCli(['status', '--json'], { env });
+    const json = await runInProcess(['status', '--json'], { env });
     assert.equal(json.code, 0, json.stderr);
     const document = JSON.parse(json.stdout);
     assert.equal(document.ok, true);
@@ -81,7 +83,7 @@ describe('ledgerhook status', () => {
   it('a refused token: exit 1, the one error line says why and what to do; each distinct token checked once', async () => {
     const env = await configured({ sandbox: OTHER, production: GOOD });
     requests.length = 0;
-    const result = await runCli(['status'], { env });
+    const result = await runInProcess(['status'], { env });
     assert.equal(result.code, 1, result.stderr);
     assertOneLineError(result);
     assert.equal(requests.length, 2);
@@ -89,9 +91,9 @@ describe('ledgerhook status', () => {
       result.stderr,
       /^error: sandbox is not ready to sync: .*answered 401: the access token was rejected; check --token/,
     );
-    const production = await runCli(['status', '--env', 'production'], { env });
+    const production = await runInProcess(['status', '--env', 'production'], { env });
     assert.equal(production.code, 0, production.stderr);
-    const json = await runCli(['status', '--json'], { env });
+    const json = await runInProcess(['status', '--json'], { env });
     const document = JSON.parse(json.stdout);
     assert.deepEqual(
       [json.code, document.ok, document.ready, document.error.reason],
@@ -104,7 +106,7 @@ describe('ledgerhook status', () => {
   it('nothing set for the chosen environment: exit 1 naming the setting to set, and no request', async () => {
     const env = await configured({ sandbox: GOOD });
     requests.length = 0;
-    const result = await runCli(['status', '--env', 'production'], { env });
+    const result = await runInProcess(['status', '--env', 'production'], { env });
     assert.equal(result.code, 1, result.stderr);
     assertOneLineError(result);
     assert.match(
@@ -114,7 +116,7 @@ describe('ledgerhook status', () => {
     assert.match(result.stdout, /^production \(chosen\)\n {2}✖ baseUrl +not set$/m);
     assert.equal(requests.filter((line) => !line.includes(GOOD)).length, 0);
     // A variable is named as such (and counts for every environment), its value never shown.
-    const viaVariable = await runCli(['status', '--env', 'production'], {
+    const viaVariable = await runInProcess(['status', '--env', 'production'], {
       env: { ...env, LEDGERHOOK_BASE_URL: base, LEDGERHOOK_TOKEN: GOOD },
     });
     assert.equal(viaVariable.code, 0, viaVariable.stderr);

@@ -48,7 +48,7 @@ describe('a signed delivery goes only where the user meant', () => {
 describe('send-sample --to PORT/path reaches this machine', () => {
   it('a server on 127.0.0.1 gets the delivery at /webhooks; --to 2130706433 exits 2 and sends nothing', async () => {
     const { createServer } = await import('node:http');
-    const { runCli } = await import('../helpers/cli.js');
+    const { runInProcess } = await import('../helpers/in-process-cli.js');
     const paths: string[] = [];
     const server = createServer((request, response) => {
       paths.push(request.url ?? '');
@@ -59,10 +59,10 @@ describe('send-sample --to PORT/path reaches this machine', () => {
     const port = (server.address() as { port: number }).port;
     try {
       const env = { LEDGERHOOK_WEBHOOK_SECRET: 'whsec_target' };
-      const sent = await runCli(['send-sample', 'ENTITY_UPDATE', '--to', `${port}/webhooks`], { env });
+      const sent = await runInProcess(['send-sample', 'ENTITY_UPDATE', '--to', `${port}/webhooks`], { env });
       assert.equal(sent.code, 0, sent.stderr);
       assert.deepEqual(paths, ['/webhooks']);
-      const refused = await runCli(['send-sample', 'ENTITY_UPDATE', '--to', '2130706433'], { env });
+      const refused = await runInProcess(['send-sample', 'ENTITY_UPDATE', '--to', '2130706433'], { env });
       assert.equal(refused.code, 2, refused.stderr);
       assert.deepEqual(paths, ['/webhooks']);
     } finally {

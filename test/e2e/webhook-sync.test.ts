@@ -9,6 +9,7 @@ import { postWebhook } from '../../src/delivery/post-webhook.js';
 import { buildSampleBody, type SampleBodyOptions } from '../../src/samples/sample-body.js';
 import { datasetFileName, userDirName } from '../../src/store/identity.js';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 
 const SECRET = 'whsec_webhook_sync_test';
 const CHURN_SECONDS = Number(process.env.LEDGERHOOK_TEST_CHURN_SECONDS ?? 60);
@@ -233,7 +234,7 @@ describe('webhooks drive the sync', () => {
       await listen.stop();
       await mock.stop();
     }
-    const bad = await runCli([
+    const bad = await runInProcess([
       'listen',
       '--port',
       '0',
@@ -261,7 +262,8 @@ describe('webhooks drive the sync', () => {
     ]) {
       assert.ok(result.stdout.includes(words), words);
     }
-    const json = await runCli(['demo', '--json'], { timeoutMs: 60_000 });
+    // The same demo in-process, for its --json report.
+    const json = await runInProcess(['demo', '--json']);
     const report = JSON.parse(json.stdout);
     assert.equal(report.ok, true);
     assert.equal(report.datasets.length, 3);

@@ -6,6 +6,7 @@ import { programHelp } from '../../src/cli/help-layout.js';
 import { jsonOutcome } from '../../src/cli/json-output.js';
 import { outcomeOf } from '../../src/cli/outcome.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
+import { secretFlagWarningsOnce } from '../../src/cli/secret-flag-warnings.js';
 import type { RunCommand } from '../../src/cli/runner.js';
 import { type CliResult, tempDir } from './cli.js';
 
@@ -17,6 +18,7 @@ import { type CliResult, tempDir } from './cli.js';
 export function programFromDefinitions(
   run: RunCommand,
   write: { out: (text: string) => void; err: (text: string) => void },
+  env?: NodeJS.ProcessEnv,
 ) {
   const program = new Command('ledgerhook')
     .option('--debug', 'print stack traces for unexpected errors')
@@ -26,6 +28,10 @@ export function programFromDefinitions(
       writeOut: write.out,
       writeErr: write.err,
       outputError: (text, emit) => emit(`${text.trimEnd().replace(/\n(?=\(Did you mean)/, ' ')}\n`),
+    })
+    // main.ts's hook: a line for each credential typed as a flag, once per configuration directory.
+    .hook('preAction', (_program, command) => {
+      if (env) for (const line of secretFlagWarningsOnce(command, env)) write.err(`${line}\n`);
     });
   programHelp.configure(program);
   defineCommands(program, run);
@@ -33,11 +39,12 @@ export function programFromDefinitions(
   return program;
 }
 
-function collector(): { stream: NodeJS.WriteStream; text: () => string } {
+function collector(onWrite?: (text: string) => void): { stream: NodeJS.WriteStream; text: () => string } {
   let text = '';
   const stream = new Writable({
     write(chunk, _encoding, done) {
       text += String(chunk);
+      onWrite?.(String(chunk));
       done();
     },
   });
@@ -51,13 +58,20 @@ function collector(): { stream: NodeJS.WriteStream; text: () => string } {
  */
 export async function runInProcess(
   args: string[],
-  options: { env?: Record<string, string | undefined>; input?: string | Buffer } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    input?: string | Buffer;
+    /** What Ctrl-C aborts in main.ts (startInProcess). */
+    signal?: AbortSignal;
+    /** Each chunk written, as it is written (startInProcess). */
+    onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
+  } = {},
 ): Promise<CliResult> {
   const env: NodeJS.ProcessEnv = { NO_COLOR: '1', HOME: process.env.HOME, PATH: process.env.PATH };
   for (const [key, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[key] = value;
   env.LEDGERHOOK_CONFIG_DIR ??= tempDir('ledgerhook-config-');
-  const stdout = collector();
-  const stderr = collector();
+  const stdout = collector((text) => options.onOutput?.('stdout', text));
+  const stderr = collector((text) => options.onOutput?.('stderr', text));
   const ctx: CliContext = {
     env,
     stdout: stdout.stream,
@@ -65,7 +79,7 @@ export async function runInProcess(
     stdin: Readable.from([options.input ?? '']) as unknown as NodeJS.ReadStream,
     isTTY: false,
     color: await loadColor(stdout.stream, env),
-    signal: new AbortController().signal,
+    signal: options.signal ?? new AbortController().signal,
     debug: false,
   };
   // The --json contract as main.ts prints it (json-output.ts): the result with ok, or the error with what there was.
@@ -78,10 +92,14 @@ export async function runInProcess(
     const text = json ? jsonOutcome(ctx) : undefined;
     if (text) stdout.stream.write(text);
   };
-  const program = programFromDefinitions(run, {
-    out: (text) => stdout.stream.write(text),
-    err: (text) => stderr.stream.write(text),
-  });
+  const program = programFromDefinitions(
+    run,
+    {
+      out: (text) => stdout.stream.write(text),
+      err: (text) => stderr.stream.write(text),
+    },
+    env,
+  );
   let code: number;
   try {
     await program.parseAsync(args, { from: 'user' });
@@ -95,4 +113,118 @@ export async function runInProcess(
     if (json && outcome.json) stdout.stream.write(jsonOutcome(ran ? ctx : undefined, outcome.json) ?? '');
   }
   return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+export interface RunningInProcess {
+  /** Every stdout line so far. */
+  lines: string[];
+  stderr(): string;
+  /** Resolves with the first stdout line (parsed as JSON when it is) that satisfies the predicate. */
+  waitFor<T = any>(predicate: (value: any) => boolean, timeoutMs?: number): Promise<T>;
+  /** Resolves once stderr matches; rejects when the command ended first or on timeout. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  /** Aborts the command's signal, as Ctrl-C does in main.ts, and resolves with what it printed and its code. */
+  stop(): Promise<CliResult>;
+}
+
+/**
+ * A long-running command (listen, mock) in this process, followed line by line as startCli follows
+ * a spawned one. For what the command does while it runs; what only a process shows (the exit code of
+ * a signal, the bin's start-up) stays with startCli.
+ */
+export function startInProcess(
+  args: string[],
+  options: { env?: Record<string, string | undefined> } = {},
+): RunningInProcess {
+  const controller = new AbortController();
+  const lines: string[] = [];
+  let stderr = '';
+  let partial = '';
+  let ended: { error?: unknown } | undefined;
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of waiters) waiter();
+  };
+  const done = runInProcess(args, {
+    ...options,
+    signal: controller.signal,
+    onOutput(stream, text) {
+      if (stream === 'stderr') stderr += text;
+      else {
+        partial += text;
+        const parts = partial.split('\n');
+        partial = parts.pop() ?? '';
+        lines.push(...parts);
+      }
+      wake();
+    },
+  });
+  done.then(
+    () => {
+      ended = {};
+      wake();
+    },
+    (error: unknown) => {
+      ended = { error };
+      wake();
+    },
+  );
+  const parse = (line: string) => {
+    try {
+      return JSON.parse(line);
+    } catch {
+      return line;
+    }
+  };
+  const until = <T>(timeoutMs: number, what: string, found: () => { value: T } | undefined): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const hit = found();
+        if (hit) {
+          cleanup();
+          resolve(hit.value);
+        } else if (ended) {
+          cleanup();
+          reject(
+            new Error(`the command ended before ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`, {
+              cause: ended.error,
+            }),
+          );
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out waiting for ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+  return {
+    lines,
+    stderr: () => stderr,
+    waitFor(predicate, timeoutMs = 15_000) {
+      let index = 0;
+      return until(timeoutMs, 'a line', () => {
+        for (; index < lines.length; index += 1) {
+          const value = parse(lines[index] ?? '');
+          if (predicate(value)) return { value };
+        }
+        return undefined;
+      });
+    },
+    waitForStderr(pattern, timeoutMs = 15_000) {
+      return until(timeoutMs, `stderr to match ${pattern}`, () => {
+        const match = pattern.exec(stderr);
+        return match ? { value: match } : undefined;
+      });
+    },
+    stop() {
+      if (!controller.signal.aborted) controller.abort(new Error('received SIGINT'));
+      return done;
+    },
+  };
 }

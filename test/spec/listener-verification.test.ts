@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runCli, startCli, type RunningCli } from '../helpers/cli.js';
+import { startCli, type RunningCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { bodyHash, makeToken } from '../../packages/webhooks/test/independent-jwt.js';
 
 const SECRET = 'whsec_spec_listener';
@@ -90,7 +91,7 @@ describe('spec 5.2: listen answers like the sample receiver', () => {
 
 describe('spec 6.2: verify accepts a custom event', () => {
   it('ledgerhook verify says a signed MY_CUSTOM_EVENT is authentic (exit 0)', async () => {
-    const result = await runCli([
+    const result = await runInProcess([
       'verify',
       '--data',
       customEvent,
