@@ -76,12 +76,13 @@ export async function runCliMeasured(
 export function assertOneLineError(result: CliResult): void {
   // A credential given as a flag is warned about before the command runs (secret-flag-warnings.ts):
   // that line is not part of the error.
-  // Progress lines ("/expenses: page 3, 300 items", "checking URL ...") go to stderr too, before it.
+  // Progress lines ("/expenses: page 3, 300 items", "checking URL ...", "1/2 sent" once a run takes over
+  // a second) go to stderr too, before it.
   const all = result.stderr.trimEnd().split('\n');
   const lines = all.filter(
     (line) =>
       !/^warning: --(secret|token) puts the value/.test(line) &&
-      !/^(\/\S*: |checking \S+ \(|sending \d+ × |probing \S+: request \d+ )/.test(line),
+      !/^(\/\S*: |checking \S+ \(|sending \d+ × |probing \S+: request \d+ |\d+\/\d+ sent$)/.test(line),
   );
   if (lines.length !== 1 || lines[0] !== all.at(-1) || /\n\s+at /.test(result.stderr) || result.stderr.trim() === '') {
     throw new Error(`expected one line on stderr, got:\n${result.stderr}`);
