@@ -25,6 +25,7 @@ import {
 } from '../../resolve-service-settings.js';
 import type { ReconcileCommandOptions } from './definition.js';
 import { renderReconcile as render } from './render-reconcile.js';
+import { requestLimits } from '../../request-limits.js';
 
 /** The datasets of this user that the store has a state for (--all): only those can be reconciled. */
 async function syncedPaths(
@@ -99,12 +100,7 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
         repair: options.repair,
         read: { limit, maxStampAheadMs },
         output: { keepDeleted: options.keepDeleted },
-        limits: {
-          timeoutMs: Math.round(options.timeout * 1000),
-          maxResponseBytes: options.maxResponseBytes,
-          maxWaitMs: options.maxWait,
-          maxPages: options.maxPages,
-        },
+        limits: requestLimits(options),
         dispatcher,
         signal: ctx.signal,
         onProgress: progressHandler(ctx, progress),

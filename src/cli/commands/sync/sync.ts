@@ -20,6 +20,7 @@ import { progressHandler, type ReadSoFar } from './sync-output.js';
 import { report, verdict } from './sync-report.js';
 import { resolveTelemetry } from '../../telemetry-flag.js';
 import { rateDispatcher, resolveReadSettings } from '../../resolve-service-settings.js';
+import { requestLimits } from '../../request-limits.js';
 
 export async function run(options: SyncCommandOptions, ctx: CliContext): Promise<void> {
   // --watch runs until stopped: JSON Lines (a failure at start-up is its error line).
@@ -85,12 +86,7 @@ export async function run(options: SyncCommandOptions, ctx: CliContext): Promise
         verify: options.verify,
         contract: options.contract,
       },
-      limits: {
-        timeoutMs: Math.round(options.timeout * 1000),
-        maxResponseBytes: options.maxResponseBytes,
-        maxWaitMs: options.maxWait,
-        maxPages: options.maxPages,
-      },
+      limits: requestLimits(options),
       dispatcher,
       signal: ctx.signal,
       onProgress,
