@@ -3,8 +3,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { killedAfter, startResumableListServer } from '../helpers/resumable-list-server.js';
 
+/*
+ * An interrupted read is a real process SIGKILLed mid-read (killedAfter). What the next run does with
+ * what it left is the sync command's, the same in this process: the first rerun and the --since repair
+ * are the spawned bin as a user runs it; the other reruns, state and config commands and the input
+ * refusals run the same commands in process (runInProcess), without a cold start each.
+ */
 type Api = Awaited<ReturnType<typeof startResumableListServer>>;
 
 /** 95 items at --limit 10: a full read is 10 pages. */
@@ -66,7 +73,7 @@ describe('sync resumes an interrupted full read', () => {
       );
       assert.deepEqual([summary.mode, summary.pages, summary.total], ['full', PAGES, ITEMS]);
       assert.deepEqual(s.data(), api.truth('token-a'));
-      const state = JSON.parse((await runCli(['state', 'list', '--json'], { env: s.env })).stdout);
+      const state = JSON.parse((await runInProcess(['state', 'list', '--json'], { env: s.env })).stdout);
       assert.equal(state.datasets[0].lastUpdatedDate, summary.lastUpdatedDate, 'where the catch-up left it');
       assert.deepEqual(
         readdirSync(s.out).filter((name) => !name.endsWith('.changes.jsonl')),
@@ -74,7 +81,7 @@ describe('sync resumes an interrupted full read', () => {
         'no staging file or checkpoint left',
       );
       // And on from there: the next run is incremental since the catch-up's first page.
-      const next = await runCli(s.args('--json'), { env: s.env });
+      const next = await runInProcess(s.args('--json'), { env: s.env });
       assert.equal(JSON.parse(next.stdout).mode, 'incremental');
       assert.equal(api.log().at(-1)?.lastUpdatedDate, summary.lastUpdatedDate);
     } finally {
@@ -89,7 +96,7 @@ describe('sync resumes an interrupted full read', () => {
       await killedAfter(api, s.args(), s.env, 3);
       api.expireCursors();
       const before = api.requests();
-      const rerun = await runCli(s.args(), { env: s.env });
+      const rerun = await runInProcess(s.args(), { env: s.env });
       assert.equal(rerun.code, 0, rerun.stderr);
       assert.match(rerun.stderr, /continuing an interrupted full read at page [34]/);
       assert.match(
@@ -117,21 +124,21 @@ describe('sync resumes an interrupted full read', () => {
     try {
       await killedAfter(api, s.args(), s.env, 3);
       api.expireCursors();
-      const failed = await runCli(s.args(), { env: s.env });
+      const failed = await runInProcess(s.args(), { env: s.env });
       assert.equal(failed.code, 3, failed.stderr);
       assertOneLineError(failed);
       assert.match(
         failed.stderr,
         /answered 409.*continued an interrupted full read at page [34]: --no-resume reads from page 1, and `ledgerhook config set expiredCursorStatuses` can count that status/,
       );
-      const set = await runCli(['config', 'set', 'expiredCursorStatuses', '400,409,410', '--env', 'sandbox'], {
+      const set = await runInProcess(['config', 'set', 'expiredCursorStatuses', '400,409,410', '--env', 'sandbox'], {
         env: s.env,
       });
       assert.equal(set.code, 0, set.stderr);
-      const bad = await runCli(['config', 'set', 'expiredCursorStatuses', '401'], { env: s.env });
+      const bad = await runInProcess(['config', 'set', 'expiredCursorStatuses', '401'], { env: s.env });
       assert.equal(bad.code, 2);
       assertOneLineError(bad);
-      const rerun = await runCli(s.args('--env', 'sandbox', '--json'), { env: s.env });
+      const rerun = await runInProcess(s.args('--env', 'sandbox', '--json'), { env: s.env });
       assert.equal(rerun.code, 0, rerun.stderr);
       assert.equal(JSON.parse(rerun.stdout).resumeDiscarded, 'invalid-cursor');
       assert.deepEqual(s.data(), api.truth('token-a'));
@@ -154,7 +161,7 @@ describe('sync resumes an interrupted full read', () => {
         const before = api.requests();
         // The same --out and state, with the variation (a later --limit wins over the first).
         const args = [...s.args(), ...more].map((arg) => (arg === 'token-a' ? token : arg));
-        const rerun = await runCli(args, { env: s.env });
+        const rerun = await runInProcess(args, { env: s.env });
         assert.equal(rerun.code, 0, rerun.stderr);
         assert.ok(rerun.stderr.includes(`kept pages of an interrupted full read: ${text}`), rerun.stderr);
         assert.ok(rerun.stdout.includes(`from page 1: ${text}`), rerun.stdout);
@@ -174,7 +181,7 @@ describe('sync resumes an interrupted full read', () => {
     const s = setup(api, 'token-a');
     try {
       await killedAfter(api, s.args(), s.env, 3);
-      const rerun = await runCli(
+      const rerun = await runInProcess(
         s.args('--json').map((arg) => (arg === 'token-a' ? 'token-b' : arg)),
         { env: s.env },
       );
@@ -192,16 +199,17 @@ describe('sync --since DATE re-reads a window', () => {
     const api = await startResumableListServer({ accounts: { 'token-a': 30 } });
     const s = setup(api);
     try {
-      assert.equal((await runCli(s.args(), { env: s.env })).code, 0);
+      assert.equal((await runInProcess(s.args(), { env: s.env })).code, 0);
       api.edit('token-a', 7, { amount: 700 });
-      assert.equal((await runCli(s.args(), { env: s.env })).code, 0);
+      assert.equal((await runInProcess(s.args(), { env: s.env })).code, 0);
       const state = async () =>
-        JSON.parse((await runCli(['state', 'list', '--json'], { env: s.env })).stdout).datasets[0].lastUpdatedDate;
+        JSON.parse((await runInProcess(['state', 'list', '--json'], { env: s.env })).stdout).datasets[0]
+          .lastUpdatedDate;
       const stored = await state();
       // A write that became visible late, dated before the stored lastUpdatedDate: no incremental run reports it.
       api.edit('token-a', 12, { amount: 1200 }, '2026-05-01T00:00:01.500Z');
       api.edit('token-a', 13, null, '2026-05-01T00:00:01.500Z');
-      const missed = await runCli(s.args('--json'), { env: s.env });
+      const missed = await runInProcess(s.args('--json'), { env: s.env });
       assert.equal(JSON.parse(missed.stdout).upserted, 0);
       assert.notDeepEqual(s.data(), api.truth('token-a'));
 
@@ -220,7 +228,7 @@ describe('sync --since DATE re-reads a window', () => {
 
       // A window that starts after the stored date leaves the changes before it unread: the state stays.
       const kept = await state();
-      const later = await runCli(s.args('--since', '2027-01-01', '--json'), { env: s.env });
+      const later = await runInProcess(s.args('--since', '2027-01-01', '--json'), { env: s.env });
       assert.equal(later.code, 0, later.stderr);
       assert.equal(await state(), kept);
     } finally {
@@ -233,19 +241,19 @@ describe('sync --since DATE re-reads a window', () => {
     const s = setup(api);
     try {
       for (const date of ['yesterday', '2026-02-30', '2026-01-31T12:00:00', '']) {
-        const result = await runCli(s.args('--since', date), { env: s.env });
+        const result = await (date === 'yesterday' ? runCli : runInProcess)(s.args('--since', date), { env: s.env });
         assert.equal(result.code, 2, `${date}: ${result.stderr}`);
         assertOneLineError(result);
         assert.match(result.stderr, /ISO 8601/);
       }
-      const first = await runCli(s.args('--since', '2026-01-31'), { env: s.env });
+      const first = await runInProcess(s.args('--since', '2026-01-31'), { env: s.env });
       assert.equal(first.code, 2);
       assertOneLineError(first);
       assert.match(
         first.stderr,
         /nothing in .* to re-read a window into \(never synced there\); a full read comes first; run the sync once without --since/,
       );
-      const full = await runCli(s.args('--since', '2026-01-31', '--full'), { env: s.env });
+      const full = await runInProcess(s.args('--since', '2026-01-31', '--full'), { env: s.env });
       assert.equal(full.code, 2);
       assertOneLineError(full);
       assert.equal(api.requests(), 0, 'nothing was fetched');
