@@ -18,8 +18,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WEBHOOKS = '@ledgerhook/webhooks';
 const DESIGN_CARD = [WEBHOOKS, 'chalk', 'commander', 'conf', 'jose', 'ora', 'proper-lockfile', 'undici'];
 
-/** `npm pack` of the root package or of a workspace, unpacked into `into`. */
-function unpack(work: string, into: string, workspace?: string): void {
+/** `npm pack` of the root package or of a workspace, unpacked into `into`; the tarball's path. */
+function unpack(work: string, into: string, workspace?: string): string {
   const packed = JSON.parse(
     execFileSync(
       'npm',
@@ -27,8 +27,14 @@ function unpack(work: string, into: string, workspace?: string): void {
       { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
     ),
   ) as Array<{ filename: string }>;
+  const tarball = join(work, packed[0]?.filename ?? 'missing.tgz');
+  extract(tarball, into);
+  return tarball;
+}
+
+function extract(tarball: string, into: string): void {
   mkdirSync(into, { recursive: true });
-  execFileSync('tar', ['-xzf', join(work, packed[0]?.filename ?? 'missing.tgz'), '-C', into, '--strip-components=1']);
+  execFileSync('tar', ['-xzf', tarball, '-C', into, '--strip-components=1']);
 }
 
 /** Links each top-level package of a closure into `modules` (nested ones come along inside their parents). */
@@ -81,10 +87,12 @@ describe('the installed package', () => {
   const work = tempDir('ledgerhook-install-');
   const app = join(work, 'app');
   const modules = join(app, 'node_modules');
+  /** Packed once (npm starts in about a second), installed twice: beside ledgerhook, and alone. */
+  let webhooksTarball = '';
 
   it('brings only the design card packages and their dependencies, never pg, bullmq or ioredis', () => {
     unpack(work, join(modules, 'ledgerhook'));
-    unpack(work, join(modules, WEBHOOKS), WEBHOOKS);
+    webhooksTarball = unpack(work, join(modules, WEBHOOKS), WEBHOOKS);
 
     const manifest = JSON.parse(readFileSync(join(modules, 'ledgerhook', 'package.json'), 'utf8')) as Manifest & {
       peerDependencies?: Record<string, string>;
@@ -119,7 +127,7 @@ describe('the installed package', () => {
   it('@ledgerhook/webhooks alone brings jose and nothing else, and receives there', () => {
     const service = join(work, 'service');
     const serviceModules = join(service, 'node_modules');
-    unpack(work, join(serviceModules, WEBHOOKS), WEBHOOKS);
+    extract(webhooksTarball || unpack(work, join(work, 'packed'), WEBHOOKS), join(serviceModules, WEBHOOKS));
     const manifest = JSON.parse(readFileSync(join(serviceModules, WEBHOOKS, 'package.json'), 'utf8')) as Manifest;
     assert.deepEqual(Object.keys(manifest.dependencies ?? {}), ['jose']);
     const closure = productionClosure(manifest);
