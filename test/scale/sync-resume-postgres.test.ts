@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { killedAfter, startResumableListServer } from '../helpers/resumable-list-server.js';
 import { createTestSchema, servicesSkip, type TestSchema } from './helpers/services.js';
@@ -60,7 +60,9 @@ describe('sync into Postgres resumes an interrupted full read', { skip }, () => 
       );
 
       const before = api.requests();
-      const rerun = await runCli(args('token-a', '--json'), { env });
+      // The kills are real processes; the reruns are the sync command in process (the spawned resume,
+      // as a user runs it, is e2e/sync-resume.test.ts's).
+      const rerun = await runInProcess(args('token-a', '--json'), { env });
       assert.equal(rerun.code, 0, rerun.stderr);
       const summary = JSON.parse(rerun.stdout);
       assert.equal(summary.resumed?.fromPage, kept?.checkpoint.pages + 1);
@@ -81,7 +83,6 @@ describe('sync into Postgres resumes an interrupted full read', { skip }, () => 
       await killedAfter(api, args('token-a', '--full'), env, 3);
       assert.deepEqual(await items(), previous);
       api.expireCursors();
-      // The kills are real processes; this rerun and the other-token one run the sync command in process.
       const restarted = await runInProcess(args('token-a', '--json'), { env });
       assert.equal(restarted.code, 0, restarted.stderr);
       assert.deepEqual(
