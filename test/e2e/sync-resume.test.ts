@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 import { killedAfter, startResumableListServer } from '../helpers/resumable-list-server.js';
@@ -147,17 +147,47 @@ describe('sync resumes an interrupted full read', () => {
     }
   });
 
-  for (const [name, token, more, text] of [
-    ['another access token', 'token-b', [], 'they were read with another access token'],
-    ['another --limit', 'token-a', ['--limit', '20'], 'they were read with another --limit'],
-    ['--no-resume', 'token-a', ['--no-resume'], 'a read from page 1 was asked for'],
-    ['--full', 'token-a', ['--full'], 'a read from page 1 was asked for'],
-  ] as const) {
-    it(`never continues a checkpoint for ${name}: drops it, says so, reads from page 1`, async () => {
-      const api = await startResumableListServer({ accounts: { 'token-a': ITEMS, 'token-b': 42 } });
-      const s = setup(api, 'token-a');
-      try {
-        await killedAfter(api, s.args(), s.env, 3);
+  // One read killed after 3 pages for all five: what it left (the data folder with its hidden staging
+  // file and checkpoint, and the settings) is copied aside, and put back as it was before each case.
+  describe('a kept checkpoint is dropped, and said so, when the next run differs', () => {
+    let api: Api;
+    let s: ReturnType<typeof setup>;
+    const kept = tempDir();
+    before(async () => {
+      api = await startResumableListServer({ accounts: { 'token-a': ITEMS, 'token-b': 42 } });
+      s = setup(api, 'token-a');
+      await killedAfter(api, s.args(), s.env, 3);
+      for (const [from, name] of [
+        [s.out, 'out'],
+        [s.env.LEDGERHOOK_CONFIG_DIR, 'config'],
+      ] as const)
+        cpSync(from, join(kept, name), { recursive: true, preserveTimestamps: true });
+      assert.equal(
+        readdirSync(s.out).filter((file) => file.endsWith('.checkpoint')).length,
+        1,
+        'the killed read kept a checkpoint',
+      );
+    });
+    after(() => api?.close());
+    /** The folders as the killed read left them. */
+    const restore = () => {
+      for (const [to, name] of [
+        [s.out, 'out'],
+        [s.env.LEDGERHOOK_CONFIG_DIR, 'config'],
+      ] as const) {
+        rmSync(to, { recursive: true, force: true });
+        cpSync(join(kept, name), to, { recursive: true, preserveTimestamps: true });
+      }
+    };
+
+    for (const [name, token, more, text] of [
+      ['another access token', 'token-b', [], 'they were read with another access token'],
+      ['another --limit', 'token-a', ['--limit', '20'], 'they were read with another --limit'],
+      ['--no-resume', 'token-a', ['--no-resume'], 'a read from page 1 was asked for'],
+      ['--full', 'token-a', ['--full'], 'a read from page 1 was asked for'],
+    ] as const) {
+      it(`never continues a checkpoint for ${name}: drops it, says so, reads from page 1`, async () => {
+        restore();
         const before = api.requests();
         // The same --out and state, with the variation (a later --limit wins over the first).
         const args = [...s.args(), ...more].map((arg) => (arg === 'token-a' ? token : arg));
@@ -170,17 +200,11 @@ describe('sync resumes an interrupted full read', () => {
         assert.ok(fetched.every((request) => request.token === token));
         assert.deepEqual(s.data(), api.truth(token));
         assert.deepEqual(readdirSync(s.out), ['things.json']);
-      } finally {
-        await api.close();
-      }
-    });
-  }
+      });
+    }
 
-  it('with --json the summary says which checkpoint was dropped and why', async () => {
-    const api = await startResumableListServer({ accounts: { 'token-a': ITEMS, 'token-b': 42 } });
-    const s = setup(api, 'token-a');
-    try {
-      await killedAfter(api, s.args(), s.env, 3);
+    it('with --json the summary says which checkpoint was dropped and why', async () => {
+      restore();
       const rerun = await runInProcess(
         s.args('--json').map((arg) => (arg === 'token-a' ? 'token-b' : arg)),
         { env: s.env },
@@ -188,9 +212,7 @@ describe('sync resumes an interrupted full read', () => {
       assert.equal(rerun.code, 0, rerun.stderr);
       const summary = JSON.parse(rerun.stdout);
       assert.deepEqual([summary.resumeDiscarded, summary.resumed, summary.total], ['other-token', undefined, 42]);
-    } finally {
-      await api.close();
-    }
+    });
   });
 });
 
