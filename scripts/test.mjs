@@ -36,21 +36,24 @@ if (buildFailure) process.exit(buildFailure.code);
 // of them starts last and runs on alone: the files that take longest (wall time, each a few seconds
 // to ~15), then the rest by kind (real services, killed processes and a browser before plain units).
 const LONGEST = [
+  'e2e/check-consumer', // mostly waiting: the consumer check's quiet and settle windows, case after case
   'browser/inspector',
-  'cli/captures-large', // the first read of a fresh 1 GiB sparse hole: the kernel zero-fills it (~4 s)
-  'e2e/check-consumer',
+  'browser/inspector-rows',
   'scale/convergence',
   'e2e/sync-crash',
-  'e2e/sync-resume',
-  'integration/state-location',
-  'scale/cli',
-  'scale/crash',
   'integration/sync',
+  'scale/postgres-exact-text',
+  'scale/crash',
+  'scale/cli',
   'e2e/listen-replay',
-  'integration/sync-safety',
+  'scale/ids-as-written',
+  'browser/inspector-edit',
+  'integration/check-consumer-races',
+  'e2e/history-bounds',
+  'e2e/install-footprint',
+  'e2e/sync-resume',
   'cli/json-contract',
   'e2e/listen-routes',
-  'browser/inspector-edit',
 ];
 const FIRST = ['scale', 'e2e', 'browser', 'integration', 'receiver', 'cli', 'spec', 'unit'];
 const startOrder = (file) => {

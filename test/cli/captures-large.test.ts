@@ -5,6 +5,14 @@ import { describe, it } from 'node:test';
 import { runCliMeasured, tempDir } from '../helpers/cli.js';
 
 const GIB = 1024 ** 3;
+const MIB = 1024 ** 2;
+/**
+ * The zero-filled hole before the last deliveries: 160 MiB by default, already more than the 100 MB
+ * a run may peak at, so a command that held the file would fail the bound; past 1 GiB only in the soak
+ * tier (LEDGERHOOK_SOAK=1), where reading the hole (the kernel zero-fills it) costs seconds.
+ */
+const HOLE = process.env.LEDGERHOOK_SOAK === '1' ? GIB + 4096 : 160 * MIB;
+const SIZE = HOLE >= GIB ? 'over 1 GiB' : `of ${HOLE / MIB} MiB`;
 
 function line(id: string): string {
   return `${JSON.stringify({
@@ -29,14 +37,14 @@ describe('captures of any size', () => {
   const skip = free < 2 * GIB && `only ${Math.round(free / GIB)} GiB free in ${dir}`;
   if (skip) console.log(`# SKIP captures-large: ${skip}`);
 
-  it('a capture over 1 GiB lists and shows its last deliveries in under 100 MB', {
+  it(`a capture ${SIZE} lists and shows its last deliveries in under 100 MB (over 1 GiB with LEDGERHOOK_SOAK=1)`, {
     skip,
     timeout: 60_000,
   }, async () => {
     const file = join(dir, 'big.jsonl');
     writeFileSync(file, line('dlv_first1') + line('dlv_first2'));
-    // A sparse hole of zero bytes past 1 GiB (costs no disk), then the deliveries at the end.
-    truncateSync(file, GIB + 4096);
+    // A sparse hole of zero bytes (costs no disk), then the deliveries at the end.
+    truncateSync(file, HOLE);
     appendFileSync(file, `\n${line('dlv_last1')}${line('dlv_last2')}${line('dlv_last3')}`);
     try {
       const list = await runCliMeasured(['captures', 'list', file, '--last', '2', '--json']);

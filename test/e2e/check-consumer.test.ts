@@ -1,9 +1,10 @@
 /**
  * `ledgerhook check-consumer` as a user runs it (the built bin), against the example consumer
  * (examples/consumer-app: the receiver SDK, syncDataset and the file store), against the same app
- * with its planted bug (it ignores a delivery it has seen before), and against the consumer written
- * from the spec (test/helpers/spec-consumer.ts, in this process) with a planted race bug; on loopback,
- * ports chosen free. Stopped with Ctrl-C, it ends a state command's whole process group at once.
+ * with its planted bug (it ignores a delivery it has seen before), and (the same command in process)
+ * against the consumer written from the spec (test/helpers/spec-consumer.ts, in this process) with a
+ * planted race bug; on loopback, ports chosen free. Stopped with Ctrl-C, it ends a state command's
+ * whole process group at once.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
@@ -16,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { CONSUMER_CASE_TABLE } from '../../src/consumer-check/consumer-case-table.js';
 import { DEFAULT_MOCK_TOKEN } from '../../src/defaults.js';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { isRunning, untilEnded } from '../helpers/processes.js';
 import { startSpecConsumer } from '../helpers/spec-consumer.js';
 import { type RunningApp, SECRET, startApp } from '../receiver/helpers.js';
@@ -155,7 +157,8 @@ describe('ledgerhook check-consumer against real consumers', { concurrency: true
       token: DEFAULT_MOCK_TOKEN,
     });
     try {
-      const result = await runCli(
+      // In process (the same command module and output): the spawned bin is the two tests above.
+      const result = await runInProcess(
         [
           'check-consumer',
           '--to',
@@ -170,7 +173,7 @@ describe('ledgerhook check-consumer against real consumers', { concurrency: true
           '2s',
           '--with-receiver-checks',
         ],
-        { env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET }, timeoutMs: 60_000 },
+        { env: { LEDGERHOOK_WEBHOOK_SECRET: SECRET } },
       );
       assert.equal(result.code, 1, `${result.stdout}\n${result.stderr}`);
       assert.match(result.stdout, /^baseline\s+ok\s+converged in \d+\.\d s$/m);

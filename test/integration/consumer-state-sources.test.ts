@@ -154,7 +154,11 @@ describe('stateSource: a URL', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  after(() => {
+    // The reader's keep-alive socket would hold close() until undici lets it go (seconds).
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
   const options = { timeoutMs: 5000, maxBytes: 64 * 1024 };
 
   it('GETs the JSON from this machine', async () => {

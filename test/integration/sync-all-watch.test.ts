@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startMockServer } from '../../src/index.js';
 import { runCli, startCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startClockedListServer } from '../helpers/clocked-list-server.js';
 
 describe('sync --all and --watch', () => {
@@ -77,7 +78,7 @@ describe('sync --all and --watch', () => {
   });
 
   it('refuses a bad --interval with one line', async () => {
-    const result = await runCli(['sync', 'expenses', '--watch', '--interval', 'soon']);
+    const result = await runInProcess(['sync', 'expenses', '--watch', '--interval', 'soon']);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--interval takes a duration/);
   });

@@ -231,7 +231,7 @@ describe('sync keeps data apart, whole and current', () => {
     ['endless-repeat', [], /10 pages in a row that brought nothing new/],
     ['endless-empty', ['--max-pages', '5'], /more pages after 5.*--max-pages/],
     ['huge', ['--max-response-bytes', '100000'], /more than 100000 bytes.*--max-response-bytes/],
-    ['hang', ['--timeout', '0.3'], /did not answer within 300 ms/],
+    ['hang', ['--timeout', '0.3', '--max-wait', '100ms'], /did not answer within 300 ms/],
     ['bad-cursor', [], /cursor that cannot be sent back as a header.*report it to the API team/],
   ] as const) {
     // hang runs as a real process: main.ts holds the event loop while a request times out.

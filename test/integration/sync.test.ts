@@ -195,7 +195,12 @@ describe('sync against the mock service (CLI)', () => {
       [['sync', 'expenses', '--token', 't', '--env', 'sandbox'], 2, /no base URL/],
       [['sync', 'expenses', '--base-url', mock.url, '--env', 'sandbox'], 2, /no access token/],
       [['sync', 'expenses', '--base-url', mock.url, '--token', 'wrong'], 4, /401.*token was rejected/],
-      [['sync', 'expenses', '--base-url', 'http://127.0.0.1:1/rest/v5', '--token', 't'], 3, /nothing is listening/],
+      // --max-wait: a refused connection is otherwise retried 5 times with backoff (up to ~4 s).
+      [
+        ['sync', 'expenses', '--base-url', 'http://127.0.0.1:1/rest/v5', '--token', 't', '--max-wait', '100ms'],
+        3,
+        /nothing is listening/,
+      ],
       [['sync', 'unicorns'.replace('unicorns', '/unicorns'), '--base-url', mock.url, '--token', mock.token], 3, /404/],
       [['sync', 'expenses', '--limit', '0', '--base-url', mock.url, '--token', 't'], 2, /limit/],
       [['sync'], 2, /say what to sync/],

@@ -14,6 +14,7 @@ import { describe, it } from 'node:test';
 import type { StoredItem } from '../../src/store/dataset-store.js';
 import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { assertOneLineError, runCli, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startRawListServer } from '../helpers/raw-list-server.js';
 import { createTestSchema, DATABASE_URL, servicesSkip, type TestSchema } from './helpers/services.js';
 import { checkpointAt, ref, state, useTestStore } from './helpers/store-fixtures.js';
@@ -174,6 +175,7 @@ describe('sync, reconcile and history into Postgres with values jsonb cannot hol
       (await schema.query(`SELECT item FROM ${schema.name}.ledgerhook_items`)).rows.map((row) => row.item);
     try {
       for (const [n, id] of [1, 2, ...ODD_IDS].entries()) api.put(String(id), asServed(id, n));
+      // The first sync is the spawned bin; the runs after it are the same commands in process.
       const full = await runCli(['sync', '/expenses', ...flags], { env });
       assert.equal(full.code, 0, full.stderr);
       assert.equal(JSON.parse(full.stdout).total, 6);
@@ -182,7 +184,7 @@ describe('sync, reconcile and history into Postgres with values jsonb cannot hol
 
       api.put('plain', JSON.stringify({ id: 'plain', ...odd(7), more: 'x\u0000' }));
       api.remove('\ud800', JSON.stringify('\ud800'));
-      const incremental = await runCli(['sync', '/expenses', ...flags, '--keep-deleted'], { env });
+      const incremental = await runInProcess(['sync', '/expenses', ...flags, '--keep-deleted'], { env });
       assert.equal(incremental.code, 0, incremental.stderr);
       assert.deepEqual(JSON.parse(incremental.stdout).mode, 'incremental');
       const now = [1, 2, ...ODD_IDS]
@@ -190,14 +192,14 @@ describe('sync, reconcile and history into Postgres with values jsonb cannot hol
         .filter((item) => item.id !== '\ud800');
       assert.deepEqual(byId(await rows()), byId(now));
 
-      const reconcile = await runCli(['reconcile', '/expenses', ...flags], { env });
+      const reconcile = await runInProcess(['reconcile', '/expenses', ...flags], { env });
       assert.equal(reconcile.code, 0, reconcile.stdout + reconcile.stderr);
       assert.equal(JSON.parse(reconcile.stdout).equal, true);
 
-      const history = await runCli(['history', '/expenses', 'plain', '--json'], { env });
+      const history = await runInProcess(['history', '/expenses', 'plain', '--json'], { env });
       assert.equal(history.code, 0, history.stderr);
       assert.deepEqual(JSON.parse(history.stdout).entries.at(-1).item, { id: 'plain', ...odd(7), more: 'x\u0000' });
-      const deleted = await runCli(['history', '/expenses', '--deleted', '--json'], { env });
+      const deleted = await runInProcess(['history', '/expenses', '--deleted', '--json'], { env });
       assert.equal(deleted.code, 0, deleted.stderr);
       assert.deepEqual(
         JSON.parse(deleted.stdout).entries.map((entry: any) => entry.item),
@@ -216,7 +218,9 @@ describe('sync, reconcile and history into Postgres with values jsonb cannot hol
     try {
       api.put('a', '{"id":1}');
       api.put('long', JSON.stringify({ id: `long-${'x'.repeat(3000)}` }));
-      const result = await runCli(['sync', '/expenses', '--base-url', api.baseUrl, '--token', api.token], { env });
+      const result = await runInProcess(['sync', '/expenses', '--base-url', api.baseUrl, '--token', api.token], {
+        env,
+      });
       assert.equal(result.code, 3, result.stderr);
       assertOneLineError(result);
       assert.match(
@@ -276,11 +280,15 @@ describe('the worker with values jsonb cannot hold', { skip }, () => {
     const bad = await startRawListServer('bad-token');
     bad.put('long', JSON.stringify({ id: `long-${'x'.repeat(3000)}` }));
     // One API for both users: the worker sends each user's token, and each server knows one.
-    const rig = await startRig('exact', { baseUrl: api.baseUrl, tokens: { good: api.token } });
-    const badRig = await startRig('exact-bad', { baseUrl: bad.baseUrl, tokens: { bad: 'bad-token' } });
+    // The two rigs (each its listener, worker, queue and schema) start and run side by side.
+    const [rig, badRig] = await Promise.all([
+      startRig('exact', { baseUrl: api.baseUrl, tokens: { good: api.token } }),
+      startRig('exact-bad', { baseUrl: bad.baseUrl, tokens: { bad: 'bad-token' } }),
+    ]);
     try {
-      const worker = await rig.startWorker();
+      const [worker, badWorker] = await Promise.all([rig.startWorker(), badRig.startWorker()]);
       assert.equal(await sendWebhook(rig.url, 'good', ['expense']), 200);
+      assert.equal(await sendWebhook(badRig.url, 'bad', ['expense']), 200);
       await waitUntil(() => worker.lines.some((line) => line.includes('"kind":"sync-done"')), 'the sync to finish');
       assert.deepEqual(
         byId(
@@ -291,8 +299,6 @@ describe('the worker with values jsonb cannot hold', { skip }, () => {
         byId([1, ...ODD_IDS].map((id, n) => JSON.parse(asServed(id, n)))),
       );
 
-      const badWorker = await badRig.startWorker();
-      assert.equal(await sendWebhook(badRig.url, 'bad', ['expense']), 200);
       await waitUntil(() => badWorker.lines.some((line) => line.includes('"kind":"sync-failed"')), 'the job to fail');
       const failed = badWorker.lines.map((line) => JSON.parse(line)).find((line) => line.kind === 'sync-failed');
       assert.equal(failed.willRetry, false, JSON.stringify(failed));
@@ -301,8 +307,7 @@ describe('the worker with values jsonb cannot hold', { skip }, () => {
       const status = await badRig.status();
       assert.equal(status.delayed, 0, 'not delayed for another try');
     } finally {
-      await rig.close();
-      await badRig.close();
+      await Promise.all([rig.close(), badRig.close()]);
       await api.close();
       await bad.close();
     }

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runCli, tempDir } from '../helpers/cli.js';
+import { tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { killedAfter, startResumableListServer } from '../helpers/resumable-list-server.js';
 import { createTestSchema, servicesSkip, type TestSchema } from './helpers/services.js';
 
@@ -59,7 +60,9 @@ describe('sync into Postgres resumes an interrupted full read', { skip }, () => 
       );
 
       const before = api.requests();
-      const rerun = await runCli(args('token-a', '--json'), { env });
+      // The kills are real processes; the reruns are the sync command in process (the spawned resume,
+      // as a user runs it, is e2e/sync-resume.test.ts's).
+      const rerun = await runInProcess(args('token-a', '--json'), { env });
       assert.equal(rerun.code, 0, rerun.stderr);
       const summary = JSON.parse(rerun.stdout);
       assert.equal(summary.resumed?.fromPage, kept?.checkpoint.pages + 1);
@@ -80,7 +83,7 @@ describe('sync into Postgres resumes an interrupted full read', { skip }, () => 
       await killedAfter(api, args('token-a', '--full'), env, 3);
       assert.deepEqual(await items(), previous);
       api.expireCursors();
-      const restarted = await runCli(args('token-a', '--json'), { env });
+      const restarted = await runInProcess(args('token-a', '--json'), { env });
       assert.equal(restarted.code, 0, restarted.stderr);
       assert.deepEqual(
         [JSON.parse(restarted.stdout).resumeDiscarded, JSON.parse(restarted.stdout).mode],
@@ -105,7 +108,7 @@ describe('sync into Postgres resumes an interrupted full read', { skip }, () => 
     try {
       await killedAfter(api, args('token-a'), env, 3);
       const before = api.requests();
-      const other = await runCli([...args('token-b'), '--json'], { env });
+      const other = await runInProcess([...args('token-b'), '--json'], { env });
       assert.equal(other.code, 0, other.stderr);
       assert.equal(JSON.parse(other.stdout).resumeDiscarded, 'other-token');
       assert.equal(api.log()[before]?.cursor, undefined, 'page 1 first');
