@@ -38,9 +38,13 @@ export async function* captureLines(source: string | FileHandle, from?: number):
     let number = 0;
     const finish = (isLast: boolean): CaptureLine | undefined => {
       number += 1;
-      if (overflow > 0) {
-        const line: CaptureLine = { kind: 'skipped', number, bytes: overflow, zeros };
+      // A line of zero bytes only (a hole, or the part of one a read from a position starts in) is
+      // skipped like an overlong one, never joined into a string.
+      if (overflow > 0 || (held > 0 && zeros)) {
+        const line: CaptureLine = { kind: 'skipped', number, bytes: overflow || held, zeros };
         overflow = 0;
+        parts = [];
+        held = 0;
         zeros = true;
         return line;
       }
@@ -63,14 +67,17 @@ export async function* captureLines(source: string | FileHandle, from?: number):
         if (overflow > 0 || held + piece.length > MAX_CAPTURE_LINE_BYTES) {
           if (overflow === 0) {
             overflow = held;
-            zeros = parts.every(allZero);
             parts = [];
             held = 0;
           }
           overflow += piece.length;
           if (zeros && !allZero(piece)) zeros = false;
         } else if (piece.length > 0) {
-          parts.push(Buffer.from(piece));
+          // The chunk is read into again, so a piece is copied; zero bytes share the zero buffer, so
+          // that reading through a hole allocates nothing.
+          const zero = zeros && allZero(piece);
+          if (!zero) zeros = false;
+          parts.push(zero ? ZEROS.subarray(0, piece.length) : Buffer.from(piece));
           held += piece.length;
         }
         if (newline === -1) break;
