@@ -4,8 +4,9 @@
  * - packages/webhooks/dist mirrors packages/webhooks/src file for file (@ledgerhook/webhooks);
  * - dist/ mirrors src/ file for file: the ledgerhook library and its subpath exports;
  * - dist/cli-bundle: the CLI, src/cli/main.ts bundled with what every command loads (commander, its
- *   typed re-export, jose, @ledgerhook/webhooks from its source), each lazily imported command in its
- *   own chunks; the other dependencies stay external and load only in the commands that use them;
+ *   typed re-export, jose, @ledgerhook/webhooks from its source), what every start loads in one chunk
+ *   (start-chunk.mjs), each lazily imported command in its own chunks; the other dependencies stay
+ *   external and load only in the commands that use them;
  * - dist/inspector-page: the inspector's script and stylesheet;
  * - *.d.ts from `tsc --emitDeclarationOnly`, the webhooks package's first (the CLI's read them).
  *   `--no-types` skips them: `npm test` does, as its type-check covers every file and nothing it
@@ -16,6 +17,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { startChunkPlugin } from './start-chunk.mjs';
 
 process.chdir(fileURLToPath(new URL('..', import.meta.url)));
 const withTypes = !process.argv.includes('--no-types');
@@ -80,8 +82,8 @@ async function inspectorPage() {
   if (bytes > 100 * 1024) throw new Error(`the inspector page is ${bytes} bytes; the budget is 100 kB`);
 }
 
-function cliBundle() {
-  return build({
+async function cliBundle() {
+  const options = {
     entryPoints: ['src/cli/main.ts'],
     outdir: 'dist/cli-bundle',
     bundle: true,
@@ -98,7 +100,10 @@ function cliBundle() {
     // LEDGERHOOK_BUNDLE_READABLE=1 keeps names and lines, for a --cpu-prof that says which function is hot.
     minify: process.env.LEDGERHOOK_BUNDLE_READABLE !== '1',
     logLevel: 'warning',
-  });
+  };
+  // A first pass in memory reads the import graph; the second writes the bundle with the start in one chunk.
+  const first = await build({ ...options, write: false, metafile: true });
+  await build({ ...options, plugins: [startChunkPlugin(first)] });
 }
 
 try {

@@ -23,7 +23,8 @@ export type CaptureLine =
  * The lines of a capture file, streamed as bytes: memory stays at one chunk plus one line, however
  * large the file. An overlong line is never held whole: past the cap its bytes are only counted.
  * Also the bounds of every other JSON Lines file read back (the store's change log): `source` may be
- * a handle its caller opened (and closes), read from byte `from` (its first line may then be a part).
+ * a handle its caller opened (and closes), read from byte `from`. From a byte other than 0 the first
+ * line is a part of one: its bytes are passed over unheld and it is not yielded (it is line 1).
  */
 export async function* captureLines(source: string | FileHandle, from?: number): AsyncGenerator<CaptureLine> {
   const handle = typeof source === 'string' ? await open(source, 'r') : source;
@@ -36,11 +37,16 @@ export async function* captureLines(source: string | FileHandle, from?: number):
     let overflow = 0;
     let zeros = true;
     let number = 0;
+    let partial = (from ?? 0) > 0;
     const finish = (isLast: boolean): CaptureLine | undefined => {
       number += 1;
-      if (overflow > 0) {
-        const line: CaptureLine = { kind: 'skipped', number, bytes: overflow, zeros };
+      // A line of zero bytes only (a hole, or the part of one a read from a position starts in) is
+      // skipped like an overlong one, never joined into a string.
+      if (overflow > 0 || (held > 0 && zeros)) {
+        const line: CaptureLine = { kind: 'skipped', number, bytes: overflow || held, zeros };
         overflow = 0;
+        parts = [];
+        held = 0;
         zeros = true;
         return line;
       }
@@ -56,6 +62,13 @@ export async function* captureLines(source: string | FileHandle, from?: number):
       if (position !== null) position += bytesRead;
       const data = chunk.subarray(0, bytesRead);
       let start = 0;
+      if (partial) {
+        const newline = data.indexOf(0x0a);
+        if (newline === -1) continue;
+        partial = false;
+        number = 1;
+        start = newline + 1;
+      }
       while (start < data.length) {
         const newline = data.indexOf(0x0a, start);
         const end = newline === -1 ? data.length : newline;
@@ -63,14 +76,17 @@ export async function* captureLines(source: string | FileHandle, from?: number):
         if (overflow > 0 || held + piece.length > MAX_CAPTURE_LINE_BYTES) {
           if (overflow === 0) {
             overflow = held;
-            zeros = parts.every(allZero);
             parts = [];
             held = 0;
           }
           overflow += piece.length;
           if (zeros && !allZero(piece)) zeros = false;
         } else if (piece.length > 0) {
-          parts.push(Buffer.from(piece));
+          // The chunk is read into again, so a piece is copied; zero bytes share the zero buffer, so
+          // that reading through a hole allocates nothing.
+          const zero = zeros && allZero(piece);
+          if (!zero) zeros = false;
+          parts.push(zero ? ZEROS.subarray(0, piece.length) : Buffer.from(piece));
           held += piece.length;
         }
         if (newline === -1) break;

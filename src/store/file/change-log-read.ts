@@ -38,14 +38,14 @@ export interface Marker {
 /**
  * The log's lines from byte `from` as JSON values, bounded as captures are read. `skipped` counts
  * what is not a line of the log: too long, or not JSON (a torn last line after a crash); holes and
- * blank lines are nothing. From a byte other than 0, the first line is a part and is not read.
+ * blank lines are nothing. From a byte other than 0, the first line is a part and is not read
+ * (captureLines passes over it).
  */
 export async function* logValues(path: string, from: number, skipped?: { lines: number }): AsyncGenerator<unknown> {
   const handle = await openLog(path, constants.O_RDONLY);
   if (!handle) return;
   try {
     for await (const line of captureLines(handle, from)) {
-      if (from > 0 && line.number === 1) continue;
       if (line.kind === 'skipped') {
         if (!line.zeros && skipped) skipped.lines += 1;
         continue;
