@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { followOutput } from './output-follower.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/ledgerhook.js', import.meta.url));
 
@@ -124,78 +125,25 @@ export function startCli(args: string[], options: { env?: Record<string, string 
   });
   running.add(child);
   child.on('exit', () => running.delete(child));
-  const lines: string[] = [];
-  let stderr = '';
-  let partial = '';
-  const waiters = new Set<() => void>();
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    partial += chunk;
-    const parts = partial.split('\n');
-    partial = parts.pop()!;
-    lines.push(...parts);
-    for (const wake of waiters) wake();
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-    for (const wake of waiters) wake();
-  });
+  const follower = followOutput((what, output) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? new Error(`process exited before ${what}; ${output}`)
+      : undefined,
+  );
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => follower.stdout(chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => follower.stderrText(chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => {
-      for (const wake of waiters) wake();
+      follower.wake();
       resolve({ code, signal });
     }),
   );
-  const parse = (line: string) => {
-    try {
-      return JSON.parse(line);
-    } catch {
-      return line;
-    }
-  };
-  /** Resolves once `found` finds it (checked on every output chunk); rejects on exit or after the timeout. */
-  const until = <T>(timeoutMs: number, what: string, found: () => { value: T } | undefined): Promise<T> =>
-    new Promise((resolve, reject) => {
-      const check = () => {
-        const hit = found();
-        if (hit) {
-          cleanup();
-          resolve(hit.value);
-        } else if (child.exitCode !== null || child.signalCode !== null) {
-          cleanup();
-          reject(new Error(`process exited before ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
-        }
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out waiting for ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        waiters.delete(check);
-      };
-      waiters.add(check);
-      check();
-    });
   return {
     child,
-    lines,
-    stderr: () => stderr,
-    waitFor(predicate, timeoutMs = 15_000) {
-      let index = 0;
-      return until(timeoutMs, 'a line', () => {
-        for (; index < lines.length; index += 1) {
-          const value = parse(lines[index]!);
-          if (predicate(value)) return { value };
-        }
-        return undefined;
-      });
-    },
-    waitForStderr(pattern, timeoutMs = 15_000) {
-      return until(timeoutMs, `stderr to match ${pattern}`, () => {
-        const match = pattern.exec(stderr);
-        return match ? { value: match } : undefined;
-      });
-    },
+    lines: follower.lines,
+    stderr: follower.stderr,
+    waitFor: follower.waitFor,
+    waitForStderr: follower.waitForStderr,
     async stop(signal = 'SIGINT') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

@@ -9,6 +9,7 @@ import { EXIT } from '../../src/cli/exit-codes.js';
 import { secretFlagWarningsOnce } from '../../src/cli/secret-flag-warnings.js';
 import type { RunCommand } from '../../src/cli/runner.js';
 import { type CliResult, tempDir } from './cli.js';
+import { followOutput } from './output-follower.js';
 
 /**
  * The commander program as src/cli/main.ts builds it, from the same definitions and in the same
@@ -137,91 +138,30 @@ export function startInProcess(
   options: { env?: Record<string, string | undefined> } = {},
 ): RunningInProcess {
   const controller = new AbortController();
-  const lines: string[] = [];
-  let stderr = '';
-  let partial = '';
   let ended: { error?: unknown } | undefined;
-  const waiters = new Set<() => void>();
-  const wake = () => {
-    for (const waiter of waiters) waiter();
-  };
+  const follower = followOutput((what, output) =>
+    ended ? new Error(`the command ended before ${what}; ${output}`, { cause: ended.error }) : undefined,
+  );
   const done = runInProcess(args, {
     ...options,
     signal: controller.signal,
-    onOutput(stream, text) {
-      if (stream === 'stderr') stderr += text;
-      else {
-        partial += text;
-        const parts = partial.split('\n');
-        partial = parts.pop() ?? '';
-        lines.push(...parts);
-      }
-      wake();
-    },
+    onOutput: (stream, text) => (stream === 'stderr' ? follower.stderrText(text) : follower.stdout(text)),
   });
   done.then(
     () => {
       ended = {};
-      wake();
+      follower.wake();
     },
     (error: unknown) => {
       ended = { error };
-      wake();
+      follower.wake();
     },
   );
-  const parse = (line: string) => {
-    try {
-      return JSON.parse(line);
-    } catch {
-      return line;
-    }
-  };
-  const until = <T>(timeoutMs: number, what: string, found: () => { value: T } | undefined): Promise<T> =>
-    new Promise((resolve, reject) => {
-      const check = () => {
-        const hit = found();
-        if (hit) {
-          cleanup();
-          resolve(hit.value);
-        } else if (ended) {
-          cleanup();
-          reject(
-            new Error(`the command ended before ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`, {
-              cause: ended.error,
-            }),
-          );
-        }
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`timed out waiting for ${what}; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`));
-      }, timeoutMs);
-      const cleanup = () => {
-        clearTimeout(timer);
-        waiters.delete(check);
-      };
-      waiters.add(check);
-      check();
-    });
   return {
-    lines,
-    stderr: () => stderr,
-    waitFor(predicate, timeoutMs = 15_000) {
-      let index = 0;
-      return until(timeoutMs, 'a line', () => {
-        for (; index < lines.length; index += 1) {
-          const value = parse(lines[index] ?? '');
-          if (predicate(value)) return { value };
-        }
-        return undefined;
-      });
-    },
-    waitForStderr(pattern, timeoutMs = 15_000) {
-      return until(timeoutMs, `stderr to match ${pattern}`, () => {
-        const match = pattern.exec(stderr);
-        return match ? { value: match } : undefined;
-      });
-    },
+    lines: follower.lines,
+    stderr: follower.stderr,
+    waitFor: follower.waitFor,
+    waitForStderr: follower.waitForStderr,
     stop() {
       if (!controller.signal.aborted) controller.abort(new Error('received SIGINT'));
       return done;
