@@ -105,6 +105,7 @@ export const ERROR_REASONS = [
   'not_ready_to_sync',
   'nothing_selected',
   'nothing_verified_to_replay',
+  'option_moved',
   'original_token_not_verified',
   'out_dir_not_writable',
   'out_dir_unusable',

@@ -101,8 +101,8 @@ export function nameKey(name: string): string {
   return name.trim().toUpperCase().replaceAll('-', '_');
 }
 
-const sameName = (given: string | undefined, wanted: string) =>
-  given !== undefined && nameKey(given) === nameKey(wanted);
+// A capture file is someone else's: its names may be anything, null or a number among them.
+const sameName = (given: unknown, wanted: string) => typeof given === 'string' && nameKey(given) === nameKey(wanted);
 
 function matches(record: CaptureRecord, index: number, selector: CaptureSelector): boolean {
   if (selector.id !== undefined && record.id !== selector.id) return false;

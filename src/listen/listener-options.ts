@@ -17,6 +17,7 @@ import { DEFAULT_IDLE_TIMEOUT_MS } from './listener-connections.js';
 import type { ForwardEvent } from './listener-routing.js';
 import type { RouteSelector } from './route-selector.js';
 import type { Route } from './routes.js';
+import { refuseMovedOptions } from '../util/moved-options.js';
 
 /*
  * What startListener (listener.ts) takes, resolved once: apart from it so that the routing and the
@@ -147,8 +148,27 @@ export interface ResolvedListenerOptions {
   onAccepted: ((delivery: ReceivedDelivery) => void) | undefined;
 }
 
+const MOVED_LISTENER_OPTIONS = {
+  secrets: 'verification.secrets',
+  headerName: 'verification.headerName',
+  verificationPrefix: 'verification.verificationPrefix',
+  toleranceSeconds: 'verification.toleranceSeconds',
+  allowFutureIat: 'verification.allowFutureIat',
+  acceptInvalid: 'verification.acceptInvalid',
+  forwardTo: 'forward.to',
+  routes: 'forward.routes',
+  events: 'forward.events',
+  forwardTimeoutMs: 'forward.timeoutMs',
+  maxBodyBytes: 'limits.maxBodyBytes',
+  requestTimeoutMs: 'limits.requestTimeoutMs',
+  idleTimeoutMs: 'limits.idleTimeoutMs',
+  maxConnections: 'limits.maxConnections',
+  maxBufferedBodyBytes: 'limits.maxBufferedBodyBytes',
+};
+
 /** Resolved once, before the port is bound: a blank secret or a bad tolerance binds nothing. */
 export function normalizeListenerOptions(options: ListenerOptions): ResolvedListenerOptions {
+  refuseMovedOptions(options, MOVED_LISTENER_OPTIONS, 'startListener');
   const { verification = {}, forward = {}, limits = {} } = options;
   const secrets = verification.secrets ?? [];
   assertUsableSecrets(normaliseSecrets(secrets));

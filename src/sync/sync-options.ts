@@ -24,6 +24,7 @@ import type { SchemaDrift } from './schema-drift.js';
 import type { StampBehind } from './server-stamp.js';
 import type { SchemaContract } from './schema-contract.js';
 import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
+import { refuseMovedOptions } from '../util/moved-options.js';
 
 /**
  * Why an interrupted full read's checkpoint was dropped instead of continued: a full read
@@ -219,8 +220,29 @@ export interface ResolvedSyncDatasetOptions
   telemetry: Telemetry;
 }
 
+const MOVED_SYNC_OPTIONS = {
+  limit: 'read.limit',
+  lagMs: 'read.lagMs',
+  maxStampAheadMs: 'read.maxStampAheadMs',
+  expiredCursorStatuses: 'read.expiredCursorStatuses',
+  full: 'read.full',
+  resume: 'read.resume',
+  since: 'read.since',
+  keepDeleted: 'output.keepDeleted',
+  dryRun: 'output.dryRun',
+  verify: 'output.verify',
+  contract: 'output.contract',
+  timeoutMs: 'limits.timeoutMs',
+  maxResponseBytes: 'limits.maxResponseBytes',
+  maxWaitMs: 'limits.maxWaitMs',
+  maxPages: 'limits.maxPages',
+  cause: 'history.cause',
+  deliveryId: 'history.deliveryId',
+};
+
 /** Resolved once, when the run starts: nothing inside applies a default again. */
 export function normalizeSyncDatasetOptions(options: SyncDatasetOptions): ResolvedSyncDatasetOptions {
+  refuseMovedOptions(options, MOVED_SYNC_OPTIONS, 'syncDataset');
   const { read = {}, output = {}, limits = {}, history = {}, onProgress } = options;
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
   const maxWaitMs = limits.maxWaitMs ?? retry.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;

@@ -3,7 +3,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { CAPTURE_SECRET } from '../helpers/capture-file.js';
+import { CAPTURE_SECRET, VALID_BODY, captureRecord } from '../helpers/capture-file.js';
 import { runCli, tempDir } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process-cli.js';
 
@@ -79,5 +79,30 @@ describe('captured values never reach the terminal as control characters', () =>
     const result = await runInProcess(['captures', 'show', file, '--secret', CAPTURE_SECRET]);
     assert.match(result.stdout, /algorithm {2}alg none\\u001b\[2J\\u009b31m; only HS256 is accepted/);
     assert.match(result.stdout, /^ {9}iat 2026-11-18T\d\d:\d\d:\d\d\.000Z$/m);
+  });
+});
+
+describe('names in a capture file that are not strings select nothing and break nothing', () => {
+  it('a record whose type and event are null or a number: captures list and replay answer as for any other name', async () => {
+    const file = join(tempDir(), 'names.jsonl');
+    const lines = [
+      await captureRecord(VALID_BODY, { id: 'dlv_null', extra: { type: null, event: null } }),
+      await captureRecord(VALID_BODY, { id: 'dlv_number', extra: { type: 7, event: 7 } }),
+    ];
+    writeFileSync(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    const list = await runInProcess(['captures', 'list', file, '--event', 'INVOICE_PAID']);
+    assert.equal(list.code, 0, list.stderr);
+    assert.doesNotMatch(list.stderr, /internal error/);
+    const replay = await runInProcess([
+      'replay',
+      file,
+      '--event',
+      'my-custom',
+      '--to',
+      'http://127.0.0.1:9/',
+      '--dry-run',
+    ]);
+    assert.equal(replay.code, 2, replay.stderr);
+    assert.match(replay.stderr, /unknown event "my-custom"/);
   });
 });

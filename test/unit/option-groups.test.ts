@@ -47,6 +47,15 @@ describe('normalizeListenerOptions', () => {
   it('refuses a bad tolerance before anything is bound', () => {
     assert.throws(() => normalizeListenerOptions({ verification: { toleranceSeconds: -1 } }), { code: 'ERR_USAGE' });
   });
+
+  it('refuses secrets given flat (built beforehand, where the compiler does not look): ignored, nothing would be verified', () => {
+    const flat: object = { port: 0, secrets: ['whsec_local'] };
+    assert.throws(() => normalizeListenerOptions(flat as Parameters<typeof normalizeListenerOptions>[0]), {
+      code: 'ERR_USAGE',
+      message: /secrets is given as verification\.secrets/,
+      details: { reason: 'option_moved', option: 'secrets', to: 'verification.secrets' },
+    });
+  });
 });
 
 describe('normalizeSyncDatasetOptions', () => {
@@ -81,5 +90,13 @@ describe('normalizeSyncDatasetOptions', () => {
     const policyOnly = normalizeSyncDatasetOptions({ ...base, retry: { ...DEFAULT_RETRY_POLICY, maxWaitMs: 9_000 } });
     assert.equal(policyOnly.retry.maxWaitMs, 9_000);
     assert.equal(policyOnly.limits.maxWaitMs, 9_000);
+  });
+
+  it('refuses a grouped option given flat (dryRun would otherwise write data and state)', () => {
+    const flat: object = { ...base, dryRun: true };
+    assert.throws(() => normalizeSyncDatasetOptions(flat as typeof base), {
+      code: 'ERR_USAGE',
+      details: { reason: 'option_moved', option: 'dryRun', to: 'output.dryRun' },
+    });
   });
 });

@@ -43,7 +43,7 @@ export function captureSelector(
     const catalogue = EVENTS.map((definition) => definition.name);
     if (records !== undefined && !catalogue.includes(event)) {
       const captured = new Set<string>();
-      for (const record of records) if (record.event !== undefined) captured.add(record.event);
+      for (const record of records) if (typeof record.event === 'string') captured.add(record.event);
       if (![...captured].some((name) => nameKey(name) === event)) {
         const plain = [...captured].filter((name) => SUGGESTED_NAME.test(name)).slice(0, MAX_SUGGESTED_CAPTURED);
         throw usageError(
