@@ -170,6 +170,11 @@ describe('inspector page in Chromium', { skip }, () => {
       // Replay the valid one to the listener itself: it comes back marked as a replay of its original.
       const original = page.locator('.row-item').nth(1);
       const originalId = await original.getAttribute('data-id');
+      const detailFetches: string[] = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname.endsWith(`/api/deliveries/${originalId}`))
+          detailFetches.push(request.url());
+      });
       await original.click();
       await page.waitForSelector('.verdict.valid');
       assert.match(
@@ -177,6 +182,13 @@ describe('inspector page in Chromium', { skip }, () => {
         /POST \/ · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [+-]\d\d:\d\d/,
       );
       await page.fill('input[aria-label="replay target"]', started.url);
+      // Choosing the delivery already open (the page opened the newest one itself) neither fetches
+      // it again nor redraws it: what was typed stays.
+      const fetchesBefore = detailFetches.length;
+      await original.click();
+      await page.locator('.row-item.selected').first().waitFor();
+      assert.equal(detailFetches.length, fetchesBefore);
+      assert.equal(await page.inputValue('input[aria-label="replay target"]'), started.url);
       await page.getByRole('button', { name: 'Replay' }).click();
       await page.waitForFunction(() => document.querySelectorAll('.row-item').length === 3);
       const replayed = page.locator('.row-item').first();

@@ -10,6 +10,8 @@ import { VirtualList } from './virtual-list.js';
 const all: Summary[] = [];
 let shown: Summary[] = [];
 let selected: string | undefined;
+/** The delivery whose detail is shown or on its way: choosing it again keeps what was typed in it. */
+let opened: string | undefined;
 let meta: Meta = { title: 'ledgerhook inspector', forwardTo: null };
 
 /**
@@ -129,6 +131,8 @@ function add(d: Summary): void {
 function select(id: string): void {
   selected = id;
   list.refresh();
+  if (opened === id) return;
+  opened = id;
   api
     .detail(id)
     .then((d) => {
@@ -137,6 +141,8 @@ function select(id: string): void {
       detail.appendChild(detailView(d, meta));
     })
     .catch((error: Error) => {
+      if (selected !== id) return;
+      opened = undefined;
       clear(detail);
       detail.appendChild(h('p', { class: 'warn' }, error.message));
     });
