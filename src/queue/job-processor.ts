@@ -1,6 +1,7 @@
 import { DelayedError, UnrecoverableError, WaitingError, type Job } from 'bullmq';
 import type { Dispatcher } from 'undici';
 import type { SharedBackoff } from '../http/retry-policy.js';
+import { LedgerhookError } from '../errors.js';
 import { isTransientFailure } from '../sync/transient.js';
 import { backoffWait } from '../util/backoff.js';
 import { checkedTraceparent } from '../telemetry/traceparent.js';
@@ -123,6 +124,13 @@ function processJob(options: ResolvedSyncWorkerOptions, edges: ProcessorEdges) {
         await job.moveToWait(lockToken);
         emit({ type: 'job-returned', userId, entity, run });
         throw new WaitingError();
+      }
+      if (error instanceof LedgerhookError && error.details.reason === 'dataset_busy') {
+        // Another run of the dataset holds it (store-sync.ts): this job waits its turn, no attempt used.
+        const waitMs = backoffWait(1, options.retry);
+        await job.moveToDelayed(Date.now() + waitMs, lockToken);
+        emit({ type: 'dataset-busy', userId, entity, dataset, run, retryInMs: waitMs });
+        throw new DelayedError();
       }
       const message = error instanceof Error ? error.message : String(error);
       if (isPermanent(error)) {

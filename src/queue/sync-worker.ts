@@ -69,6 +69,8 @@ export type SyncWorkerEvent =
       retries?: number | undefined;
       retryInMs?: number | undefined;
     }
+  /** Another run of the dataset holds it (on this worker or another): the job waits `retryInMs`. */
+  | { type: 'dataset-busy'; userId: string; entity: string; dataset: string; run: string; retryInMs: number }
   | { type: 'no-token'; userId: string; entities: string[]; run: string }
   | { type: 'reconcile-scheduled'; run: string; queued: number }
   | {

@@ -26,6 +26,11 @@ export type { FullLoadOptions, ReadCheckpoint, TakenCheckpoint } from './read-ch
 
 export type StoredItem = Record<string, unknown> & { id: ItemId };
 
+/** One run's hold on its dataset (DatasetStore.claimRun). */
+export interface RunClaim {
+  release(): Promise<void>;
+}
+
 export interface DatasetRef {
   /** The user the data belongs to ('' for a plain CLI sync without a user). Raw, as received. */
   userId: string;
@@ -160,6 +165,12 @@ export interface DatasetStore {
    * left, taken for this run alone (a checkpoint another live run is writing is not offered).
    */
   takeCheckpoint?(ref: DatasetRef): Promise<TakenCheckpoint | undefined>;
+  /**
+   * Stores several processes share (Postgres): the dataset held for one run at a time, from before
+   * the run reads its state until it ends; undefined when another run holds it. The hold ends with
+   * the process that took it.
+   */
+  claimRun?(ref: Pick<DatasetRef, 'userId' | 'dataset'>): Promise<RunClaim | undefined>;
   /**
    * Upserts, deletes and moves the state together: data and state never disagree. Data that no
    * longer matches its state (damaged) is refused with reason 'data_file_damaged', never merged.

@@ -16,35 +16,47 @@ import { checkOut } from './postgres-connect.js';
 export class DatasetSession {
   readonly client: pg.PoolClient;
   readonly #key: string;
+  /** The lock's number, in SQL, from the key ($1). */
+  readonly #lock: string;
   #open = true;
 
-  private constructor(client: pg.PoolClient, key: string) {
+  private constructor(client: pg.PoolClient, key: string, lock: string) {
     this.client = client;
     this.#key = key;
+    this.#lock = lock;
   }
 
-  /** The session, or undefined when `wait` is false and another run holds the lock. */
+  /**
+   * The session, or undefined when `wait` is false and another run holds the lock. `purpose` picks
+   * the lock: the dataset's data (every write takes it) or its run (postgres-run-claim.ts), two
+   * keys that never meet, so a run holding its claim still takes the data lock as it writes. A
+   * run's key names the schema too: deployments in two schemas of one database never wait on
+   * each other's runs.
+   */
   static async open(
     pool: pg.Pool,
-    ref: DatasetRef,
+    ref: Pick<DatasetRef, 'userId' | 'dataset'>,
     wrap: (error: unknown) => Error,
     wait: boolean,
+    purpose: 'data' | 'run' = 'data',
   ): Promise<DatasetSession | undefined> {
     const client = await checkOut(pool, wrap);
-    const key = datasetLockKey(ref);
+    // Data keys start with a digit (the userId's length), so `run ` never makes one of them.
+    const key = purpose === 'data' ? datasetLockKey(ref) : `run ${datasetLockKey(ref)}`;
+    const lock =
+      purpose === 'data'
+        ? 'hashtextextended($1, 0)'
+        : "hashtextextended(coalesce(current_schema(), '') || ' ' || $1, 0)";
     try {
-      if (wait) await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+      if (wait) await client.query(`SELECT pg_advisory_lock(${lock})`, [key]);
       else {
-        const got = await client.query<{ locked: boolean }>(
-          'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS locked',
-          [key],
-        );
+        const got = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${lock}) AS locked`, [key]);
         if (got.rows[0]?.locked !== true) {
           client.release();
           return undefined;
         }
       }
-      return new DatasetSession(client, key);
+      return new DatasetSession(client, key, lock);
     } catch (error) {
       client.release(error instanceof Error ? error : new Error(String(error)));
       throw wrap(error);
@@ -66,7 +78,7 @@ export class DatasetSession {
     }
     try {
       await this.client.query('ROLLBACK').catch(() => {});
-      await this.client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [this.#key]);
+      await this.client.query(`SELECT pg_advisory_unlock(${this.#lock})`, [this.#key]);
       this.client.release();
     } catch (error) {
       this.client.release(error instanceof Error ? error : new Error(String(error)));

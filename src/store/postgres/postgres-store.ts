@@ -15,10 +15,12 @@ import type {
   DatasetStore,
   FullLoad,
   FullLoadOptions,
+  RunClaim,
   StoredItem,
   TakenCheckpoint,
 } from '../dataset-store.js';
 import { takePostgresCheckpoint } from './postgres-checkpoint.js';
+import { claimPostgresRun } from './postgres-run-claim.js';
 import { PostgresResumableLoad } from './postgres-resumable-load.js';
 import { checkOut, createPostgresPool, storeError } from './postgres-connect.js';
 import { redactUrl } from '../../util/service-url.js';
@@ -54,16 +56,20 @@ export class PostgresStore implements DatasetStore {
   readonly keepsKeyOrder = true;
   readonly url: string;
   readonly #pool: pg.Pool;
-  readonly #connect: () => pg.Pool;
+  readonly #connect: (maxConnections: number) => pg.Pool;
   /** A resumable read's kept pages are written through a pool of their own, opened on first use. */
   #keeperPool: pg.Pool | undefined;
+  /** Runs' claims hold a connection each for as long as they run: a pool of their own, opened on first use. */
+  #claimPool: pg.Pool | undefined;
+  readonly #maxConnections: number;
   readonly #historyDays: number;
   #ready: Promise<MigrationResult> | undefined;
 
   constructor(options: PostgresStoreOptions) {
     this.url = redactUrl(options.url);
-    this.#pool = createPostgresPool(options.url, options.maxConnections ?? 4);
-    this.#connect = () => createPostgresPool(options.url, 2);
+    this.#maxConnections = options.maxConnections ?? 4;
+    this.#pool = createPostgresPool(options.url, this.#maxConnections);
+    this.#connect = (max) => createPostgresPool(options.url, max);
     this.#historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS;
   }
 
@@ -101,7 +107,7 @@ export class PostgresStore implements DatasetStore {
     await this.migrate();
     const wrap = (error: unknown) => storeError(error, this.url);
     if (options.resumable || options.resume) {
-      this.#keeperPool ??= this.#connect();
+      this.#keeperPool ??= this.#connect(2);
       return PostgresResumableLoad.begin(this.#pool, this.#keeperPool, ref, wrap, options.resume);
     }
     return PostgresFullLoad.begin(this.#pool, ref, wrap);
@@ -112,6 +118,13 @@ export class PostgresStore implements DatasetStore {
     assertStorable(ref);
     await this.migrate();
     return takePostgresCheckpoint(this.#pool, ref, (error) => storeError(error, this.url));
+  }
+
+  /** The dataset held for this run alone, across processes (postgres-run-claim.ts). */
+  async claimRun(ref: Pick<DatasetRef, 'userId' | 'dataset'>): Promise<RunClaim | undefined> {
+    assertStorable(ref);
+    this.#claimPool ??= this.#connect(this.#maxConnections);
+    return claimPostgresRun(this.#claimPool, ref, (error) => storeError(error, this.url));
   }
 
   async applyChanges(ref: DatasetRef, changes: ChangeSet, state: DatasetState): Promise<CommitResult> {
@@ -211,7 +224,7 @@ export class PostgresStore implements DatasetStore {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.#pool.end(), this.#keeperPool?.end()]);
+    await Promise.all([this.#pool.end(), this.#keeperPool?.end(), this.#claimPool?.end()]);
   }
 
   async #one(ref: RefKey): Promise<StateRow | undefined> {

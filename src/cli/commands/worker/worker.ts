@@ -30,6 +30,10 @@ function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined 
       return syncDoneLine(event.summary, event.userId, c);
     case 'sync-failed':
       return `  ${c.red('✖')} ${event.dataset} for ${user(event.userId)}: ${printable(event.error)}${event.retryInMs !== undefined ? ` (transient: retry ${event.retries} in ${Math.round(event.retryInMs / 1000)} s)` : event.willRetry ? ' (will retry)' : ''}`;
+    case 'dataset-busy':
+      return c.dim(
+        `  ⧗ ${event.dataset} for ${user(event.userId)} is being synced by another run: job ${event.run} waits ${Math.round(event.retryInMs / 1000)} s`,
+      );
     case 'no-token':
       return c.yellow(`  ! no access token for ${user(event.userId)}: ${event.entities.join(', ')} not synced`);
     case 'job-invalid':
