@@ -74,3 +74,6 @@ export const DEFAULT_MAX_RECORDING_BYTES = 1024 * 1024 * 1024;
 export const DEFAULT_MAX_RECORDED_BODY_BYTES = 8 * 1024 * 1024;
 /** mock --from: a recording is served from memory (a few times its size once parsed); a larger one is refused before it is read. */
 export const DEFAULT_MAX_REPLAYED_RECORDING_BYTES = 128 * 1024 * 1024;
+
+/** A dataset's queued sync runs start at least this far apart while webhooks keep coming (queue/run-spacing.ts). */
+export const DEFAULT_RUN_SPACING_MS = 1000;

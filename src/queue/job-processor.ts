@@ -6,7 +6,7 @@ import { isTransientFailure } from '../sync/transient.js';
 import { backoffWait } from '../util/backoff.js';
 import { checkedTraceparent } from '../telemetry/traceparent.js';
 import { RECONCILE_ALL_JOB_NAME, RECONCILE_JOB_NAME } from './reconcile-schedule.js';
-import { datasetOf, parseSyncJobData, SYNC_JOB_NAME, tokenKey } from './sync-job.js';
+import { datasetOf, parseSyncJobData, SYNC_JOB_NAME, syncDedupeId, tokenKey } from './sync-job.js';
 import type { SyncRunSummary, SyncWorkerEvent } from './sync-worker.js';
 import type { ResolvedSyncWorkerOptions } from './sync-worker-options.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -19,6 +19,8 @@ export interface ProcessorEdges {
   dispatcher: Dispatcher;
   backoffFor: (tokenKey: string) => SharedBackoff;
   stopping: AbortSignal;
+  /** How long a sync run of this dataset (its deduplication id) must wait to start (run-spacing.ts). */
+  spacing: (datasetId: string) => Promise<number>;
   /** Enqueues one reconcile job per synced dataset (the schedule's reconcile-all job). */
   fanOutReconcile: (job: Job) => Promise<number>;
 }
@@ -101,6 +103,14 @@ function processJob(options: ResolvedSyncWorkerOptions, edges: ProcessorEdges) {
     }
     const { userId, entity } = data;
     const dataset = datasetOf(data);
+    if (!reconcile) {
+      const waitMs = await edges.spacing(syncDedupeId(userId, dataset));
+      if (waitMs > 0) {
+        await job.moveToDelayed(Date.now() + waitMs, lockToken);
+        emit({ type: 'sync-spaced', userId, entity, dataset, run, retryInMs: waitMs });
+        throw new DelayedError();
+      }
+    }
     emit({ type: 'sync-start', userId, entity, dataset, run, attempt: job.attemptsMade + 1 });
     try {
       const input = { job: data, token, dispatcher: edges.dispatcher, backoff: edges.backoffFor(tokenKey(token)) };

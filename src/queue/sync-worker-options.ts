@@ -1,4 +1,5 @@
 import type { EntityPaths } from '../catalogue/entity-paths.js';
+import { DEFAULT_RUN_SPACING_MS } from '../defaults.js';
 import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
 import type { BackoffSchedule } from '../util/backoff.js';
 import type { SyncJobData } from './sync-job.js';
@@ -34,6 +35,12 @@ export interface SyncWorkerOptions {
         lockDurationMs?: number | undefined;
         /** How often this worker looks for jobs of dead workers. */
         stalledIntervalMs?: number | undefined;
+        /**
+         * At least this long between the starts of two sync runs of one dataset, across every
+         * worker (run-spacing.ts): a burst of webhooks becomes a run at once and one a moment later,
+         * not runs back to back. Default 1,000 ms; 0 runs them back to back.
+         */
+        runSpacingMs?: number | undefined;
       }
     | undefined;
   /**
@@ -61,6 +68,7 @@ export interface ResolvedSyncWorkerOptions
     rateLimit: TokenRateLimit | undefined;
     lockDurationMs: number;
     stalledIntervalMs: number;
+    runSpacingMs: number;
   };
   /** The back-off's own defaults (util/backoff.ts) fill what is not given. */
   retry: BackoffSchedule;
@@ -84,6 +92,7 @@ export function normalizeSyncWorkerOptions(options: SyncWorkerOptions): Resolved
       rateLimit: limits.rateLimit,
       lockDurationMs: limits.lockDurationMs ?? 30_000,
       stalledIntervalMs: limits.stalledIntervalMs ?? 30_000,
+      runSpacingMs: limits.runSpacingMs ?? DEFAULT_RUN_SPACING_MS,
     },
     retry: options.retry ?? {},
     onEvent: (event) => onEvent?.(event),

@@ -13,6 +13,7 @@ import { TokenRateGate } from './token-rate-gate.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { normalizeSyncWorkerOptions, type SyncWorkerOptions } from './sync-worker-options.js';
 import { observeQueueDepth } from './queue-depth.js';
+import { runSpacing } from './run-spacing.js';
 
 export type { SyncWorkerOptions } from './sync-worker-options.js';
 
@@ -71,6 +72,8 @@ export type SyncWorkerEvent =
     }
   /** Another run of the dataset holds it (on this worker or another): the job waits `retryInMs`. */
   | { type: 'dataset-busy'; userId: string; entity: string; dataset: string; run: string; retryInMs: number }
+  /** The dataset's last run started less than the run spacing ago: the job (and every delivery joining it) waits `retryInMs`. */
+  | { type: 'sync-spaced'; userId: string; entity: string; dataset: string; run: string; retryInMs: number }
   | { type: 'no-token'; userId: string; entities: string[]; run: string }
   | { type: 'reconcile-scheduled'; run: string; queued: number }
   | {
@@ -128,6 +131,7 @@ export async function startSyncWorker(input: SyncWorkerOptions): Promise<Running
     dispatcher,
     backoffFor,
     stopping: stopping.signal,
+    spacing: (datasetId) => runSpacing(redis, options.queueName, datasetId, limits.runSpacingMs),
     fanOutReconcile: async (job) =>
       schedule && options.reconcileJobs ? schedule.fanOut(await options.reconcileJobs(), job) : 0,
   });

@@ -124,6 +124,56 @@ describe('sync queue', { skip }, () => {
     }
   });
 
+  it('while webhooks keep coming, runs of a dataset start at least the run spacing apart; none is lost', {
+    timeout: 30_000,
+  }, async () => {
+    const queueName = fresh('spacing');
+    const queue = new SyncQueue({ url: REDIS_URL, queueName });
+    await queue.connect();
+    const SPACING = 400;
+    const starts: number[] = [];
+    const events: SyncWorkerEvent[] = [];
+    const worker = await startSyncWorker({
+      url: REDIS_URL,
+      queueName,
+      limits: { concurrency: 4, runSpacingMs: SPACING },
+      tokenFor: () => 'token-1',
+      runSync: async ({ job }) => {
+        starts.push(performance.now());
+        return summary(job.path);
+      },
+      onEvent: (event) => events.push(event),
+    });
+    try {
+      const first = performance.now();
+      await queue.enqueueEntities('user-1', ['expense']);
+      await waitUntil(() => starts.length === 1, 'the first run');
+      assert.ok((starts[0] as number) - first < SPACING, 'the first delivery after a quiet spell is read at once');
+      // Deliveries every 20 ms for 1.2 s: back to back, that would be a run each.
+      let last = 0;
+      for (let sent = 0; sent < 60; sent += 1) {
+        await queue.enqueueEntities('user-1', ['expense']);
+        last = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await waitUntil(() => (starts.at(-1) as number) > last, 'a run after the last delivery');
+      const gaps = starts.slice(1).map((start, index) => start - (starts[index] as number));
+      // The spacing counts from the start the key was set at, just before runSync is called.
+      assert.ok(
+        gaps.every((gap) => gap >= SPACING - 15),
+        `runs start at least ${SPACING} ms apart: ${gaps.map(Math.round)}`,
+      );
+      // One run at the start, then at most one per spacing while they came, and the one after the last.
+      const most = Math.floor((last - first) / SPACING) + 2;
+      assert.ok(starts.length <= most, `${starts.length} runs for 61 deliveries over ${Math.round(last - first)} ms`);
+      assert.ok(events.some((event) => event.type === 'sync-spaced'));
+      assert.equal(events.filter((event) => event.type === 'sync-failed').length, 0);
+    } finally {
+      await worker.close();
+      await queue.close();
+    }
+  });
+
   // A slot still waiting for a job when the shutdown begins must not take the job another slot has just
   // put back and run it against an already-fired signal: close() would then never return.
   it('on shutdown a worker finishes its runs, or after the grace period puts their jobs back unused', {

@@ -5,7 +5,7 @@ import { addJsonOption, addOtelOption } from '../../common-options.js';
 import { addQueueOptions } from '../queue/definition.js';
 import { addStoreOption } from '../store/definition.js';
 import { addMoreExamples, COMMAND_GROUPS, layOutOptions } from '../../help-layout.js';
-import { DEFAULT_PAGE_LIMIT } from '../../../defaults.js';
+import { DEFAULT_PAGE_LIMIT, DEFAULT_RUN_SPACING_MS } from '../../../defaults.js';
 import { MAX_PAGE_LIMIT } from '../../../settings/setting-values.js';
 
 function workerCommand(program: Command) {
@@ -47,6 +47,12 @@ function workerCommand(program: Command) {
         "how soon a dead worker's job is run again by another (a live worker renews its lock)",
         decimal('--lock-seconds', { min: 1, max: 3600 }),
         30,
+      )
+      .option(
+        '--run-spacing <s>',
+        'at least this long between the starts of two runs of one dataset, across every worker: a burst of webhooks becomes a run at once and one after this, not runs back to back (0: back to back)',
+        decimal('--run-spacing', { min: 0, max: 3600 }),
+        DEFAULT_RUN_SPACING_MS / 1000,
       )
       .option(
         '--shutdown-grace <s>',

@@ -32,7 +32,11 @@ function eventLine(event: SyncWorkerEvent, ctx: CliContext): string | undefined 
       return `  ${c.red('✖')} ${event.dataset} for ${user(event.userId)}: ${printable(event.error)}${event.retryInMs !== undefined ? ` (transient: retry ${event.retries} in ${Math.round(event.retryInMs / 1000)} s)` : event.willRetry ? ' (will retry)' : ''}`;
     case 'dataset-busy':
       return c.dim(
-        `  ⧗ ${event.dataset} for ${user(event.userId)} is being synced by another run: job ${event.run} waits ${Math.round(event.retryInMs / 1000)} s`,
+        `  ⧗ ${event.dataset} for ${user(event.userId)} is being synced by another run: job ${event.run} waits ${formatDuration(event.retryInMs)}`,
+      );
+    case 'sync-spaced':
+      return c.dim(
+        `  ⧗ ${event.dataset} for ${user(event.userId)} was read moments ago: job ${event.run} and the deliveries joining it wait ${formatDuration(event.retryInMs)}`,
       );
     case 'no-token':
       return c.yellow(`  ! no access token for ${user(event.userId)}: ${event.entities.join(', ')} not synced`);
@@ -90,6 +94,7 @@ export async function run(options: WorkerCommandOptions, ctx: CliContext): Promi
       rateLimit,
       lockDurationMs: Math.round(options.lockSeconds * 1000),
       stalledIntervalMs: Math.max(1000, Math.round((options.lockSeconds * 1000) / 2)),
+      runSpacingMs: Math.round(options.runSpacing * 1000),
     },
     paths,
     runSync: storeSync({
