@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { JobsOptions } from 'bullmq';
 
 /** One job as BullMQ's addBulk takes it. */
@@ -7,9 +8,24 @@ export interface BulkJob {
   opts: JobsOptions;
 }
 
+/** A job as a caller asks for it: built into BullMQ's form only when it is sent. */
+export interface PendingJob {
+  /** Jobs of one deduplication id in a batch go once. */
+  dedupeId?: string | undefined;
+  /** The job as addBulk takes it, under the id the batch gives it. */
+  build(jobId: string): BulkJob;
+}
+
+/** What became of one job: the id Redis has it under, and whether that is a new job of its own. */
+export interface EnqueuedJob {
+  id: string;
+  /** False when it joined a job already there (in Redis, or earlier in its batch). */
+  queued: boolean;
+}
+
 interface Waiting {
-  jobs: readonly BulkJob[];
-  resolve: (ids: Array<string | undefined>) => void;
+  jobs: readonly PendingJob[];
+  resolve: (jobs: EnqueuedJob[]) => void;
   reject: (error: unknown) => void;
 }
 
@@ -17,23 +33,28 @@ interface Waiting {
  * Jobs handed to Redis together: one addBulk (one pipeline: one write, one round trip) at a time,
  * taking every job asked for since the last one was sent, so that a receiver under load pays neither
  * a round trip nor a write per job: the busier Redis or the receiver, the larger each batch, and a
- * lone delivery's job goes at once. Jobs of one deduplication id in a
- * batch go once, the first: Redis would coalesce the others into it (a burst's job is the first
- * delivery's), and they are answered with its id as having joined it. Each caller learns its own
- * jobs' ids once Redis has taken the whole batch, or the batch's failure.
+ * lone delivery's job goes at once. Jobs of one deduplication id in a batch go once, the first:
+ * Redis would coalesce the others into it (a burst's job is the first delivery's), and they are
+ * answered with its id as having joined it; only the jobs sent are built and given an id. Each
+ * caller learns what became of its jobs once Redis has taken the whole batch, or the batch's failure.
  */
 export class EnqueueBatch {
   readonly #addBulk: (jobs: BulkJob[]) => Promise<ReadonlyArray<{ id?: string | undefined }>>;
+  readonly #newId: () => string;
   #waiting: Waiting[] = [];
   /** A batch is on its way: the jobs asked for meanwhile wait for it to come back. */
   #sending = false;
 
-  constructor(addBulk: (jobs: BulkJob[]) => Promise<ReadonlyArray<{ id?: string | undefined }>>) {
+  constructor(
+    addBulk: (jobs: BulkJob[]) => Promise<ReadonlyArray<{ id?: string | undefined }>>,
+    newId: () => string = randomUUID,
+  ) {
     this.#addBulk = addBulk;
+    this.#newId = newId;
   }
 
-  /** The ids Redis gave `jobs`, in order (another job's id where one joined a job already there). */
-  add(jobs: readonly BulkJob[]): Promise<Array<string | undefined>> {
+  /** What became of `jobs`, in order. */
+  add(jobs: readonly PendingJob[]): Promise<EnqueuedJob[]> {
     return new Promise((resolve, reject) => {
       if (this.#waiting.length === 0 && !this.#sending) setImmediate(() => this.#flush());
       this.#waiting.push({ jobs, resolve, reject });
@@ -46,15 +67,18 @@ export class EnqueueBatch {
     if (batch.length === 0) return;
     this.#sending = true;
     const sent: BulkJob[] = [];
+    const sentIds: string[] = [];
     const byDedupe = new Map<string, number>();
-    // Where each caller's job went: its position among the jobs sent.
+    // Where each caller's job went: its position among the jobs sent, or -1 - position when it
+    // joined a job sent before it in this batch.
     const positions = batch.map((waiting) =>
       waiting.jobs.map((job) => {
-        const dedupe = job.opts.deduplication?.id;
-        const earlier = dedupe === undefined ? undefined : byDedupe.get(dedupe);
-        if (earlier !== undefined) return earlier;
-        sent.push(job);
-        if (dedupe !== undefined) byDedupe.set(dedupe, sent.length - 1);
+        const earlier = job.dedupeId === undefined ? undefined : byDedupe.get(job.dedupeId);
+        if (earlier !== undefined) return -1 - earlier;
+        const id = this.#newId();
+        sent.push(job.build(id));
+        sentIds.push(id);
+        if (job.dedupeId !== undefined) byDedupe.set(job.dedupeId, sent.length - 1);
         return sent.length - 1;
       }),
     );
@@ -62,7 +86,14 @@ export class EnqueueBatch {
       .then(
         (added) => {
           for (const [index, waiting] of batch.entries())
-            waiting.resolve((positions[index] ?? []).map((position) => added[position]?.id));
+            waiting.resolve(
+              (positions[index] ?? []).map((position) => {
+                const at = position < 0 ? -1 - position : position;
+                const own = sentIds[at] as string;
+                const id = added[at]?.id ?? own;
+                return { id, queued: position >= 0 && id === own };
+              }),
+            );
         },
         (error: unknown) => {
           for (const waiting of batch) waiting.reject(error);

@@ -10,10 +10,9 @@
  *                        (queue-session.ts: a queue opened for one such command)
  */
 import { checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';
-import { randomUUID } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { EnqueueBatch } from './enqueue-batch.js';
+import { EnqueueBatch, type EnqueuedJob } from './enqueue-batch.js';
 import { connectRedis, ensureConnected, queueUnreachable } from './redis-connection.js';
 import { datasetOf, isQueueableUser, SYNC_JOB_NAME, syncDedupeId, syncJobFor, type SyncJobData } from './sync-job.js';
 
@@ -37,6 +36,16 @@ export type EnqueueOutcome =
   /** A userId that cannot name a user ('' or longer than a job may carry): not queued. */
   | { userId: string; entity: string; outcome: 'invalid-user' };
 
+/** A (user, dataset)'s job as every delivery naming it asks for it. */
+interface JobTemplate {
+  data: SyncJobData;
+  dataset: string;
+  dedupeId: string;
+}
+
+/** How many (user, entity) jobs a receiver keeps worked out. */
+const MAX_TEMPLATES = 1000;
+
 /**
  * The producer half: one job per (user, dataset), deduplicated across every receiver and worker
  * with BullMQ's `deduplication: { id, keepLastIfActive: true }`: at most one job of a dataset
@@ -50,6 +59,7 @@ export class SyncQueue {
   readonly #timeoutMs: number;
   readonly #paths: EntityPaths;
   readonly #batch: EnqueueBatch;
+  readonly #templates = new Map<string, JobTemplate | null>();
 
   constructor(options: SyncQueueOptions) {
     this.#paths = checkEntityPaths(options.paths);
@@ -88,60 +98,81 @@ export class SyncQueue {
     /** The delivery's trace (W3C traceparent), for the worker's job span to continue. */
     traceparent?: string,
   ): Promise<EnqueueOutcome[]> {
-    const outcomes: EnqueueOutcome[] = [];
-    const jobs: SyncJobData[] = [];
     if (!isQueueableUser(userId))
       return [...new Set(entities)].map((entity) => ({ userId, entity, outcome: 'invalid-user' as const }));
+    const outcomes: EnqueueOutcome[] = [];
+    const jobs: JobTemplate[] = [];
+    const extra =
+      deliveryId === undefined && traceparent === undefined
+        ? undefined
+        : {
+            ...(deliveryId === undefined ? {} : { deliveryId }),
+            ...(traceparent === undefined ? {} : { traceparent }),
+          };
     for (const name of new Set(entities)) {
-      const job = syncJobFor(userId, name, this.#paths);
-      if (job)
-        jobs.push({
-          ...job,
-          ...(deliveryId === undefined ? {} : { deliveryId }),
-          ...(traceparent === undefined ? {} : { traceparent }),
-        });
+      const template = this.#templateFor(userId, name);
+      if (template) jobs.push(template);
       else outcomes.push({ userId, entity: name, outcome: 'unknown-entity' });
     }
-    const added = await this.#add(jobs);
+    const added = await this.#add(jobs, extra);
     return [...added, ...outcomes];
   }
 
   async enqueue(data: SyncJobData): Promise<EnqueueOutcome> {
-    const [outcome] = await this.#add([data]);
+    const dataset = datasetOf(data);
+    const [outcome] = await this.#add([{ data, dataset, dedupeId: syncDedupeId(data.userId, dataset) }]);
     return outcome as EnqueueOutcome;
+  }
+
+  /**
+   * The job of one (user, entity), worked out once: a burst of webhooks names the same few again
+   * and again. Bounded; an entity outside the catalogue is remembered as none.
+   */
+  #templateFor(userId: string, entity: string): JobTemplate | undefined {
+    // Length-prefixed: no userId and entity name pair shares a key with another.
+    const key = `${userId.length}:${userId}${entity}`;
+    let template = this.#templates.get(key);
+    if (template === undefined) {
+      const data = syncJobFor(userId, entity, this.#paths);
+      template = data ? { data, dataset: datasetOf(data), dedupeId: syncDedupeId(userId, datasetOf(data)) } : null;
+      if (this.#templates.size >= MAX_TEMPLATES) this.#templates.delete(this.#templates.keys().next().value as string);
+      this.#templates.set(key, template);
+    }
+    return template ?? undefined;
   }
 
   /**
    * Jobs into Redis, each deduplicated by its dataset (a job BullMQ answers with another id joined
    * one already there), batched with those of the deliveries served at the same time (enqueue-batch.ts).
    */
-  async #add(jobs: readonly SyncJobData[]): Promise<EnqueueOutcome[]> {
+  async #add(jobs: readonly JobTemplate[], extra?: Partial<SyncJobData>): Promise<EnqueueOutcome[]> {
     if (jobs.length === 0) return [];
-    // Our own job ids: when BullMQ answers with another, the request joined an existing job.
-    const ids: string[] = jobs.map(() => randomUUID());
+    const jobOptions = this.#jobOptions;
     try {
       // BullMQ waits for a connection that may never come: a receiver must answer, so the wait is bounded.
       const added = await withTimeout(
         this.#batch.add(
-          jobs.map((data, index) => ({
-            name: SYNC_JOB_NAME,
-            data,
-            opts: {
-              ...this.#jobOptions,
-              jobId: ids[index] as string,
-              deduplication: { id: syncDedupeId(data.userId, datasetOf(data)), keepLastIfActive: true },
-            },
+          jobs.map(({ data, dedupeId }) => ({
+            dedupeId,
+            build: (jobId: string) => ({
+              name: SYNC_JOB_NAME,
+              data: extra ? { ...data, ...extra } : data,
+              opts: { ...jobOptions, jobId, deduplication: { id: dedupeId, keepLastIfActive: true } },
+            }),
           })),
         ),
         this.#timeoutMs,
       );
-      return jobs.map((data, index) => ({
-        userId: data.userId,
-        entity: data.entity,
-        dataset: datasetOf(data),
-        outcome: added[index] === ids[index] ? ('queued' as const) : ('coalesced' as const),
-        jobId: added[index] ?? (ids[index] as string),
-      }));
+      return jobs.map(({ data, dataset }, index) => {
+        const job = added[index] as EnqueuedJob;
+        return {
+          userId: data.userId,
+          entity: data.entity,
+          dataset,
+          outcome: job.queued ? ('queued' as const) : ('coalesced' as const),
+          jobId: job.id,
+        };
+      });
     } catch (error) {
       throw queueUnreachable(error, this.#url, this.#redis);
     }

@@ -1,57 +1,92 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type BulkJob, EnqueueBatch } from '../../src/queue/enqueue-batch.js';
+import { type BulkJob, EnqueueBatch, type PendingJob } from '../../src/queue/enqueue-batch.js';
 
-const job = (id: string): BulkJob => ({ name: 'sync', data: { id }, opts: { jobId: id } });
+/** A job of one dataset; `built` counts the jobs turned into BullMQ's form. */
+function jobs() {
+  const built: string[] = [];
+  const job = (dataset: string): PendingJob => ({
+    dedupeId: dataset,
+    build: (jobId): BulkJob => {
+      built.push(dataset);
+      return { name: 'sync', data: { dataset }, opts: { jobId, deduplication: { id: dataset } } };
+    },
+  });
+  return { built, job };
+}
+
+/** Ids 1, 2, 3... in the order the batch gives them. */
+function counter() {
+  let next = 0;
+  return () => String(++next);
+}
 
 describe('EnqueueBatch: the jobs of deliveries served at the same time go to Redis together', () => {
-  it('one addBulk per turn of the event loop; each caller gets its own ids, in order', async () => {
+  it('one addBulk per turn of the event loop; each caller learns its own jobs, in order', async () => {
     const calls: string[][] = [];
-    // Redis answers a job that joins an existing one with that job's id ("b" joins "a").
-    const batch = new EnqueueBatch(async (jobs) => {
-      calls.push(jobs.map((entry) => String(entry.opts.jobId)));
-      return jobs.map((entry) => ({ id: entry.opts.jobId === 'b' ? 'a' : entry.opts.jobId }));
-    });
-    const first = await Promise.all([batch.add([job('a'), job('b')]), batch.add([job('c')]), batch.add([])]);
-    assert.deepEqual(first, [['a', 'a'], ['c'], []]);
-    const second = await batch.add([job('d')]);
-    assert.deepEqual(second, ['d']);
-    assert.deepEqual(calls, [['a', 'b', 'c'], ['d']]);
+    const { job } = jobs();
+    // Redis answers a job that joins one already there (/invoices) with that job's id.
+    const batch = new EnqueueBatch(async (sent) => {
+      calls.push(sent.map((entry) => String(entry.opts.jobId)));
+      return sent.map((entry) => ({
+        id: (entry.data as { dataset: string }).dataset === '/invoices' ? 'old' : entry.opts.jobId,
+      }));
+    }, counter());
+    const first = await Promise.all([
+      batch.add([job('/expenses'), job('/invoices')]),
+      batch.add([job('/bills')]),
+      batch.add([]),
+    ]);
+    assert.deepEqual(first, [
+      [
+        { id: '1', queued: true },
+        { id: 'old', queued: false },
+      ],
+      [{ id: '3', queued: true }],
+      [],
+    ]);
+    assert.deepEqual(await batch.add([job('/expenses')]), [{ id: '4', queued: true }]);
+    assert.deepEqual(calls, [['1', '2', '3'], ['4']]);
   });
 
-  it('jobs of one deduplication id in a batch go once: the others join the first', async () => {
+  it('jobs of one deduplication id in a batch go once, built once: the others join the first', async () => {
     const sent: string[] = [];
-    const batch = new EnqueueBatch(async (jobs) => {
-      sent.push(...jobs.map((entry) => String(entry.opts.jobId)));
-      return jobs.map((entry) => ({ id: entry.opts.jobId }));
-    });
-    const one = (id: string, dedupe: string): BulkJob => ({
-      ...job(id),
-      opts: { jobId: id, deduplication: { id: dedupe } },
-    });
-    const ids = await Promise.all([
-      batch.add([one('a', 'user-1 /expenses'), one('b', 'user-1 /invoices')]),
-      batch.add([one('c', 'user-1 /expenses'), one('d', 'user-2 /expenses')]),
+    const { built, job } = jobs();
+    const batch = new EnqueueBatch(async (bulk) => {
+      sent.push(...bulk.map((entry) => String(entry.opts.jobId)));
+      return bulk.map((entry) => ({ id: entry.opts.jobId }));
+    }, counter());
+    const results = await Promise.all([
+      batch.add([job('user-1 /expenses'), job('user-1 /invoices')]),
+      batch.add([job('user-1 /expenses'), job('user-2 /expenses')]),
     ]);
-    assert.deepEqual(ids, [
-      ['a', 'b'],
-      ['a', 'd'],
+    assert.deepEqual(results, [
+      [
+        { id: '1', queued: true },
+        { id: '2', queued: true },
+      ],
+      [
+        { id: '1', queued: false },
+        { id: '3', queued: true },
+      ],
     ]);
-    assert.deepEqual(sent, ['a', 'b', 'd']);
+    assert.deepEqual(sent, ['1', '2', '3']);
+    assert.deepEqual(built, ['user-1 /expenses', 'user-1 /invoices', 'user-2 /expenses']);
   });
 
   it('a batch Redis refuses fails every caller in it, and the next batch is on its own', async () => {
     let fail = true;
-    const batch = new EnqueueBatch(async (jobs) => {
+    const { job } = jobs();
+    const batch = new EnqueueBatch(async (bulk) => {
       if (fail) throw new Error('Redis went away');
-      return jobs.map((entry) => ({ id: entry.opts.jobId }));
-    });
-    const results = await Promise.allSettled([batch.add([job('a')]), batch.add([job('b')])]);
+      return bulk.map((entry) => ({ id: entry.opts.jobId }));
+    }, counter());
+    const results = await Promise.allSettled([batch.add([job('/a')]), batch.add([job('/b')])]);
     assert.deepEqual(
       results.map((result) => result.status),
       ['rejected', 'rejected'],
     );
     fail = false;
-    assert.deepEqual(await batch.add([job('c')]), ['c']);
+    assert.deepEqual(await batch.add([job('/c')]), [{ id: '3', queued: true }]);
   });
 });
