@@ -76,6 +76,7 @@ describe('every retrying caller waits as backoffWait says', () => {
       {
         emit: (event: SyncWorkerEvent) => events.push(event),
         stopping: new AbortController().signal,
+        spacing: async () => 0,
       } as unknown as Parameters<typeof jobProcessor>[1],
     );
     for (const count of [0, 1, 5]) {
