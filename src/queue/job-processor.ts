@@ -104,7 +104,8 @@ function processJob(options: ResolvedSyncWorkerOptions, edges: ProcessorEdges) {
     const { userId, entity } = data;
     const dataset = datasetOf(data);
     if (!reconcile) {
-      const waitMs = await edges.spacing(syncDedupeId(userId, dataset));
+      // Spacing only saves work: a Redis that cannot say runs the job now, rather than spend an attempt.
+      const waitMs = await edges.spacing(syncDedupeId(userId, dataset)).catch(() => 0);
       if (waitMs > 0) {
         await job.moveToDelayed(Date.now() + waitMs, lockToken);
         emit({ type: 'sync-spaced', userId, entity, dataset, run, retryInMs: waitMs });
@@ -136,8 +137,9 @@ function processJob(options: ResolvedSyncWorkerOptions, edges: ProcessorEdges) {
         throw new WaitingError();
       }
       if (error instanceof LedgerhookError && error.details.reason === 'dataset_busy') {
-        // Another run of the dataset holds it (store-sync.ts): this job waits its turn, no attempt used.
-        const waitMs = backoffWait(1, options.retry);
+        // Another run of the dataset holds it (store-sync.ts): this job waits its turn, no attempt used,
+        // at least the run spacing (the spacing window this try opened is over when it comes back).
+        const waitMs = options.limits.runSpacingMs + backoffWait(1, options.retry);
         await job.moveToDelayed(Date.now() + waitMs, lockToken);
         emit({ type: 'dataset-busy', userId, entity, dataset, run, retryInMs: waitMs });
         throw new DelayedError();

@@ -102,9 +102,13 @@ async function claimed<T>(store: DatasetStore, job: SyncJobData, run: () => Prom
   const dataset = datasetOf(job);
   const claim = await store.claimRun({ userId: job.userId, dataset });
   if (!claim)
-    throw new LedgerhookError('ERR_IO', `another run of ${dataset} of user "${job.userId}" is in progress`, {
-      details: { reason: 'dataset_busy', dataset },
-    });
+    throw new LedgerhookError(
+      'ERR_IO',
+      `another run of ${dataset} of user ${JSON.stringify(job.userId)} is in progress`,
+      {
+        details: { reason: 'dataset_busy', dataset },
+      },
+    );
   try {
     return await run();
   } finally {

@@ -59,7 +59,7 @@ export class SyncQueue {
   readonly #timeoutMs: number;
   readonly #paths: EntityPaths;
   readonly #batch: EnqueueBatch;
-  readonly #templates = new Map<string, JobTemplate | null>();
+  readonly #templates = new Map<string, JobTemplate>();
 
   constructor(options: SyncQueueOptions) {
     this.#paths = checkEntityPaths(options.paths);
@@ -126,19 +126,21 @@ export class SyncQueue {
 
   /**
    * The job of one (user, entity), worked out once: a burst of webhooks names the same few again
-   * and again. Bounded; an entity outside the catalogue is remembered as none.
+   * and again. Bounded, and only entities of the catalogue are kept (any name a sender makes up
+   * would otherwise take the room, and its memory).
    */
   #templateFor(userId: string, entity: string): JobTemplate | undefined {
     // Length-prefixed: no userId and entity name pair shares a key with another.
     const key = `${userId.length}:${userId}${entity}`;
-    let template = this.#templates.get(key);
-    if (template === undefined) {
-      const data = syncJobFor(userId, entity, this.#paths);
-      template = data ? { data, dataset: datasetOf(data), dedupeId: syncDedupeId(userId, datasetOf(data)) } : null;
-      if (this.#templates.size >= MAX_TEMPLATES) this.#templates.delete(this.#templates.keys().next().value as string);
-      this.#templates.set(key, template);
-    }
-    return template ?? undefined;
+    const kept = this.#templates.get(key);
+    if (kept) return kept;
+    const data = syncJobFor(userId, entity, this.#paths);
+    if (!data) return undefined;
+    const dataset = datasetOf(data);
+    const template = { data, dataset, dedupeId: syncDedupeId(userId, dataset) };
+    if (this.#templates.size >= MAX_TEMPLATES) this.#templates.delete(this.#templates.keys().next().value as string);
+    this.#templates.set(key, template);
+    return template;
   }
 
   /**

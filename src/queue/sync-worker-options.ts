@@ -38,7 +38,8 @@ export interface SyncWorkerOptions {
         /**
          * At least this long between the starts of two sync runs of one dataset, across every
          * worker (run-spacing.ts): a burst of webhooks becomes a run at once and one a moment later,
-         * not runs back to back. Default 1,000 ms; 0 runs them back to back.
+         * not runs back to back. Default DEFAULT_RUN_SPACING_MS (defaults.ts); 0 runs them back to
+         * back. Reconcile runs are not spaced.
          */
         runSpacingMs?: number | undefined;
       }

@@ -12,6 +12,8 @@ let shown: Summary[] = [];
 let selected: string | undefined;
 /** The delivery whose detail is shown or on its way: choosing it again keeps what was typed in it. */
 let opened: string | undefined;
+/** Only the latest detail asked for is drawn: an earlier answer that comes late is dropped. */
+let asked = 0;
 let meta: Meta = { title: 'ledgerhook inspector', forwardTo: null };
 
 /**
@@ -133,15 +135,16 @@ function select(id: string): void {
   list.refresh();
   if (opened === id) return;
   opened = id;
+  const request = ++asked;
   api
     .detail(id)
     .then((d) => {
-      if (selected !== id) return;
+      if (request !== asked) return;
       clear(detail);
       detail.appendChild(detailView(d, meta));
     })
     .catch((error: Error) => {
-      if (selected !== id) return;
+      if (request !== asked) return;
       opened = undefined;
       clear(detail);
       detail.appendChild(h('p', { class: 'warn' }, error.message));

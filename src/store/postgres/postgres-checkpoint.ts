@@ -28,9 +28,10 @@ export class DatasetSession {
 
   /**
    * The session, or undefined when `wait` is false and another run holds the lock. `purpose` picks
-   * the lock: the dataset's data (every write takes it) or its run (postgres-run-claim.ts), two
-   * keys that never meet, so a run holding its claim still takes the data lock as it writes. A
-   * run's key names the schema too: deployments in two schemas of one database never wait on
+   * the lock: the dataset's data (every write takes it) or its run (postgres-run-claim.ts). Their
+   * texts differ (a run's is `<schema> run <data key>`), so their 64-bit hashes coincide only by a
+   * chance too small to matter, and a run holding its claim still takes the data lock as it writes.
+   * The schema in a run's key keeps deployments in two schemas of one database from waiting on
    * each other's runs.
    */
   static async open(

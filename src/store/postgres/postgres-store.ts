@@ -37,7 +37,11 @@ import { activityFrom, type DatasetActivity } from '../dataset-activity.js';
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/db (a `?options=-c search_path=NAME` picks the schema). */
   url: string;
-  /** Connections at most (a worker needs one per concurrent job, plus one). */
+  /**
+   * Connections at most in each of its pools (a worker needs one per concurrent job, plus one): the
+   * queries' pool, and, opened on first use, the runs' claims (claimRun) and a resumable read's
+   * kept pages (two). A worker may so hold about twice this many, plus two.
+   */
   maxConnections?: number | undefined;
   /** Days of change history kept (default 90); current tombstones are kept regardless. */
   historyDays?: number | undefined;

@@ -50,7 +50,7 @@ function workerCommand(program: Command) {
       )
       .option(
         '--run-spacing <s>',
-        'at least this long between the starts of two runs of one dataset, across every worker: a burst of webhooks becomes a run at once and one after this, not runs back to back (0: back to back)',
+        'at least this long between the starts of two sync runs of one dataset, across every worker: a burst of webhooks becomes a run at once and one after this, not runs back to back (0: back to back)',
         decimal('--run-spacing', { min: 0, max: 3600 }),
         DEFAULT_RUN_SPACING_MS / 1000,
       )
