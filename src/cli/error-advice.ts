@@ -93,7 +93,7 @@ const ADVICE: Partial<Record<ErrorReason, (details: LedgerhookErrorDetails) => s
   state_file_unreadable: () => 'check its permissions, or point LEDGERHOOK_CONFIG_DIR at another directory',
   state_file_unwritable: () => 'make the directory writable, or point LEDGERHOOK_CONFIG_DIR at another one',
   dataset_busy: () =>
-    'another run writes this dataset into the same --out (a `listen --sync`, a `reconcile --repair`?); run again once it is done',
+    'another run writes this dataset (a `listen --sync` or a `reconcile --repair` on the same --out, a worker on the same --store?); run again once it is done',
   lock_lost: () =>
     'the run was suspended (or the clock jumped) long enough for another run to take its lock; run it again',
   token_rejected: () => 'check --token / --token-file, LEDGERHOOK_TOKEN or `ledgerhook config set token -`',

@@ -1,7 +1,7 @@
 import type { EntityPaths } from '../catalogue/entity-paths.js';
-import { LedgerhookError } from '../errors.js';
 import type { DatasetStore } from '../store/dataset-store.js';
-import { datasetOf, type SyncJobData } from './sync-job.js';
+import { withRunClaim } from '../store/run-claim.js';
+import { datasetOf } from './sync-job.js';
 import { reconcileCounts, reconcileDataset } from '../sync/reconcile.js';
 import { syncDataset } from '../sync/sync-dataset.js';
 import { recordWebhookRun } from '../webhook-sync/run-activity.js';
@@ -33,7 +33,7 @@ interface StoreRunOptions {
 export function storeSync(options: StoreRunOptions): RunSync {
   return async ({ job, token, dispatcher, backoff, signal, receivedAtMs, telemetry }) => {
     const ref = { baseUrl: options.baseUrl, token, path: job.path, filter: job.filter, userId: job.userId };
-    const summary = await claimed(options.store, job, () =>
+    const summary = await withRunClaim(options.store, { userId: job.userId, dataset: datasetOf(job) }, () =>
       syncDataset({
         ...ref,
         history: { cause: 'webhook', deliveryId: job.deliveryId },
@@ -71,7 +71,7 @@ export function storeSync(options: StoreRunOptions): RunSync {
 /** The worker's RunReconcile: reconcileDataset with repair (worker --reconcile-every). */
 export function storeReconcile(options: StoreRunOptions): RunReconcile {
   return async ({ job, token, dispatcher, backoff, signal }) => {
-    const result = await claimed(options.store, job, () =>
+    const result = await withRunClaim(options.store, { userId: job.userId, dataset: datasetOf(job) }, () =>
       reconcileDataset({
         baseUrl: options.baseUrl,
         token,
@@ -90,28 +90,4 @@ export function storeReconcile(options: StoreRunOptions): RunReconcile {
     );
     return { dataset: result.dataset, equal: result.equal, ...reconcileCounts(result) };
   };
-}
-
-/**
- * Runs `run` holding the dataset's claim (DatasetStore.claimRun), where the store has one: a second
- * run of a dataset, on any worker, fails with reason `dataset_busy` before its first request, and
- * its job waits (job-processor.ts).
- */
-async function claimed<T>(store: DatasetStore, job: SyncJobData, run: () => Promise<T>): Promise<T> {
-  if (!store.claimRun) return run();
-  const dataset = datasetOf(job);
-  const claim = await store.claimRun({ userId: job.userId, dataset });
-  if (!claim)
-    throw new LedgerhookError(
-      'ERR_IO',
-      `another run of ${dataset} of user ${JSON.stringify(job.userId)} is in progress`,
-      {
-        details: { reason: 'dataset_busy', dataset },
-      },
-    );
-  try {
-    return await run();
-  } finally {
-    await claim.release();
-  }
 }

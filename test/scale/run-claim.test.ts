@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { storeSync } from '../../src/queue/store-sync.js';
@@ -14,6 +16,8 @@ import { SyncQueue } from '../../src/queue/sync-queue.js';
 import { startSyncWorker, type SyncWorkerEvent } from '../../src/queue/sync-worker.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { syncDataset } from '../../src/sync/sync-dataset.js';
+import { assertOneLineError, tempDir } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process-cli.js';
 import { startPagedListServer } from '../helpers/paged-list-server.js';
 import { waitUntil } from './helpers/wait.js';
 import { createTestSchema, dropQueueKeys, REDIS_URL, servicesSkip, testQueueName } from './helpers/services.js';
@@ -87,6 +91,38 @@ describe('a dataset has one run at a time across workers (the Postgres run claim
     } finally {
       await server.close();
       await Promise.all([mine.close(), other.close()]);
+      await schema.drop();
+    }
+  });
+
+  it('reconcile --repair into the store holds the claim too: while a worker runs the dataset, it refuses in one line', async () => {
+    const schema = await createTestSchema();
+    const store = new PostgresStore({ url: schema.url });
+    const server = await startPagedListServer(12);
+    const dir = tempDir();
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, 't');
+    const env = { LEDGERHOOK_CONFIG_DIR: join(dir, 'config') };
+    const args = ['reconcile', 'invoices', '--repair', '--user', 'u1', '--store', schema.url];
+    args.push('--base-url', server.baseUrl, '--token-file', tokenFile);
+    try {
+      await syncDataset({ baseUrl: server.baseUrl, token: 't', path: '/invoices', userId: 'u1', store });
+      server.putSilently({ id: 5, amount: 5555, type: 'BUSINESS' });
+      const held = await store.claimRun(invoices);
+      assert.ok(held);
+      const pagesBefore = server.pages;
+      const busy = await runInProcess(args, { env });
+      await held.release();
+      assert.equal(busy.code, 2, busy.stderr);
+      assertOneLineError(busy);
+      assert.match(busy.stderr, /another run of \/invoices of user "u1" is in progress/);
+      assert.equal(server.pages, pagesBefore, 'nothing read while the dataset was held');
+      const repaired = await runInProcess(args, { env });
+      assert.equal(repaired.code, 1, repaired.stderr);
+      assert.match(repaired.stdout, /repaired: 1 upserted, 0 removed, 12 in all/);
+    } finally {
+      await server.close();
+      await store.close();
       await schema.drop();
     }
   });

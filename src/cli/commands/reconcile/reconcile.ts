@@ -1,6 +1,7 @@
 import { LedgerhookError, usageError } from '../../../errors.js';
 import type { DatasetStore } from '../../../store/dataset-store.js';
 import { normaliseBaseUrl, parseDatasetKey } from '../../../store/identity.js';
+import { withRunClaim } from '../../../store/run-claim.js';
 import { entityAtPath, type EntityPaths } from '../../../catalogue/entity-paths.js';
 import {
   type ReconcileOptions,
@@ -106,7 +107,14 @@ export async function run(options: ReconcileCommandOptions, ctx: CliContext): Pr
         onProgress: progressHandler(ctx, progress),
       }),
     );
-    outcomes = await eachDataset(datasets, reconcileDataset, options.concurrency);
+    // A repair writes: it holds the dataset's claim, so that no worker syncs it meanwhile (Postgres).
+    const reconcile = (dataset: ReconcileOptions) =>
+      options.repair
+        ? withRunClaim(store, { userId: dataset.userId ?? '', dataset: datasetRef(dataset).dataset }, () =>
+            reconcileDataset(dataset),
+          )
+        : reconcileDataset(dataset);
+    outcomes = await eachDataset(datasets, reconcile, options.concurrency);
     report(options, ctx, store, datasets, outcomes);
   } finally {
     progress.stop();
