@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { checkEntityPaths, type EntityPaths } from '../catalogue/entity-paths.js';
 import type { DatasetStore } from '../store/dataset-store.js';
 import type { SyncSummary } from '../sync/sync-dataset.js';
+import type { SyncDatasetOptions } from '../sync/sync-options.js';
 import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
 import type { ReconcileEvent } from './reconcile-timer.js';
 
@@ -47,15 +48,7 @@ export interface WebhookSyncOptions {
   keepDeleted?: boolean | undefined;
   /** How each dataset is read: syncDataset's settings of the same names (and its defaults). */
   read?:
-    | {
-        limit?: number | undefined;
-        /** Look back this far past the stored lastUpdatedDate (syncDataset's lagMs; the `lag` setting). */
-        lagMs?: number | undefined;
-        /** How far the server's lastUpdatedDate may run ahead of its clock (syncDataset's; the `maxStampAhead` setting). */
-        maxStampAheadMs?: number | undefined;
-        /** Answers to a resumed read's cursor that mean it expired (syncDataset's expiredCursorStatuses). */
-        expiredCursorStatuses?: readonly number[] | undefined;
-      }
+    | Pick<NonNullable<SyncDatasetOptions['read']>, 'limit' | 'lagMs' | 'maxStampAheadMs' | 'expiredCursorStatuses'>
     | undefined;
   /**
    * A sync failing for a transient reason is run again after a wait below firstMs, doubling up to capMs
