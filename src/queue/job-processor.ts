@@ -137,7 +137,7 @@ function processJob(options: ResolvedSyncWorkerOptions, edges: ProcessorEdges) {
         throw new WaitingError();
       }
       if (error instanceof LedgerhookError && error.details.reason === 'dataset_busy') {
-        // Another run of the dataset holds it (store-sync.ts): this job waits its turn, no attempt used,
+        // Another run of the dataset holds it (store/run-claim.ts): this job waits its turn, no attempt used,
         // at least the run spacing (the spacing window this try opened is over when it comes back).
         const waitMs = options.limits.runSpacingMs + backoffWait(1, options.retry);
         await job.moveToDelayed(Date.now() + waitMs, lockToken);
