@@ -140,6 +140,8 @@ describe('a dataset has one run at a time across workers (the Postgres run claim
       queueName,
       tokenFor: () => 't',
       runSync: storeSync({ store, baseUrl: server.baseUrl }),
+      // A busy job waits the spacing plus up to firstMs: both short here.
+      limits: { runSpacingMs: 100 },
       retry: { firstMs: 200 },
       onEvent: (event) => events.push(event),
     });
