@@ -20,6 +20,9 @@ import { programFromDefinitions, runInProcess, startInProcess } from '../helpers
 import { startSpecReceiver } from '../helpers/spec-receiver.js';
 import { createTestSchema, dropQueueKeys, REDIS_URL, servicesSkip, testQueueName } from '../scale/helpers/services.js';
 
+/** The one queue this file's commands use, dropped at its end. */
+const QUEUE = testQueueName('json');
+
 const SECRET = 'whsec_json_contract';
 const COMMANDER_REASONS = new Set([
   'unknown_option',
@@ -138,12 +141,12 @@ const ONCE: Record<
   },
   'state reset': { ok: () => ['state', 'reset', '/never-synced'], fail: () => ['state', 'reset'] },
   'queue status': {
-    ok: () => ['queue', 'status', '--queue', REDIS_URL, '--queue-name', testQueueName('json')],
+    ok: () => ['queue', 'status', '--queue', REDIS_URL, '--queue-name', QUEUE],
     fail: () => ['queue', 'status', '--queue', 'redis://127.0.0.1:1'],
     services: true,
   },
   'queue retry': {
-    ok: () => ['queue', 'retry', '--queue', REDIS_URL, '--queue-name', testQueueName('json')],
+    ok: () => ['queue', 'retry', '--queue', REDIS_URL, '--queue-name', QUEUE],
     fail: () => ['queue', 'retry', '--queue', 'redis://127.0.0.1:1'],
     services: true,
   },
@@ -190,7 +193,7 @@ const LINES: Record<string, { ok: Args; fail: Args; services?: boolean }> = {
     fail: (f) => ['inspect', `${f.capture}.missing`],
   },
   worker: {
-    ok: (f) => ['worker', '--queue', REDIS_URL, '--queue-name', testQueueName('json'), '--store', f.env.STORE ?? ''],
+    ok: (f) => ['worker', '--queue', REDIS_URL, '--queue-name', QUEUE, '--store', f.env.STORE ?? ''],
     fail: () => ['worker', '--queue', REDIS_URL, '--store', 'postgres://127.0.0.1:1/none'],
     services: true,
   },
@@ -301,7 +304,7 @@ describe('one JSON contract for every --json', () => {
   after(async () => {
     for (const close of closers) await close();
     await dropSchema?.();
-    await dropQueueKeys(testQueueName('json')).catch(() => {});
+    await dropQueueKeys(QUEUE).catch(() => {});
   });
 
   it('covers every command that takes --json, once-only or JSON Lines', () => {
