@@ -77,3 +77,10 @@ export const DEFAULT_MAX_REPLAYED_RECORDING_BYTES = 128 * 1024 * 1024;
 
 /** A dataset's queued sync runs start at least this far apart while webhooks keep coming (queue/run-spacing.ts). */
 export const DEFAULT_RUN_SPACING_MS = 1000;
+
+/**
+ * How often a resumable read into Postgres writes its checkpoint with the pages since the last one:
+ * once this many bytes or pages are owed, or this long after the last write began (the first page's
+ * at once). A crash re-reads at most that much; fewer, larger writes cost the read less.
+ */
+export const DEFAULT_CHECKPOINT_CADENCE = { bytes: 1024 * 1024, pages: 8, ms: 1000 } as const;

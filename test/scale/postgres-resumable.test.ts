@@ -8,8 +8,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { servicesSkip, type TestSchema } from './helpers/services.js';
+import { waitUntil } from './helpers/wait.js';
 import { checkpointAt, items, ref, state, useTestStore } from './helpers/store-fixtures.js';
-import type { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 
 const skip = await servicesSkip();
 
@@ -49,6 +50,54 @@ describe('PostgresStore resumable loads', { skip }, () => {
       Array.from({ length: 14 }, (_, index) => index + 1),
     );
     assert.deepEqual([await count('ledgerhook_staged_pages'), await count('ledgerhook_checkpoint')], [0, 0]);
+  });
+
+  it('checkpoints are written at the cadence: the first at once, then every few pages, and one owed is written when its time is up', async () => {
+    const cadenced = new PostgresStore({
+      url: schema.url,
+      checkpointCadence: { pages: 3, bytes: 1 << 30, ms: 60_000 },
+    });
+    const timed = new PostgresStore({ url: schema.url, checkpointCadence: { pages: 100, bytes: 1 << 30, ms: 50 } });
+    const keptPages = async (user: string) =>
+      (
+        await schema.query(
+          `SELECT c.staged_pages AS pages, (SELECT count(*) FROM ${schema.name}.ledgerhook_staged_pages s
+             WHERE s.user_id = c.user_id) AS writes
+           FROM ${schema.name}.ledgerhook_checkpoint c WHERE c.user_id = $1`,
+          [user],
+        )
+      ).rows.map((row) => [row.pages, Number(row.writes)])[0];
+    try {
+      const user = ref('user-cadence');
+      const load = await cadenced.beginFull(user, { resumable: true });
+      for (let page = 1; page <= 7; page += 1) {
+        await load.add(items(page * 2 - 1, page * 2));
+        await load.checkpoint?.(checkpointAt(user, page));
+        // Page 1 is written at once; pages 2-4 and 5-7 each wait for the third of them.
+        if (page === 1 || page === 4 || page === 7)
+          await waitUntil(async () => (await keptPages(user.userId))?.[0] === page, `page ${page} kept`);
+      }
+      assert.deepEqual(await keptPages(user.userId), [7, 3], 'three writes for seven pages');
+      await load.add(items(15, 16));
+      await load.checkpoint?.(checkpointAt(user, 8)); // owed: not due for two more pages or a minute
+      await load.abort({ keepCheckpoint: true });
+      assert.deepEqual(await keptPages(user.userId), [8, 4], 'a stop writes what it owes');
+      await (await cadenced.takeCheckpoint(user))?.discard();
+
+      const slow = ref('user-timed');
+      const read = await timed.beginFull(slow, { resumable: true });
+      await read.add(items(1, 2));
+      await read.checkpoint?.(checkpointAt(slow, 1));
+      await read.add(items(3, 4));
+      await read.checkpoint?.(checkpointAt(slow, 2));
+      // No third page comes (a slow server): the owed checkpoint is written by its timer.
+      await waitUntil(async () => (await keptPages(slow.userId))?.[0] === 2, 'page 2 kept by the timer');
+      await read.abort();
+      assert.equal(await keptPages(slow.userId), undefined, 'an abort without keepCheckpoint drops it');
+    } finally {
+      await cadenced.close();
+      await timed.close();
+    }
   });
 
   it('pages added without checkpoints are not held in memory: past a bound the read is no longer kept', async () => {

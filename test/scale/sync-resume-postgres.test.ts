@@ -47,9 +47,9 @@ describe('sync into Postgres resumes an interrupted full read', { skip }, () => 
       );
       const kept = (await schema.query('SELECT checkpoint, staged_pages, staged_items FROM ledgerhook_checkpoint'))
         .rows[0];
-      // Page 2's checkpoint was committed before page 4 was asked for (Postgres commits a checkpoint
-      // while the next page is fetched, so page 3's may be, and page 4's too).
-      assert.ok([2, 3, 4].includes(kept?.checkpoint.pages), JSON.stringify(kept));
+      // Page 1's checkpoint is written at once, the later ones at the store's cadence (8 pages, a
+      // megabyte or a second after the last write), behind the read: any of pages 1 to 4 may be kept.
+      assert.ok([1, 2, 3, 4].includes(kept?.checkpoint.pages), JSON.stringify(kept));
       assert.equal(kept?.staged_pages, kept?.checkpoint.pages);
       assert.equal(Number(kept?.staged_items), kept?.checkpoint.pages * 10);
       const pages = await schema.query('SELECT sum(pages) AS pages, sum(items) AS items FROM ledgerhook_staged_pages');

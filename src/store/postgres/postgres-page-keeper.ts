@@ -13,11 +13,18 @@ export async function dropKept(client: pg.ClientBase | pg.Pool, ref: Pick<Datase
 }
 
 /**
- * Pages held for the next checkpoint at most. A read checkpoints after every page and is never more
- * than two checkpoints ahead of the writes; a caller that adds pages without checkpoints gets a read
- * that is no longer kept (an all-or-nothing one), rather than memory that grows with the dataset.
+ * Pages held for the next checkpoint at most. A read checkpoints after every page and its writes
+ * wait once a batch is due (postgres-resumable-load.ts: at most `pages` of the cadence, 8 by
+ * default, plus the batch in flight); a caller that adds pages without checkpoints gets a read that
+ * is no longer kept (an all-or-nothing one), rather than memory that grows with the dataset.
  */
 const MAX_PENDING_PAGES = 16;
+
+/** What waits for the next checkpoint write: pages added since the last one, and their COPY bytes. */
+export interface OwedPages {
+  pages: number;
+  bytes: number;
+}
 
 /** What a checkpoint row says was kept with it: what the kept pages must add up to. */
 export interface KeptCount {
@@ -27,12 +34,12 @@ export interface KeptCount {
 
 /**
  * The pages of a resumable full read, kept where a later run finds them, for one statement per
- * checkpoint. The read's rows go into the dataset in its own transaction,
- * as an all-or-nothing read's do (postgres-full-load.ts); beside it, each page's COPY rows (the bytes
- * already made for the load) wait here until the next checkpoint, which writes the pages since the last one
- * together with the checkpoint row in one statement on another connection, while the read goes on.
- * A crash loses the transaction and at most the pages after the last checkpoint; the next run feeds
- * the kept pages to its own load and goes on from the checkpoint's cursor.
+ * checkpoint written. The read's rows go into the dataset in its own transaction, as an
+ * all-or-nothing read's do (postgres-full-load.ts); beside it, each page's COPY rows (the bytes
+ * already made for the load) wait here until a checkpoint is written, which writes the pages since
+ * the last one together with the checkpoint row in one statement on another connection, while the
+ * read goes on. A crash loses the transaction and at most the pages after the last checkpoint
+ * written; the next run feeds the kept pages to its own load and goes on from its cursor.
  */
 export class PageKeeper {
   readonly #pool: pg.Pool;
@@ -40,6 +47,7 @@ export class PageKeeper {
   readonly #wrap: (error: unknown) => Error;
   /** Pages added since the last checkpoint written: their COPY rows and how many items each holds. */
   #pending: Array<{ rows: readonly Buffer[]; items: number }> = [];
+  #pendingBytes = 0;
   #kept: KeptCount;
   #added: number;
   /** Whether a checkpoint row exists that this read wrote or continues. */
@@ -61,11 +69,18 @@ export class PageKeeper {
   page(rows: readonly Buffer[], items: number): void {
     if (this.#replaying || this.#gaveUp) return;
     this.#pending.push({ rows, items });
+    this.#pendingBytes += byteLength(rows);
     this.#added += 1;
     if (this.#pending.length > MAX_PENDING_PAGES) {
       this.#gaveUp = true;
       this.#pending = [];
+      this.#pendingBytes = 0;
     }
+  }
+
+  /** The pages not written yet, and their bytes: what the next write would send. */
+  get owed(): OwedPages {
+    return { pages: this.#pending.length, bytes: this.#pendingBytes };
   }
 
   /** Pages added so far, kept ones included: what a checkpoint asked for now goes up to. */
@@ -84,18 +99,22 @@ export class PageKeeper {
       return;
     }
     const pages = this.#pending.splice(0, Math.max(0, through - this.#kept.pages));
+    const sent = pages.reduce((sum, page) => sum + byteLength(page.rows), 0);
+    this.#pendingBytes -= sent;
     const items = pages.reduce((sum, page) => sum + page.items, 0);
     const kept = { pages: this.#kept.pages + pages.length, items: this.#kept.items + items };
-    // The rows' bytes as they went to the load's COPY, sent as they are (a binary parameter: no encoding).
+    // The rows' bytes as they went to the load's COPY, sent as they are (a binary parameter: no
+    // encoding), and last: the driver copies each parameter into one growing buffer, and any value
+    // after a large one would make it copy the large one again.
     const body = Buffer.concat(pages.flatMap((page) => page.rows));
     try {
       await this.#pool.query(
         `WITH page AS (
            INSERT INTO ledgerhook_staged_pages (user_id, dataset, first_page, pages, items, body)
-           SELECT $1, $2, $3, $4, $5, $6 WHERE $4::int > 0
+           SELECT $1, $2, $3, $4, $5, $9 WHERE $4::int > 0
          )
          INSERT INTO ledgerhook_checkpoint (user_id, dataset, checkpoint, staged_pages, staged_items, saved_at)
-         VALUES ($1, $2, $7::json, $8, $9, now())
+         VALUES ($1, $2, $6::json, $7, $8, now())
          ON CONFLICT (user_id, dataset) DO UPDATE SET checkpoint = excluded.checkpoint,
            staged_pages = excluded.staged_pages, staged_items = excluded.staged_items, saved_at = excluded.saved_at`,
         [
@@ -104,14 +123,15 @@ export class PageKeeper {
           this.#kept.pages + 1,
           pages.length,
           items,
-          body,
           JSON.stringify(at),
           kept.pages,
           kept.items,
+          body,
         ],
       );
     } catch (error) {
       this.#pending.unshift(...pages);
+      this.#pendingBytes += sent;
       throw this.#wrap(error);
     }
     this.#kept = kept;
@@ -166,6 +186,8 @@ export class PageKeeper {
     }
   }
 }
+
+const byteLength = (rows: readonly Buffer[]) => rows.reduce((sum, row) => sum + row.length, 0);
 
 /** A kept row's items, or undefined when it does not read as COPY rows of items with ids. */
 function keptItems(body: string): StoredItem[] | undefined {

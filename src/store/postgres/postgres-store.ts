@@ -21,7 +21,7 @@ import type {
 } from '../dataset-store.js';
 import { takePostgresCheckpoint } from './postgres-checkpoint.js';
 import { claimPostgresRun } from './postgres-run-claim.js';
-import { PostgresResumableLoad } from './postgres-resumable-load.js';
+import { type CheckpointCadence, PostgresResumableLoad } from './postgres-resumable-load.js';
 import { checkOut, createPostgresPool, storeError } from './postgres-connect.js';
 import { redactUrl } from '../../util/service-url.js';
 import { PostgresFullLoad } from './postgres-full-load.js';
@@ -31,7 +31,7 @@ import { readItemRows, updateActivityRow } from './postgres-activity.js';
 import { applyChangeSet } from './postgres-changes.js';
 import { readHistoryRows, readTombstoneRows } from './postgres-history.js';
 import type { HistoryEntry } from '../dataset-history.js';
-import { DEFAULT_HISTORY_DAYS } from '../../defaults.js';
+import { DEFAULT_CHECKPOINT_CADENCE, DEFAULT_HISTORY_DAYS } from '../../defaults.js';
 import { activityFrom, type DatasetActivity } from '../dataset-activity.js';
 
 export interface PostgresStoreOptions {
@@ -45,6 +45,12 @@ export interface PostgresStoreOptions {
   maxConnections?: number | undefined;
   /** Days of change history kept (default 90); current tombstones are kept regardless. */
   historyDays?: number | undefined;
+  /**
+   * When a resumable read writes its checkpoint with the pages since the last one: once this many
+   * bytes or pages are owed, or this many milliseconds after the last write began (default
+   * DEFAULT_CHECKPOINT_CADENCE: 1 MiB, 8 pages, 1 s). A crash re-reads at most that much.
+   */
+  checkpointCadence?: Partial<CheckpointCadence> | undefined;
 }
 
 type RefKey = Pick<DatasetRef, 'userId' | 'dataset' | 'baseUrl'>;
@@ -67,6 +73,7 @@ export class PostgresStore implements DatasetStore {
   #claimPool: pg.Pool | undefined;
   readonly #maxConnections: number;
   readonly #historyDays: number;
+  readonly #cadence: CheckpointCadence;
   #ready: Promise<MigrationResult> | undefined;
 
   constructor(options: PostgresStoreOptions) {
@@ -75,6 +82,12 @@ export class PostgresStore implements DatasetStore {
     this.#pool = createPostgresPool(options.url, this.#maxConnections);
     this.#connect = (max) => createPostgresPool(options.url, max);
     this.#historyDays = options.historyDays ?? DEFAULT_HISTORY_DAYS;
+    const cadence = options.checkpointCadence;
+    this.#cadence = {
+      bytes: cadence?.bytes ?? DEFAULT_CHECKPOINT_CADENCE.bytes,
+      pages: cadence?.pages ?? DEFAULT_CHECKPOINT_CADENCE.pages,
+      ms: cadence?.ms ?? DEFAULT_CHECKPOINT_CADENCE.ms,
+    };
   }
 
   /** Creates or upgrades the tables (idempotent); every other method calls it first. */
@@ -112,7 +125,7 @@ export class PostgresStore implements DatasetStore {
     const wrap = (error: unknown) => storeError(error, this.url);
     if (options.resumable || options.resume) {
       this.#keeperPool ??= this.#connect(2);
-      return PostgresResumableLoad.begin(this.#pool, this.#keeperPool, ref, wrap, options.resume);
+      return PostgresResumableLoad.begin(this.#pool, this.#keeperPool, ref, wrap, options.resume, this.#cadence);
     }
     return PostgresFullLoad.begin(this.#pool, ref, wrap);
   }
