@@ -117,8 +117,9 @@ export interface FullLoad {
   /**
    * Resumable loads only: makes every page added so far durable together with where the read
    * stands, replacing the previous checkpoint in one step (a crash leaves one or the other). A store
-   * may write it behind the read (Postgres does, at most two checkpoints behind): its promise then
-   * settles before the write, and `abort` with keepCheckpoint writes what is owed before it returns.
+   * may write it behind the read (Postgres does, at a cadence: PostgresStoreOptions'
+   * checkpointCadence): its promise then settles before the write, and `abort` with keepCheckpoint,
+   * or a commit that fails, writes what is owed before it returns.
    */
   checkpoint?(at: ReadCheckpoint): Promise<void>;
 }

@@ -76,8 +76,10 @@ export class PageSink {
   }
 
   /**
-   * Starts `checkpoint` without waiting for it; `kept` is told the outcome once it is written. The
-   * caller awaits `settle` before it adds, commits or goes past the next page; `abort` waits for it.
+   * Starts `checkpoint` without waiting for it; `kept` is told the outcome once the store has taken
+   * it (a store that writes behind the read, Postgres, writes it with a later checkpoint or at the
+   * stop: a crash can lose the pages since its last write). The caller awaits `settle` before it
+   * adds, commits or goes past the next page; `abort` waits for it.
    */
   checkpointBehind(at: ReadCheckpoint, kept: (kept: boolean) => void): void {
     const saving = this.checkpoint(at).then(kept);

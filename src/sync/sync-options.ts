@@ -61,7 +61,10 @@ export type SyncProgressEvent =
       items: number;
       itemsSoFar: number;
       deletedSoFar: number;
-      /** The pages so far are kept with a checkpoint: a run that ends now is continued by the next. */
+      /**
+       * The pages so far are kept with a checkpoint: a run that stops now is continued by the next
+       * (after a crash, from the last checkpoint written: Postgres writes them at a cadence).
+       */
       kept?: boolean | undefined;
     }
   | {

@@ -58,6 +58,10 @@ describe('PostgresStore resumable loads', { skip }, () => {
       checkpointCadence: { pages: 3, bytes: 1 << 30, ms: 60_000 },
     });
     const timed = new PostgresStore({ url: schema.url, checkpointCadence: { pages: 100, bytes: 1 << 30, ms: 50 } });
+    const unbounded = new PostgresStore({
+      url: schema.url,
+      checkpointCadence: { pages: 100, bytes: 1 << 30, ms: 60_000 },
+    });
     const keptPages = async (user: string) =>
       (
         await schema.query(
@@ -94,9 +98,34 @@ describe('PostgresStore resumable loads', { skip }, () => {
       await waitUntil(async () => (await keptPages(slow.userId))?.[0] === 2, 'page 2 kept by the timer');
       await read.abort();
       assert.equal(await keptPages(slow.userId), undefined, 'an abort without keepCheckpoint drops it');
+
+      // A cadence of more pages than the keeper holds still writes every 8: the read stays kept.
+      const long = ref('user-long');
+      const wide = await unbounded.beginFull(long, { resumable: true });
+      for (let page = 1; page <= 20; page += 1) {
+        await wide.add(items(page * 2 - 1, page * 2));
+        await wide.checkpoint?.(checkpointAt(long, page));
+      }
+      await wide.abort({ keepCheckpoint: true });
+      assert.deepEqual(await keptPages(long.userId), [20, 4], 'pages 1, 2-9, 10-17, 18-20');
+      await (await unbounded.takeCheckpoint(long))?.discard();
+
+      // A commit that fails writes what was owed: the next run goes on from the last page asked for.
+      const failing = ref('user-failing-commit');
+      const doomed = await unbounded.beginFull(failing, { resumable: true });
+      for (let page = 1; page <= 3; page += 1) {
+        await doomed.add(items(page * 2 - 1, page * 2));
+        await doomed.checkpoint?.(checkpointAt(failing, page));
+      }
+      const broken = { ...state('2026-01-01T00:00:00.000Z'), lastUpdatedDate: null as unknown as string };
+      await assert.rejects(doomed.commit(broken));
+      assert.deepEqual(await keptPages(failing.userId), [3, 2], 'page 1, then pages 2-3 after the failed commit');
+      assert.deepEqual(await unbounded.items(failing), [], 'nothing of the read is in the dataset');
+      await (await unbounded.takeCheckpoint(failing))?.discard();
     } finally {
       await cadenced.close();
       await timed.close();
+      await unbounded.close();
     }
   });
 

@@ -18,7 +18,7 @@ export async function dropKept(client: pg.ClientBase | pg.Pool, ref: Pick<Datase
  * default, plus the batch in flight); a caller that adds pages without checkpoints gets a read that
  * is no longer kept (an all-or-nothing one), rather than memory that grows with the dataset.
  */
-const MAX_PENDING_PAGES = 16;
+export const MAX_PENDING_PAGES = 16;
 
 /** What waits for the next checkpoint write: pages added since the last one, and their COPY bytes. */
 export interface OwedPages {

@@ -11,13 +11,19 @@ import type {
 import { DEFAULT_CHECKPOINT_CADENCE } from '../../defaults.js';
 import { DatasetSession, PostgresTakenCheckpoint } from './postgres-checkpoint.js';
 import { PostgresFullLoad } from './postgres-full-load.js';
-import { dropKept, PageKeeper } from './postgres-page-keeper.js';
+import { dropKept, MAX_PENDING_PAGES, PageKeeper } from './postgres-page-keeper.js';
+
+/**
+ * Owed pages that are due whatever the cadence says: half the keeper's bound, so that the pages
+ * added while the due write is in flight never reach it (a read past it is no longer kept).
+ */
+const MAX_OWED_PAGES = MAX_PENDING_PAGES / 2;
 
 /** When a checkpoint asked for is written (DEFAULT_CHECKPOINT_CADENCE): whichever comes first. */
 export interface CheckpointCadence {
   /** Bytes of pages owed (their COPY rows). */
   bytes: number;
-  /** Pages owed. */
+  /** Pages owed (at most 8 count: more would pass the pages the keeper holds). */
   pages: number;
   /** Milliseconds since the last write began; a checkpoint owed meanwhile is written then by a timer. */
   ms: number;
@@ -130,7 +136,7 @@ export class PostgresResumableLoad implements FullLoad {
     return (
       this.#draining ||
       owed.bytes >= cadence.bytes ||
-      owed.pages >= cadence.pages ||
+      owed.pages >= Math.min(cadence.pages, MAX_OWED_PAGES) ||
       performance.now() - this.#lastWrite >= cadence.ms
     );
   }
@@ -179,12 +185,15 @@ export class PostgresResumableLoad implements FullLoad {
 
   async commit(state: DatasetState): Promise<CommitResult> {
     const load = this.#started;
-    // Nothing owed is written: the commit drops what was kept anyway.
+    // Nothing owed is written before the commit, which drops what was kept anyway; if the commit
+    // fails, it is written then, so that the next run goes on from where this one's events said.
+    const owed = this.#wanted;
     this.#wanted = undefined;
     clearTimeout(this.#timer);
     try {
       await this.#written();
     } catch (error) {
+      this.#wanted = owed;
       await this.abort({ keepCheckpoint: true });
       throw error;
     }
@@ -193,6 +202,16 @@ export class PostgresResumableLoad implements FullLoad {
     this.#open = false;
     try {
       return await load.commit(state);
+    } catch (error) {
+      // Still under the dataset's lock. Had the COMMIT gone through after all, the next run finds
+      // the dataset committed since the checkpoint's base, and drops it.
+      if (owed) {
+        this.#wanted = owed;
+        this.#draining = true;
+        this.#write();
+        await this.#written().catch(() => {});
+      }
+      throw error;
     } finally {
       await this.#session.end(this.#broken);
     }
