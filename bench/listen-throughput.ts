@@ -8,16 +8,23 @@
  * with the load generator; LEDGERHOOK_BENCH_PIN=1 puts the servers on core 0 and the generator on
  * core 1 (for profiling: on 2 cores the generator alone then cannot saturate the bare server, so the
  * ratio says more about the generator than the listener).
+ *
+ * A third server, measured in the same rounds, is the floor of listen's own promises: the same
+ * verification, capture line, printed line and answer written by hand on node:http and node:crypto
+ * (lib/listen-floor.mjs). Listen against it (no goal) is what listen's design costs beyond the work.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { signWebhook } from '../src/index.js';
 import { deliveryLoad } from './lib/delivery-load.js';
 import { corePinning } from './lib/pinning.js';
 import { cpuSeconds } from './lib/process-cpu.js';
 import { interleaved, reportRatio } from './lib/ratio.js';
 import { BIN, startProcess, stopProcess } from './lib/processes.js';
+
+const FLOOR = fileURLToPath(new URL('./lib/listen-floor.mjs', import.meta.url));
 
 const BARE_SERVER =
   "require('http').createServer((q,r)=>{q.resume();q.on('end',()=>r.end('ok'))}).listen(0,'127.0.0.1',function(){console.log('port '+this.address().port)})";
@@ -44,13 +51,23 @@ export async function benchListenThroughput(seconds = 2, concurrency = 50, round
     // reading them does not load the generator's process (a pipe into it would, for listen only).
     join(dir, 'listen.out'),
   );
-  const urls = { bare: `http://127.0.0.1:${bare.value}/`, listen: listen.value };
+  const floor = await startProcess(
+    pin.server([process.execPath, FLOOR, join(dir, 'floor-capture.jsonl')]),
+    (line) => /^port (\d+)/.exec(line)?.[1],
+    { ...process.env, LEDGERHOOK_WEBHOOK_SECRET: secret },
+    join(dir, 'floor.out'),
+  );
+  const urls = {
+    bare: `http://127.0.0.1:${bare.value}/`,
+    floor: `http://127.0.0.1:${floor.value}/`,
+    listen: listen.value,
+  };
   try {
-    // Warm both (JIT) before measuring.
+    // Warm every server (JIT) before measuring.
     for (const url of Object.values(urls)) await deliveryLoad(url, body, token, 0.5, concurrency);
-    const pids = { bare: bare.child.pid, listen: listen.child.pid };
-    const cpuPerDelivery = { bare: [] as number[], listen: [] as number[] };
-    const rates = await interleaved(['bare', 'listen'] as const, rounds, async (name) => {
+    const pids = { bare: bare.child.pid, floor: floor.child.pid, listen: listen.child.pid };
+    const cpuPerDelivery = { bare: [] as number[], floor: [] as number[], listen: [] as number[] };
+    const rates = await interleaved(['bare', 'floor', 'listen'] as const, rounds, async (name) => {
       const cpuBefore = cpuSeconds(pids[name]);
       const started = performance.now();
       const rate = await deliveryLoad(urls[name], body, token, seconds, concurrency);
@@ -75,8 +92,24 @@ export async function benchListenThroughput(seconds = 2, concurrency = 50, round
       'µs CPU',
       1,
     );
+    reportRatio(
+      `listen --capture deliveries/s vs the same promises kept by hand (node:http + node:crypto), ${concurrency} concurrent`,
+      { label: 'by hand: verify, capture line, printed line, answer', samples: rates.floor },
+      { label: 'ledgerhook listen --capture (verify + capture)', samples: rates.listen },
+      undefined,
+      '/s',
+    );
+    reportRatio(
+      'listen --capture vs the same promises kept by hand, server CPU microseconds per delivery (ratio hand/listen)',
+      { label: 'ledgerhook listen --capture (verify + capture)', samples: cpuPerDelivery.listen },
+      { label: 'by hand: verify, capture line, printed line, answer', samples: cpuPerDelivery.floor },
+      undefined,
+      'µs CPU',
+      1,
+    );
   } finally {
     await stopProcess(bare.child);
+    await stopProcess(floor.child);
     await stopProcess(listen.child);
   }
 }
