@@ -8,12 +8,18 @@
  *  - the same over the dataset it replaces (a re-sync: merged, unchanged rows not rewritten);
  *  - an incremental run that changes 10 items of the 100,000 (goal: Postgres >= 10x faster: the
  *    file store rewrites the whole file, Postgres touches 10 rows).
+ * In the same rounds, the floor of the Postgres side: the same 100,000 rows COPYed into the store's
+ * table under a user of their own, in one transaction on a connection of its own, its backend's CPU
+ * against the store's backends' for the all-or-nothing load (no goal: what the store costs Postgres
+ * beyond storing the rows).
  * Needs Postgres at LEDGERHOOK_TEST_DATABASE_URL (default postgres://127.0.0.1:5432/test).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { Agent, request } from 'undici';
+import { CopyStream, copyField } from '../src/store/postgres/postgres-copy.js';
 import { FileStore } from '../src/store/file/file-store.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { syncDataset } from '../src/sync/sync-dataset.js';
@@ -89,6 +95,14 @@ export async function benchScaleStore(): Promise<void> {
     await sync(postgres, true, 'resync-once', false);
     await sync(postgres, true, 'resync-resumable');
     await sync(files, true, undefined, false);
+    const floor = await copyFloor(
+      schema.url,
+      await schema.query(
+        'SELECT item_id, item::text AS item FROM ledgerhook_items WHERE user_id = $1 ORDER BY item_id',
+        ['resync-once'],
+      ),
+    );
+    const floorSamples: number[] = [];
     const samples = Object.fromEntries(VARIANTS.map((variant) => [variant, [] as number[]])) as Record<
       Variant,
       number[]
@@ -100,11 +114,14 @@ export async function benchScaleStore(): Promise<void> {
       postgresResync: () => rate('postgresResync', () => sync(postgres, true, 'resync-once', false)),
       resumableResync: () => rate('resumableResync', () => sync(postgres, true, 'resync-resumable')),
     };
-    for (let round = 0; round < ROUNDS; round += 1)
+    for (let round = 0; round < ROUNDS; round += 1) {
       for (let step = 0; step < VARIANTS.length; step += 1) {
         const variant = VARIANTS[(round + step) % VARIANTS.length] as Variant;
         samples[variant][round] = await measure[variant](round);
       }
+      floorSamples.push(await floor.measure(round));
+    }
+    await floor.close();
     load.push(loadNote());
     const of = (variant: Variant, label: string) => ({ label, samples: samples[variant] });
     reportRatio(
@@ -160,6 +177,14 @@ export async function benchScaleStore(): Promise<void> {
       }),
     );
 
+    reportRatio(
+      `Postgres backends' CPU for ${ITEMS.toLocaleString('en')} new rows: the store's all-or-nothing load vs a bare COPY of the same rows into the same table (the floor)`,
+      { label: 'bare COPY, one transaction', samples: floorSamples },
+      { label: 'the store, all or nothing', samples: cpu.postgres.postgres },
+      undefined,
+      'ms',
+    );
+
     const incremental = { files: [] as number[], postgres: [] as number[] };
     await sync(postgres, true); // the dataset the incremental runs go over
     await sync(files, true);
@@ -192,4 +217,38 @@ export async function benchScaleStore(): Promise<void> {
     await stopProcess(mock.child);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The Postgres side's floor: `rows` (item_id, item as text) as COPY rows under a user of their own,
+ * copied into ledgerhook_items itself (the table, indexes and size the store's loads meet) in one
+ * transaction on a connection of its own; `measure(round)` returns its backend's CPU (ms).
+ */
+async function copyFloor(url: string, rows: pg.QueryResult<{ item_id: string; item: string }>) {
+  const rowsOf = (user: string) => {
+    const chunks: Buffer[] = [];
+    for (let start = 0; start < rows.rows.length; start += 1000) {
+      let text = '';
+      for (const row of rows.rows.slice(start, start + 1000))
+        text += `${user}\t/expenses\t${copyField(row.item_id)}\t${copyField(row.item)}\n`;
+      chunks.push(Buffer.from(text, 'utf8'));
+    }
+    return chunks;
+  };
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+  return {
+    async measure(round: number): Promise<number> {
+      const chunks = rowsOf(`copy-floor-${round}`);
+      const before = cpuSeconds(pid);
+      await client.query('BEGIN');
+      const copy = await CopyStream.open(client, 'COPY ledgerhook_items (user_id, dataset, item_id, item) FROM STDIN');
+      for (const chunk of chunks) await copy.write(chunk);
+      await copy.end();
+      await client.query('COMMIT');
+      return (cpuSeconds(pid) - before) * 1000;
+    },
+    close: () => client.end(),
+  };
 }
