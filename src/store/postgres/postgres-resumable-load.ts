@@ -23,7 +23,7 @@ const MAX_OWED_PAGES = MAX_PENDING_PAGES / 2;
 export interface CheckpointCadence {
   /** Bytes of pages owed (their COPY rows). */
   bytes: number;
-  /** Pages owed (at most 8 count: more would pass the pages the keeper holds). */
+  /** Pages owed; above 8 counts as 8 (more could pass the pages the keeper holds). */
   pages: number;
   /** Milliseconds since the last write began; a checkpoint owed meanwhile is written then by a timer. */
   ms: number;
@@ -35,9 +35,9 @@ export interface CheckpointCadence {
  * dataset until its commit) on a connection that holds the dataset's lock for its session, plus a
  * PageKeeper that writes the checkpoint with the pages since the last one on another connection
  * while the read goes on. Keeping them costs one statement per checkpoint written, never a second
- * pass over the rows; checkpoints are written at a cadence (every megabyte, 8 pages or second by
- * default), not each page's: at 1,000 items a page a statement a page cost the read a fifth of its
- * speed, most of it in sending many mid-sized binds. The commit drops what was kept in the load's own
+ * pass over the rows. Checkpoints are written at a cadence (every megabyte, 8 pages or second by
+ * default), not each page's: fewer statements, each sending more at once, cost the read less, and a
+ * crash re-reads at most the pages owed. The commit drops what was kept in the load's own
  * transaction; a continued read first feeds the kept pages to its load, as if it had just read them.
  */
 export class PostgresResumableLoad implements FullLoad {
